@@ -1,0 +1,28 @@
+import { commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
+import { DEFAULT_ENGINE_CONFIG } from '@switchyard/engine';
+
+const workerEnvSchema = commonEnvSchema.extend({
+  /** Agent runs at once in this process. */
+  WORKER_CONCURRENCY: intVar(8, 1, 1000),
+  /** Lease length in ms; renewed every third. A dead worker's task runs again within ~lease + reaper interval. */
+  LEASE_MS: intVar(DEFAULT_ENGINE_CONFIG.leaseMs, 500),
+  /** Runs per task (errors and lapsed leases count) before it fails. */
+  MAX_ATTEMPTS: intVar(DEFAULT_ENGINE_CONFIG.maxAttempts, 1, 100),
+  RETRY_BASE_MS: intVar(DEFAULT_ENGINE_CONFIG.retryBaseMs, 10),
+  RETRY_MAX_MS: intVar(DEFAULT_ENGINE_CONFIG.retryMaxMs, 10),
+  REAPER_INTERVAL_MS: intVar(DEFAULT_ENGINE_CONFIG.reaperIntervalMs, 100),
+  /** An unclaimed runnable task older than this is re-enqueued by the reaper. */
+  DISPATCH_GRACE_MS: intVar(DEFAULT_ENGINE_CONFIG.dispatchGraceMs, 100),
+  /** On SIGTERM, running agents get this long to finish before their tasks are handed back. */
+  SHUTDOWN_GRACE_MS: intVar(20_000, 0),
+  /** Port of /healthz, /readyz and /metrics. */
+  WORKER_OPS_PORT: intVar(9091, 0, 65535),
+  /** Unique lease owner id; defaults to host:pid:random. */
+  WORKER_ID: z.string().min(1).optional(),
+});
+
+export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv) {
+  return parseEnv(workerEnvSchema, env);
+}

@@ -1,0 +1,50 @@
+// Worker entry point: build pools and clients from validated config, run, drain on SIGTERM.
+import { Redis } from 'ioredis';
+import { createQueueKeys } from '@switchyard/queue';
+import { handleSignals, startOpsServer } from '@switchyard/runtime';
+import { createPool, createSecretBox } from '@switchyard/store';
+import { createLogger } from '@switchyard/telemetry';
+import { loadWorkerConfig } from './config.ts';
+import { createWorkerRuntime } from '@switchyard/engine';
+
+const config = loadWorkerConfig(process.env);
+const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: config.PG_POOL_MAX, applicationName: 'switchyard-worker' });
+const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+const worker = createWorkerRuntime({
+  pool,
+  redis,
+  subscriber,
+  keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
+  secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+  log,
+  concurrency: config.WORKER_CONCURRENCY,
+  shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+  ...(config.WORKER_ID ? { workerId: config.WORKER_ID } : {}),
+  engine: {
+    leaseMs: config.LEASE_MS,
+    maxAttempts: config.MAX_ATTEMPTS,
+    retryBaseMs: config.RETRY_BASE_MS,
+    retryMaxMs: config.RETRY_MAX_MS,
+    reaperIntervalMs: config.REAPER_INTERVAL_MS,
+    dispatchGraceMs: config.DISPATCH_GRACE_MS,
+  },
+});
+worker.start();
+const ops = await startOpsServer(config.WORKER_OPS_PORT, {
+  health: () => worker.state === 'running' || worker.state === 'draining',
+  ready: () => worker.ready(),
+  metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: '' }),
+});
+handleSignals(
+  {
+    async stop() {
+      await worker.stop();
+      ops.close();
+      redis.disconnect();
+      await pool.end();
+    },
+  },
+  log,
+);

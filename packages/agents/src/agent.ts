@@ -1,0 +1,121 @@
+import type { AgentCapabilities, AgentSkill, Artifact, Message, Part, TaskState } from '@switchyard/protocol';
+
+/**
+ * The agent-author API. An agent is a card plus an `execute` function; the platform runs it on a
+ * worker under a lease and turns every context call into a compare-and-set write plus an event.
+ *
+ * Execution is at-least-once (ARCHITECTURE.md §3 rule 4): after a crash the agent runs again from
+ * the top with the task as stored. Write agents so a second run is harmless: decide from
+ * `ctx.task` (history, artifacts, state) and `ctx.memory`, not from in-process state. The platform
+ * helps: artifact chunks a previous run already stored are not written twice (the k-th chunk of an
+ * artifact in this run is skipped when the k-th chunk already exists).
+ */
+export interface Agent {
+  /** Executor name, referenced by an agent registration's `executor`. */
+  executor: string;
+  /** The card template; the gateway adds interfaces, security and capabilities it serves. */
+  card: AgentCardTemplate;
+  /**
+   * When set, the agent may answer with a single Message; if it has neither replied nor taken a
+   * task action within this window, the platform makes the request a visible Task in WORKING and
+   * the answer lands in that task (ARCHITECTURE.md §5). Unit: ms. Default: undefined, meaning the
+   * agent always answers with a Task unless it replies at once.
+   */
+  quickReplyWindowMs?: number;
+  execute(ctx: AgentContext): Promise<void>;
+}
+
+export interface AgentCardTemplate {
+  name: string;
+  description: string;
+  version: string;
+  skills: AgentSkill[];
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  documentationUrl?: string;
+  iconUrl?: string;
+  /** Extensions the agent supports (streaming/push/extended card are the platform's to declare). */
+  capabilities?: Pick<AgentCapabilities, 'extensions'>;
+}
+
+/** A status or reply message: plain text, or parts. The platform fills ids, role and context. */
+export type MessageInput = string | { parts: Part[]; metadata?: Record<string, unknown> };
+
+export interface ArtifactChunk {
+  artifactId: string;
+  name?: string;
+  description?: string;
+  parts: Part[];
+  /** Append these parts to the artifact already sent with the same id (false starts it anew). */
+  append?: boolean;
+  /** This is the artifact's final chunk. */
+  lastChunk?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskSnapshot {
+  id: string;
+  contextId: string;
+  state: TaskState;
+  /** Every message so far, oldest first, including `ctx.message`. */
+  history: Message[];
+  artifacts: Artifact[];
+  metadata?: Record<string, unknown>;
+  /** 1 on the first run; higher after a crash, a lapsed lease or an error retry. */
+  attempt: number;
+}
+
+export interface ContextMemory {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+export interface AgentLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface AgentContext {
+  readonly task: TaskSnapshot;
+  /** The message that started this run (the first one, or the answer to an input request). */
+  readonly message: Message;
+  /** Aborted when the task is canceled or this worker lost its lease: stop between steps. */
+  readonly signal: AbortSignal;
+  /** The agent registration's executor settings. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The client's acceptedOutputModes, when it sent any. */
+  readonly acceptedOutputModes: readonly string[] | undefined;
+  /** Per-context memory shared by this agent's tasks in the same contextId. */
+  readonly memory: ContextMemory;
+  readonly log: AgentLogger;
+
+  /** Answer with a single Message and no task. Once a task is visible this completes it with the message. */
+  reply(message: MessageInput): Promise<void>;
+  /** WORKING with a status message (progress). */
+  setStatus(message: MessageInput): Promise<void>;
+  /** Stream an artifact chunk. */
+  emitArtifact(chunk: ArtifactChunk): Promise<void>;
+  /** INPUT_REQUIRED: the run ends; the client's next message to the task starts a new run. */
+  requestInput(message: MessageInput): Promise<void>;
+  /** AUTH_REQUIRED: the run ends; credentials come out of band, then a message resumes the task. */
+  requestAuth(message: MessageInput): Promise<void>;
+  complete(message?: MessageInput): Promise<void>;
+  /** FAILED with a safe message (never a stack trace). */
+  fail(message: MessageInput): Promise<void>;
+  /** REJECTED: the agent declines the task. */
+  reject(message: MessageInput): Promise<void>;
+}
+
+/**
+ * Thrown by context calls once the run can no longer write (canceled, lease lost, or the run
+ * already ended). Agents need not catch it: the platform expects it and stops the run quietly.
+ */
+export class RunEndedError extends Error {
+  readonly reason: 'canceled' | 'lease-lost' | 'finished';
+  constructor(reason: 'canceled' | 'lease-lost' | 'finished', options?: { cause?: unknown }) {
+    super(`the agent run has ended (${reason})`, options);
+    this.name = 'RunEndedError';
+    this.reason = reason;
+  }
+}

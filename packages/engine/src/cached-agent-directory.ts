@@ -1,0 +1,27 @@
+import type { AgentDirectory, AgentRegistration } from './ports.ts';
+
+/**
+ * Agent registrations change rarely and are read on every request and run, so each process keeps
+ * them for a short TTL. A changed registration takes effect within `ttlMs` everywhere.
+ */
+export class CachedAgentDirectory implements AgentDirectory {
+  private readonly load: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
+  private readonly ttlMs: number;
+  private readonly cache = new Map<string, { at: number; value: Promise<AgentRegistration | null> }>();
+
+  constructor({ load, ttlMs = 5000 }: { load: CachedAgentDirectory['load']; ttlMs?: number }) {
+    this.load = load;
+    this.ttlMs = ttlMs;
+  }
+
+  getAgent(tenantId: string, agentId: string): Promise<AgentRegistration | null> {
+    const key = `${tenantId}/${agentId}`;
+    const hit = this.cache.get(key);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    const value = this.load(tenantId, agentId);
+    this.cache.set(key, { at: Date.now(), value });
+    value.catch(() => this.cache.delete(key));
+    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value as string);
+    return value;
+  }
+}

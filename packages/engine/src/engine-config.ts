@@ -1,0 +1,52 @@
+/** Engine settings; every field has a default so tests override only what they test. */
+export interface EngineConfig {
+  /** Lease length a worker holds while running an agent. Default 8000 ms; renewed every third. */
+  leaseMs: number;
+  /** Runs (errors and lapsed leases both count) before a task fails. Default 3. */
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt, with jitter. Default 500 ms. */
+  retryBaseMs: number;
+  /** Longest retry delay. Default 30000 ms. */
+  retryMaxMs: number;
+  /** Ceiling for a blocking SendMessage; then the task is returned as it stands. Default 30000 ms. */
+  blockingTimeoutMs: number;
+  /**
+   * How long a request stays 'pending' (able to become a Message reply) when the agent declares
+   * no quickReplyWindowMs. Default 250 ms.
+   */
+  defaultQuickReplyMs: number;
+  /** How often each worker's reaper scans. Default 2000 ms (jittered). */
+  reaperIntervalMs: number;
+  /** A SUBMITTED task unclaimed for this long is re-enqueued by the reaper. Default 5000 ms. */
+  dispatchGraceMs: number;
+  /** Fallback read of the store while waiting for hints. Default 1000 ms. */
+  pollIntervalMs: number;
+  /** Close streams at INPUT_REQUIRED (digest §7.7). Default true. */
+  closeStreamOnInputRequired: boolean;
+  /** Close streams at AUTH_REQUIRED. Default false (credentials may arrive out of band). */
+  closeStreamOnAuthRequired: boolean;
+}
+
+export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
+  leaseMs: 8000,
+  maxAttempts: 3,
+  retryBaseMs: 500,
+  retryMaxMs: 30_000,
+  blockingTimeoutMs: 30_000,
+  defaultQuickReplyMs: 250,
+  reaperIntervalMs: 2000,
+  dispatchGraceMs: 5000,
+  pollIntervalMs: 1000,
+  closeStreamOnInputRequired: true,
+  closeStreamOnAuthRequired: false,
+});
+
+export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
+  return Object.freeze({ ...DEFAULT_ENGINE_CONFIG, ...overrides });
+}
+
+/** Exponential backoff with equal jitter: half fixed (so recovery stays prompt), half random. */
+export function retryDelayMs(config: Pick<EngineConfig, 'retryBaseMs' | 'retryMaxMs'>, attempts: number): number {
+  const ceiling = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}

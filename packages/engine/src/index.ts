@@ -1,0 +1,14 @@
+export { DEFAULT_ENGINE_CONFIG, engineConfig, retryDelayMs, type EngineConfig } from './engine-config.ts';
+export type { AgentDirectory, AgentRegistration, Dispatcher, HintSink, HintSource } from './ports.ts';
+export { TaskWriter } from './task-writer.ts';
+export { statusEvent, artifactEvent, messageEvent } from './task-events.ts';
+export { TaskService, type SendResult } from './service/task-service.ts';
+export type { ServiceDeps, TraceCarrier } from './service/service-deps.ts';
+export type { StreamItem } from './service/task-stream.ts';
+export { closesStream } from './service/task-stream.ts';
+export { TaskRunner, FAILED_MESSAGE } from './runner/task-runner.ts';
+export type { RunnerDeps } from './runner/runner-deps.ts';
+export { Reaper, LEASE_EXHAUSTED_MESSAGE, type ReaperStats } from './reaper.ts';
+export { checkWebhookUrl, isAllowedAddress, UrlRefusedError, type UrlPolicy, type LookupFn } from './push/url-policy.ts';
+export { CachedAgentDirectory } from './cached-agent-directory.ts';
+export { createWorkerRuntime, type WorkerOptions, type WorkerRuntime, type WorkerState } from './worker-runtime.ts';

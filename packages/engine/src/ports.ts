@@ -1,0 +1,32 @@
+import type { Dispatch } from '@switchyard/queue';
+import type { TaskHint } from '@switchyard/events';
+
+/**
+ * Narrow ports the engine depends on (STYLE.md rule 6), so tests pass the real Redis-backed
+ * implementations with a per-test prefix.
+ */
+export interface Dispatcher {
+  enqueue(dispatch: Dispatch): Promise<void>;
+}
+
+export interface HintSink {
+  publish(hint: TaskHint): Promise<void>;
+  publishPushDue(): Promise<void>;
+}
+
+export interface HintSource {
+  watch(tenantId: string, taskId: string, listener: (hint: TaskHint | 'resync') => void): () => void;
+}
+
+/** An agent registration as the engine needs it. */
+export interface AgentRegistration {
+  tenantId: string;
+  id: string;
+  executor: string;
+  settings: Record<string, unknown>;
+  card: Record<string, unknown>;
+}
+
+export interface AgentDirectory {
+  getAgent(tenantId: string, agentId: string): Promise<AgentRegistration | null>;
+}

@@ -1,0 +1,65 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * SSRF rules for webhook URLs (digest §8, ARCHITECTURE.md §7): only public unicast addresses,
+ * checked at registration and again after DNS resolution at send time (rebinding). Loopback,
+ * private, link-local (incl. 169.254.169.254 metadata), unique-local, CGNAT, multicast and
+ * reserved ranges are refused unless the operator allow-list (CIDRs) permits them.
+ */
+export interface UrlPolicy {
+  /** CIDRs allowed even though they are not public, e.g. ['127.0.0.1/32'] in tests. Default none. */
+  allowCidrs: readonly string[];
+  /** Allow plain http:// (https is the default requirement off loopback). Default true. */
+  allowHttp: boolean;
+}
+
+export type LookupFn = (hostname: string) => Promise<Array<{ address: string }>>;
+
+const defaultLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+export class UrlRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UrlRefusedError';
+  }
+}
+
+function parseCidrs(cidrs: readonly string[]): Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> {
+  return cidrs.map((c) => (c.includes('/') ? ipaddr.parseCIDR(c) : ipaddr.parseCIDR(`${c}/${c.includes(':') ? 128 : 32}`)));
+}
+
+/** True when `address` may be contacted under `policy`. */
+export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  for (const [net, bits] of parseCidrs(policy.allowCidrs)) {
+    if (net.kind() === ip.kind() && ip.match(net, bits)) return true;
+  }
+  return ip.range() === 'unicast';
+}
+
+/** Validates a webhook URL and every address its host resolves to; throws UrlRefusedError. */
+export async function checkWebhookUrl(raw: string, policy: UrlPolicy, lookup: LookupFn = defaultLookup): Promise<string[]> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlRefusedError('webhook url is not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
+    throw new UrlRefusedError(`webhook url scheme ${url.protocol} is not allowed`);
+  }
+  if (url.username || url.password) throw new UrlRefusedError('webhook url must not carry credentials');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = ipaddr.isValid(host) ? [host] : (await lookup(host).catch(() => [])).map((a) => a.address);
+  if (addresses.length === 0) throw new UrlRefusedError(`webhook host ${host} does not resolve`);
+  for (const address of addresses) {
+    if (!isAllowedAddress(address, policy)) {
+      throw new UrlRefusedError(
+        `webhook host ${host} resolves to ${address}, a non-public address (loopback, private, link-local or metadata ranges are refused)`,
+      );
+    }
+  }
+  return addresses;
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { TaskState } from '@switchyard/protocol';
+import type { TaskStore } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+import { retryDelayMs, type EngineConfig } from './engine-config.ts';
+import type { Dispatcher } from './ports.ts';
+import { statusEvent } from './task-events.ts';
+import type { TaskWriter } from './task-writer.ts';
+
+export const LEASE_EXHAUSTED_MESSAGE = 'The task could not be completed: its workers stopped responding.';
+
+export interface ReaperStats {
+  requeued: number;
+  failed: number;
+  dispatched: number;
+}
+
+/**
+ * Re-dispatches lost work (ARCHITECTURE.md §3 rule 4): tasks whose lease lapsed (a lapsed lease is
+ * an attempt, with the same backoff and limit as an error) and runnable tasks nobody claimed
+ * (their job was lost, e.g. Redis flushed). Every action is guarded in Postgres, so any number of
+ * reapers may run at once; BullMQ job ids derived from the row dedupe their enqueues.
+ */
+export class Reaper {
+  private readonly deps: { store: TaskStore; writer: TaskWriter; dispatcher: Dispatcher; config: EngineConfig; log: Logger; onAction?: (kind: keyof ReaperStats) => void };
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(deps: Reaper['deps']) {
+    this.deps = deps;
+  }
+
+  start(): void {
+    const tick = () => {
+      this.running = this.sweep()
+        .catch((err: unknown) => this.deps.log.error({ err }, 'reaper sweep failed'))
+        .finally(() => {
+          this.running = null;
+          // Jitter spreads many workers' reapers apart.
+          if (this.timer) this.timer = setTimeout(tick, this.deps.config.reaperIntervalMs * (0.75 + Math.random() / 2));
+        });
+    };
+    this.timer = setTimeout(tick, this.deps.config.reaperIntervalMs * Math.random());
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  async sweep(): Promise<ReaperStats> {
+    const { store, writer, dispatcher, config, log } = this.deps;
+    const stats: ReaperStats = { requeued: 0, failed: 0, dispatched: 0 };
+    for (const lapsed of await store.findLapsedLeases(100)) {
+      const outcome = await store.recoverLapsedLease({
+        tenantId: lapsed.tenantId,
+        taskId: lapsed.taskId,
+        leaseOwner: lapsed.leaseOwner,
+        maxAttempts: config.maxAttempts,
+        backoffMs: (attempts) => retryDelayMs(config, attempts),
+        failEvent: (task) => {
+          const statusMessage = { messageId: randomUUID(), role: 'ROLE_AGENT' as const, contextId: task.contextId, taskId: task.id, parts: [{ text: LEASE_EXHAUSTED_MESSAGE }] };
+          return { statusMessage, event: statusEvent(task, TaskState.FAILED, statusMessage) };
+        },
+      });
+      if (outcome.outcome === 'requeued') {
+        stats.requeued++;
+        this.deps.onAction?.('requeued');
+        log.warn({ tenantId: lapsed.tenantId, taskId: lapsed.taskId, leaseOwner: lapsed.leaseOwner }, 'lease lapsed; task re-dispatched');
+        await dispatcher.enqueue({ tenantId: lapsed.tenantId, taskId: lapsed.taskId, version: outcome.task.version, attempts: outcome.task.attempts, runAfter: outcome.runAfter });
+      } else if (outcome.outcome === 'failed') {
+        stats.failed++;
+        this.deps.onAction?.('failed');
+        log.warn({ tenantId: lapsed.tenantId, taskId: lapsed.taskId }, 'lease lapsed on the last attempt; task failed');
+        await writer.announce(outcome.task);
+      }
+    }
+    for (const task of await store.findDispatchable(config.dispatchGraceMs, 200)) {
+      stats.dispatched++;
+      this.deps.onAction?.('dispatched');
+      await dispatcher.enqueue({ tenantId: task.tenantId, taskId: task.taskId, version: task.version, attempts: task.attempts });
+    }
+    return stats;
+  }
+}

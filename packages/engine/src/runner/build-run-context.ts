@@ -1,0 +1,51 @@
+import type { ContextMemory } from '@switchyard/agents';
+import type { Message } from '@switchyard/protocol';
+import type { TaskRecord } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+import type { AgentRegistration } from '../ports.ts';
+import { RunContext } from './run-context.ts';
+import type { RunnerDeps } from './runner-deps.ts';
+
+/** Loads what the agent sees (history, artifacts, memory) and builds its context. */
+export async function buildRunContext(
+  deps: RunnerDeps,
+  record: TaskRecord,
+  registration: AgentRegistration,
+  controller: AbortController,
+  log: Logger,
+): Promise<RunContext> {
+  const { store } = deps;
+  const [history, artifacts, storedChunks] = await Promise.all([
+    store.getHistory(record.tenantId, record.id),
+    store.getArtifacts(record.tenantId, record.id),
+    record.attempts > 1 ? store.countRunArtifactChunks(record.tenantId, record.id) : Promise.resolve(new Map<string, number>()),
+  ]);
+  const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
+  if (!message) throw new Error(`task ${record.id} has no user message`);
+  const memory: ContextMemory = {
+    get: async <T>(key: string) => (await store.getMemory(record.tenantId, record.agentId, record.contextId, key)) as T | undefined,
+    set: (key, value) => store.setMemory(record.tenantId, record.agentId, record.contextId, key, value),
+  };
+  return new RunContext({
+    store,
+    writer: deps.writer,
+    workerId: deps.workerId,
+    record,
+    snapshot: {
+      id: record.id,
+      contextId: record.contextId,
+      state: record.state,
+      history,
+      artifacts,
+      ...(record.metadata ? { metadata: record.metadata } : {}),
+      attempt: record.attempts,
+    },
+    message,
+    settings: registration.settings,
+    acceptedOutputModes: undefined,
+    memory,
+    log,
+    controller,
+    storedChunks,
+  });
+}

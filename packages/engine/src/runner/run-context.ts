@@ -1,0 +1,165 @@
+import { RunEndedError, type AgentContext, type AgentLogger, type ArtifactChunk, type ContextMemory, type MessageInput, type TaskSnapshot } from '@switchyard/agents';
+import { isTerminal, TaskState, type Message, type StreamResponse } from '@switchyard/protocol';
+import { isConflict, type ArtifactChunkInput, type TaskPatch, type TaskRecord, type TaskStore } from '@switchyard/store';
+import { agentMessage } from '../agent-message.ts';
+import { artifactEvent, messageEvent, statusEvent } from '../task-events.ts';
+import type { TaskWriter } from '../task-writer.ts';
+
+export interface RunContextOptions {
+  store: TaskStore;
+  writer: TaskWriter;
+  workerId: string;
+  record: TaskRecord;
+  snapshot: TaskSnapshot;
+  message: Message;
+  settings: Record<string, unknown>;
+  acceptedOutputModes: readonly string[] | undefined;
+  memory: ContextMemory;
+  log: AgentLogger;
+  controller: AbortController;
+  /** Chunks per artifact that an earlier attempt of this run already stored. */
+  storedChunks: Map<string, number>;
+}
+
+/**
+ * The AgentContext a worker hands to an agent. Every call is one CAS write fenced by the lease
+ * (ARCHITECTURE.md §3 rule 4): a worker that lost its lease, or whose task was canceled, gets
+ * RunEndedError from its next call and its AbortSignal fires.
+ */
+export class RunContext implements AgentContext {
+  readonly task: TaskSnapshot;
+  readonly message: Message;
+  readonly signal: AbortSignal;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly acceptedOutputModes: readonly string[] | undefined;
+  readonly memory: ContextMemory;
+  readonly log: AgentLogger;
+  /** Set once the run wrote an ending (terminal or interrupted) state, or lost the right to write. */
+  ended: 'finished' | 'canceled' | 'lease-lost' | null = null;
+  private record: TaskRecord;
+  private readonly o: RunContextOptions;
+  private readonly emitted = new Map<string, number>();
+
+  constructor(options: RunContextOptions) {
+    this.o = options;
+    this.record = options.record;
+    this.task = options.snapshot;
+    this.message = options.message;
+    this.signal = options.controller.signal;
+    this.settings = options.settings;
+    this.acceptedOutputModes = options.acceptedOutputModes;
+    this.memory = options.memory;
+    this.log = options.log;
+  }
+
+  get current(): TaskRecord {
+    return this.record;
+  }
+
+  async reply(input: MessageInput): Promise<void> {
+    if (this.record.visibility !== 'pending') return this.complete(input);
+    const message = this.agentMsg(input, false);
+    await this.write({ state: TaskState.COMPLETED, visibility: 'message', reply: message, clearLease: true }, messageEvent(message));
+    this.ended = 'finished';
+  }
+
+  async setStatus(input: MessageInput): Promise<void> {
+    const message = this.agentMsg(input);
+    await this.write({ state: TaskState.WORKING, statusMessage: message, ...this.visible() }, statusEvent(this.record, TaskState.WORKING, message));
+  }
+
+  async emitArtifact(chunk: ArtifactChunk): Promise<void> {
+    this.assertOpen();
+    const k = this.emitted.get(chunk.artifactId) ?? 0;
+    this.emitted.set(chunk.artifactId, k + 1);
+    // At-least-once execution, exactly-once chunks: an earlier attempt already stored this one.
+    if (k < (this.o.storedChunks.get(chunk.artifactId) ?? 0)) return;
+    const input: ArtifactChunkInput = {
+      artifactId: chunk.artifactId,
+      append: chunk.append ?? false,
+      lastChunk: chunk.lastChunk ?? false,
+      parts: chunk.parts,
+      ...(chunk.name !== undefined ? { name: chunk.name } : {}),
+      ...(chunk.description !== undefined ? { description: chunk.description } : {}),
+      ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
+    };
+    await this.write({ state: TaskState.WORKING, ...this.visible() }, artifactEvent(this.record, input), input);
+  }
+
+  requestInput(input: MessageInput): Promise<void> {
+    return this.end(TaskState.INPUT_REQUIRED, input);
+  }
+
+  requestAuth(input: MessageInput): Promise<void> {
+    return this.end(TaskState.AUTH_REQUIRED, input);
+  }
+
+  complete(input?: MessageInput): Promise<void> {
+    return this.end(TaskState.COMPLETED, input);
+  }
+
+  fail(input: MessageInput): Promise<void> {
+    return this.end(TaskState.FAILED, input);
+  }
+
+  reject(input: MessageInput): Promise<void> {
+    return this.end(TaskState.REJECTED, input);
+  }
+
+  /** Marks the context unusable (cancel or lease loss seen by the lease keeper or a hint). */
+  close(reason: 'canceled' | 'lease-lost'): void {
+    if (!this.ended) this.ended = reason;
+  }
+
+  private async end(state: TaskState, input?: MessageInput): Promise<void> {
+    const message = input === undefined ? null : this.agentMsg(input);
+    await this.write({ state, statusMessage: message, clearLease: true, ...this.visible() }, statusEvent(this.record, state, message));
+    this.ended = 'finished';
+  }
+
+  private visible(): Pick<TaskPatch, 'visibility'> {
+    return this.record.visibility === 'pending' ? { visibility: 'task' } : {};
+  }
+
+  private agentMsg(input: MessageInput, withTask = true): Message {
+    return agentMessage(input, { contextId: this.record.contextId, taskId: withTask ? this.record.id : undefined });
+  }
+
+  private assertOpen(): void {
+    if (this.ended) throw new RunEndedError(this.ended);
+    if (this.signal.aborted) throw new RunEndedError('canceled');
+  }
+
+  /** One fenced CAS write; on conflict re-read and retry while we still hold the lease. */
+  private async write(patch: TaskPatch, event: StreamResponse, artifactChunk?: ArtifactChunkInput): Promise<void> {
+    this.assertOpen();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.record = await this.o.writer.change({
+          tenantId: this.record.tenantId,
+          taskId: this.record.id,
+          expectedVersion: this.record.version,
+          fromStates: [TaskState.WORKING],
+          leaseOwner: this.o.workerId,
+          patch,
+          event,
+          ...(artifactChunk ? { artifactChunk } : {}),
+        });
+        return;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        const fresh = await this.o.store.getTaskRecord(this.record.tenantId, this.record.id);
+        if (!fresh || isTerminal(fresh.state)) this.ended = 'canceled';
+        else if (fresh.leaseOwner !== this.o.workerId || fresh.state !== TaskState.WORKING) this.ended = 'lease-lost';
+        else if (attempt < 5) {
+          // Someone else changed a field we do not own (e.g. a gateway made the task visible).
+          this.record = fresh;
+          if (patch.visibility && fresh.visibility !== 'pending') delete patch.visibility;
+          continue;
+        }
+        this.o.controller.abort(new RunEndedError(this.ended ?? 'lease-lost'));
+        throw new RunEndedError(this.ended ?? 'lease-lost', { cause: err });
+      }
+    }
+  }
+}

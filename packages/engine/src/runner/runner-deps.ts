@@ -1,0 +1,22 @@
+import type { Agent } from '@switchyard/agents';
+import type { TaskStore } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+import type { EngineConfig } from '../engine-config.ts';
+import type { AgentDirectory, Dispatcher, HintSource } from '../ports.ts';
+import type { TaskWriter } from '../task-writer.ts';
+
+export interface RunnerDeps {
+  store: TaskStore;
+  writer: TaskWriter;
+  dispatcher: Dispatcher;
+  hub: HintSource;
+  agents: AgentDirectory;
+  /** Executor name → agent implementation (the bundled agents by default). */
+  findAgent(executor: string): Agent | undefined;
+  config: EngineConfig;
+  /** Unique per process: the lease owner written to Postgres. */
+  workerId: string;
+  log: Logger;
+  /** Called when a dispatch is taken off the queue (fairness bookkeeping). */
+  onStarted?(tenantId: string): Promise<void>;
+}

@@ -1,0 +1,202 @@
+import { RunEndedError } from '@switchyard/agents';
+import { TaskState } from '@switchyard/protocol';
+import type { RunTaskJob } from '@switchyard/queue';
+import type { ClaimResult } from '@switchyard/store';
+import { retryDelayMs } from '../engine-config.ts';
+import { makeVisible } from '../service/make-visible.ts';
+import { statusEvent } from '../task-events.ts';
+import { keepLease } from './lease-keeper.ts';
+import { buildRunContext } from './build-run-context.ts';
+import type { RunContext } from './run-context.ts';
+import type { RunnerDeps } from './runner-deps.ts';
+
+/** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
+export const FAILED_MESSAGE = 'The agent failed while working on this task.';
+const NO_AGENT_MESSAGE = 'This agent is not available on this platform.';
+
+type StopReason = 'canceled' | 'lease-lost' | 'shutdown';
+
+interface ActiveRun {
+  stop(reason: StopReason): void;
+  done: Promise<void>;
+}
+
+/**
+ * Runs one dispatch: claim by CAS with a lease, run the agent under lease renewal, cancel hints
+ * and the quick-reply window, and settle the outcome (complete, retry with backoff, fail, or hand
+ * back on shutdown). Tracks active runs so a graceful shutdown can drain them.
+ */
+export class TaskRunner {
+  private readonly deps: RunnerDeps;
+  private readonly active = new Map<string, ActiveRun>();
+
+  constructor(deps: RunnerDeps) {
+    this.deps = deps;
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  async run(job: RunTaskJob): Promise<void> {
+    const { store, config, workerId } = this.deps;
+    await this.deps.onStarted?.(job.tenantId).catch(() => undefined);
+    const claim = await store.claimTask({ tenantId: job.tenantId, taskId: job.taskId, workerId, leaseMs: config.leaseMs });
+    if (!claim) return this.deferIfEarly(job);
+    const key = `${job.tenantId}/${job.taskId}`;
+    let finish!: () => void;
+    const done = new Promise<void>((r) => (finish = r));
+    const controller = new AbortController();
+    let stopReason: StopReason | null = null;
+    const stop = (reason: StopReason) => {
+      if (stopReason) return;
+      stopReason = reason;
+      controller.abort(new RunEndedError(reason === 'shutdown' ? 'lease-lost' : reason));
+    };
+    this.active.set(key, { stop, done });
+    try {
+      await this.execute(claim, controller, () => stopReason, stop);
+    } finally {
+      this.active.delete(key);
+      finish();
+    }
+  }
+
+  /** Stops every active run with `reason` and waits for each to settle. */
+  async stopAll(reason: StopReason): Promise<void> {
+    const runs = [...this.active.values()];
+    for (const run of runs) run.stop(reason);
+    await Promise.all(runs.map((r) => r.done));
+  }
+
+  /** Resolves when no run is active, or after `timeoutMs`. */
+  async idle(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.active.size > 0 && Date.now() < deadline) {
+      await Promise.race([Promise.all([...this.active.values()].map((r) => r.done)), new Promise((r) => setTimeout(r, 100))]);
+    }
+    return this.active.size === 0;
+  }
+
+  private async execute(
+    claim: ClaimResult,
+    controller: AbortController,
+    stopReason: () => StopReason | null,
+    stop: (reason: StopReason) => void,
+  ): Promise<void> {
+    const { deps } = this;
+    const task = claim.task;
+    const log = deps.log.child({ tenantId: task.tenantId, taskId: task.id, agentId: task.agentId, attempt: task.attempts });
+    if (claim.movedToWorking) await deps.writer.announce(claim.task);
+    const registration = await deps.agents.getAgent(task.tenantId, task.agentId);
+    const agent = registration ? deps.findAgent(registration.executor) : undefined;
+    if (!registration || !agent) {
+      log.error({ executor: registration?.executor }, 'no agent implementation for this task');
+      await this.settleFailure(claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) => log.warn({ err }, 'could not fail task'));
+      return;
+    }
+    const ctx = await buildRunContext(deps, claim.task, registration, controller, log);
+    const stopLease = keepLease(
+      deps.store,
+      { tenantId: task.tenantId, taskId: task.id, workerId: deps.workerId, leaseMs: deps.config.leaseMs },
+      (reason) => stop(reason),
+      (err) => log.warn({ err }, 'lease renewal failed'),
+    );
+    const unwatch = deps.hub.watch(task.tenantId, task.id, (hint) => {
+      if (hint !== 'resync' && (hint.state === TaskState.CANCELED || hint.state === TaskState.FAILED)) stop('canceled');
+    });
+    const windowMs = agent.quickReplyWindowMs ?? deps.config.defaultQuickReplyMs;
+    const windowTimer = setTimeout(() => void this.upgrade(ctx).catch((err: unknown) => log.warn({ err }, 'upgrade failed')), windowMs);
+    try {
+      await agent.execute(ctx);
+      if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
+    } catch (err) {
+      await this.onRunError(ctx, err, stopReason(), log);
+    } finally {
+      clearTimeout(windowTimer);
+      stopLease();
+      unwatch();
+    }
+    const reason = stopReason();
+    if (reason) ctx.close(reason === 'canceled' ? 'canceled' : 'lease-lost');
+    if (reason === 'shutdown' && !ctx.ended) await this.handBack(ctx);
+    else if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx);
+  }
+
+  /** Quick-reply window elapsed: the request becomes a visible Task (ARCHITECTURE.md §5). */
+  private async upgrade(ctx: RunContext): Promise<void> {
+    if (ctx.ended || ctx.current.visibility !== 'pending') return;
+    const fresh = await this.deps.store.getTaskRecord(ctx.current.tenantId, ctx.current.id);
+    if (fresh && fresh.visibility === 'pending') await makeVisible(this.deps, fresh, this.deps.workerId);
+  }
+
+  private async onRunError(ctx: RunContext, err: unknown, reason: StopReason | null, log: RunnerDeps['log']): Promise<void> {
+    if (err instanceof RunEndedError || reason) {
+      log.info({ reason: reason ?? (err as RunEndedError).reason }, 'agent run stopped');
+      return;
+    }
+    if (ctx.ended) {
+      log.warn({ err }, 'agent threw after ending its task');
+      return;
+    }
+    const record = ctx.current;
+    log.error({ err }, 'agent run failed');
+    const message = err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown';
+    if (record.attempts >= this.deps.config.maxAttempts) {
+      await this.settleFailure(record, FAILED_MESSAGE, message, this.deps.workerId).catch((e: unknown) => log.warn({ err: e }, 'could not fail task'));
+      return;
+    }
+    const runAfter = new Date(Date.now() + retryDelayMs(this.deps.config, record.attempts));
+    try {
+      const retried = await this.deps.writer.change({
+        tenantId: record.tenantId,
+        taskId: record.id,
+        expectedVersion: record.version,
+        fromStates: [TaskState.WORKING],
+        leaseOwner: this.deps.workerId,
+        patch: { clearLease: true, runAfter, lastError: message },
+        event: statusEvent(record, TaskState.WORKING, ctx.current.statusMessage),
+      });
+      await this.deps.dispatcher.enqueue({ tenantId: record.tenantId, taskId: record.id, version: retried.version, attempts: retried.attempts, runAfter });
+    } catch (e) {
+      // Lost the lease or the task moved on: the reaper or the new owner takes it from here.
+      log.warn({ err: e }, 'could not schedule the retry');
+    }
+  }
+
+  private async settleFailure(
+    record: ClaimResult['task'],
+    safeMessage: string,
+    internal: string,
+    leaseOwner: string = this.deps.workerId,
+  ): Promise<void> {
+    const message = { messageId: crypto.randomUUID(), role: 'ROLE_AGENT' as const, contextId: record.contextId, taskId: record.id, parts: [{ text: safeMessage }] };
+    await this.deps.writer.change({
+      tenantId: record.tenantId,
+      taskId: record.id,
+      expectedVersion: record.version,
+      fromStates: [TaskState.WORKING],
+      leaseOwner,
+      patch: { state: TaskState.FAILED, statusMessage: message, clearLease: true, lastError: internal, ...(record.visibility === 'pending' ? { visibility: 'task' } : {}) },
+      event: statusEvent(record, TaskState.FAILED, message),
+    });
+  }
+
+  /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch at once. */
+  private async handBack(ctx: RunContext): Promise<void> {
+    const record = ctx.current;
+    const released = await this.deps.store.releaseLease({ tenantId: record.tenantId, taskId: record.id, workerId: this.deps.workerId, refundAttempt: true });
+    if (!released) return;
+    await this.deps.dispatcher
+      .enqueue({ tenantId: record.tenantId, taskId: record.id, version: record.version, attempts: Math.max(0, record.attempts - 1), nonce: `h${Date.now()}` })
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'hand-back enqueue failed; the reaper will dispatch'));
+  }
+
+  /** The claim failed: if only because of retry backoff, schedule the dispatch for later. */
+  private async deferIfEarly(job: RunTaskJob): Promise<void> {
+    const record = await this.deps.store.getTaskRecord(job.tenantId, job.taskId);
+    if (!record || record.leaseOwner || record.runAfter.getTime() <= Date.now()) return;
+    if (record.state !== TaskState.SUBMITTED && record.state !== TaskState.WORKING) return;
+    await this.deps.dispatcher.enqueue({ tenantId: record.tenantId, taskId: record.id, version: record.version, attempts: record.attempts, runAfter: record.runAfter });
+  }
+}

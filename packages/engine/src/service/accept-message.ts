@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import {
+  invalidParams,
+  isInterrupted,
+  isTerminal,
+  taskNotFound,
+  TaskState,
+  unsupportedOperation,
+  type SendMessageRequest,
+} from '@switchyard/protocol';
+import { isConflict, type Caller, type NewPushConfig, type TaskRecord } from '@switchyard/store';
+import type { AgentRegistration } from '../ports.ts';
+import { statusEvent } from '../task-events.ts';
+import { canSee } from './access.ts';
+import { checkContentTypes } from './content-types.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+/** What accepting a message did: the task as committed, and whether a run must be dispatched. */
+export interface Accepted {
+  record: TaskRecord;
+  dispatch: boolean;
+}
+
+/**
+ * Step 2 of ARCHITECTURE.md §4: in one transaction, either create the task (messageId
+ * idempotency) or continue an interrupted one. Every check that can fail runs before any write,
+ * so bad input changes nothing.
+ */
+export async function acceptMessage(
+  deps: ServiceDeps,
+  caller: Caller,
+  agent: AgentRegistration,
+  request: SendMessageRequest,
+  pushConfig: NewPushConfig | undefined,
+): Promise<Accepted> {
+  const { message } = request;
+  checkContentTypes(message, agent.card);
+  if (message.taskId) return continueTask(deps, caller, agent, request);
+
+  const contextId = message.contextId ?? randomUUID();
+  const id = randomUUID();
+  const returnImmediately = request.configuration?.returnImmediately === true;
+  // A request sent with returnImmediately is always answered with a Task (ARCHITECTURE.md §5).
+  const visibility = returnImmediately ? 'task' : 'pending';
+  const storedMessage = { ...message, contextId, taskId: id };
+  const result = await deps.writer.create({
+    tenantId: caller.tenantId,
+    id,
+    contextId,
+    agentId: agent.id,
+    owner: caller.principal,
+    visibility,
+    message: storedMessage,
+    ...(request.metadata ? { metadata: request.metadata } : {}),
+    ...(pushConfig ? { pushConfig } : {}),
+    event: {
+      task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
+    },
+  });
+  if (result.created) return { record: result.task, dispatch: true };
+
+  // A retry of an earlier send (same messageId): answer with what that send started.
+  const earlier = await deps.store.getTaskRecord(caller.tenantId, result.taskId);
+  if (!earlier || result.principal !== caller.principal || earlier.agentId !== agent.id) {
+    throw invalidParams('message.messageId was already used by another request; send a new messageId', [
+      { field: 'message.messageId', description: 'already used by another request' },
+    ]);
+  }
+  return { record: earlier, dispatch: false };
+}
+
+async function continueTask(
+  deps: ServiceDeps,
+  caller: Caller,
+  agent: AgentRegistration,
+  request: SendMessageRequest,
+): Promise<Accepted> {
+  const { message } = request;
+  const taskId = message.taskId as string;
+  for (let attempt = 0; ; attempt++) {
+    const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
+    if (!record || !canSee(record, caller, agent.id)) throw taskNotFound(taskId);
+    // digest §7.1 rule 4: a contextId that differs from the task's is refused before any change.
+    if (message.contextId && message.contextId !== record.contextId) {
+      throw invalidParams(`message.contextId does not match the context of task ${taskId}`, [
+        { field: 'message.contextId', description: `must be ${record.contextId} (the task's context) or absent` },
+      ]);
+    }
+    const history = await deps.store.getHistory(caller.tenantId, taskId);
+    // A retried continuation (same messageId) is answered without appending it again.
+    if (history.some((m) => m.messageId === message.messageId)) return { record, dispatch: false };
+    if (isTerminal(record.state)) {
+      throw unsupportedOperation(`task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`);
+    }
+    if (!isInterrupted(record.state)) {
+      throw unsupportedOperation(`task ${taskId} is ${record.state}; send a follow-up once it asks for input`);
+    }
+    try {
+      const updated = await deps.writer.change({
+        tenantId: caller.tenantId,
+        taskId,
+        expectedVersion: record.version,
+        fromStates: [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED],
+        patch: { state: TaskState.WORKING, statusMessage: null, clearLease: true, runAfter: new Date() },
+        appendMessage: { ...message, contextId: record.contextId, taskId },
+        event: statusEvent(record, TaskState.WORKING),
+      });
+      return { record: updated, dispatch: true };
+    } catch (err) {
+      // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
+      if (!isConflict(err) || attempt >= 3) throw err;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import {
+  invalidParams,
+  taskNotFound,
+  type ListTaskPushNotificationConfigsResponse,
+  type TaskPushNotificationConfig,
+} from '@switchyard/protocol';
+import type { Caller, NewPushConfig } from '@switchyard/store';
+import { checkWebhookUrl, UrlRefusedError } from '../push/url-policy.ts';
+import { loadVisibleRecord } from './access.ts';
+import type { ServiceDeps } from './service-deps.ts';
+
+/** The four push config operations (digest §3, §8), scoped like every task operation. */
+export class PushConfigOperations {
+  private readonly deps: ServiceDeps;
+
+  constructor(deps: ServiceDeps) {
+    this.deps = deps;
+  }
+
+  /** Validates a config (SSRF rules on the URL) before anything is stored. */
+  async prepare(config: TaskPushNotificationConfig, field: string): Promise<NewPushConfig> {
+    try {
+      await checkWebhookUrl(config.url, this.deps.urlPolicy);
+    } catch (err) {
+      if (err instanceof UrlRefusedError) throw invalidParams(err.message, [{ field: `${field}.url`, description: err.message }]);
+      throw err;
+    }
+    return {
+      ...(config.id ? { id: config.id } : {}),
+      url: config.url,
+      ...(config.token ? { token: config.token } : {}),
+      ...(config.authentication ? { authentication: config.authentication } : {}),
+    };
+  }
+
+  async create(caller: Caller, agentId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    const taskId = config.taskId ?? '';
+    await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    const prepared = await this.prepare(config, 'config');
+    return this.deps.pushConfigs.createPushConfig(caller.tenantId, taskId, prepared);
+  }
+
+  async get(caller: Caller, agentId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig> {
+    await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    const config = await this.deps.pushConfigs.getPushConfig(caller.tenantId, taskId, id);
+    // The spec names TaskNotFound for a missing config as well (digest §8).
+    if (!config) throw taskNotFound(taskId);
+    return config;
+  }
+
+  async list(
+    caller: Caller,
+    agentId: string,
+    taskId: string,
+    page: { pageSize?: number | undefined; pageToken?: string | undefined },
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    return this.deps.pushConfigs.listPushConfigs(caller.tenantId, taskId, {
+      pageSize: page.pageSize ?? 100,
+      ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+    });
+  }
+
+  /** Idempotent: deleting a config that is already gone succeeds (digest §8). */
+  async delete(caller: Caller, agentId: string, taskId: string, id: string): Promise<void> {
+    await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    await this.deps.pushConfigs.deletePushConfig(caller.tenantId, taskId, id);
+  }
+}

@@ -1,0 +1,202 @@
+import { findBundledAgent } from '@switchyard/agents';
+import {
+  invalidParams,
+  isTerminal,
+  taskNotCancelable,
+  taskNotFound,
+  TaskState,
+  unsupportedOperation,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type Task,
+} from '@switchyard/protocol';
+import { InvalidPageTokenError, isConflict, type Caller, type NewPushConfig, type TaskRecord } from '@switchyard/store';
+import type { AgentRegistration } from '../ports.ts';
+import { statusEvent } from '../task-events.ts';
+import { loadVisibleRecord } from './access.ts';
+import { acceptMessage, type Accepted } from './accept-message.ts';
+import { makeVisible } from './make-visible.ts';
+import { PushConfigOperations } from './push-config-operations.ts';
+import type { ServiceDeps, TraceCarrier } from './service-deps.ts';
+import { closesStream, consistentSnapshot, followTask, type StreamItem } from './task-stream.ts';
+import { isSettled, waitForRecord } from './wait-for-settle.ts';
+
+export type SendResult = { task: Task } | { message: Message };
+
+/**
+ * The binding-independent A2A operations the gateway calls (issue: packages/engine). Callers are
+ * already authenticated; every operation is scoped to the caller's tenant, principal and agent.
+ */
+export class TaskService {
+  readonly push: PushConfigOperations;
+  private readonly deps: ServiceDeps;
+  private readonly waitDeps: Parameters<typeof waitForRecord>[0];
+
+  constructor(deps: ServiceDeps) {
+    this.deps = deps;
+    this.waitDeps = { store: deps.store, hub: deps.hub, pollIntervalMs: deps.config.pollIntervalMs };
+    this.push = new PushConfigOperations(deps);
+  }
+
+  async resolveAgent(tenantId: string, agentId: string): Promise<AgentRegistration | null> {
+    return this.deps.agents.getAgent(tenantId, agentId);
+  }
+
+  /** SendMessage: blocking by default up to the ceiling, or returnImmediately. */
+  async send(
+    caller: Caller,
+    agent: AgentRegistration,
+    request: SendMessageRequest,
+    trace: TraceCarrier = {},
+    signal?: AbortSignal,
+  ): Promise<SendResult> {
+    const accepted = await this.accept(caller, agent, request, trace);
+    const historyLength = request.configuration?.historyLength;
+    if (request.configuration?.returnImmediately && accepted.record.visibility !== 'message') {
+      return { task: await this.view(accepted.record, historyLength) };
+    }
+    const settled = await waitForRecord(this.waitDeps, caller.tenantId, accepted.record.id, isSettled, {
+      timeoutMs: this.deps.config.blockingTimeoutMs,
+      signal,
+    });
+    return this.answer(settled ?? accepted.record, historyLength);
+  }
+
+  /** SendStreamingMessage: the Message reply, or the Task snapshot and then every event. */
+  async *sendStreaming(
+    caller: Caller,
+    agent: AgentRegistration,
+    request: SendMessageRequest,
+    trace: TraceCarrier,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamItem> {
+    const accepted = await this.accept(caller, agent, request, trace);
+    const windowMs = findBundledAgent(agent.executor)?.quickReplyWindowMs ?? this.deps.config.defaultQuickReplyMs;
+    let record = await waitForRecord(this.waitDeps, caller.tenantId, accepted.record.id, (r) => r.visibility !== 'pending', {
+      timeoutMs: windowMs + 1000,
+      signal,
+    });
+    if (!record) throw taskNotFound(accepted.record.id);
+    if (record.visibility === 'pending') record = await makeVisible(this.deps, record);
+    if (record.visibility === 'message' && record.reply) {
+      yield { seq: record.version, response: { message: record.reply } };
+      return;
+    }
+    yield* this.snapshotThenFollow(record, request.configuration?.historyLength, signal);
+  }
+
+  /** SubscribeToTask, or a Last-Event-ID resume of any stream of the task. */
+  async *subscribe(
+    caller: Caller,
+    agentId: string,
+    taskId: string,
+    { afterSeq, signal }: { afterSeq?: number | undefined; signal: AbortSignal },
+  ): AsyncGenerator<StreamItem> {
+    const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    if (afterSeq !== undefined && afterSeq < record.version) {
+      yield* followTask(this.deps, record, afterSeq, signal);
+      return;
+    }
+    if (isTerminal(record.state)) {
+      throw unsupportedOperation(`task ${taskId} is ${record.state}; a terminal task has nothing more to stream`);
+    }
+    yield* this.snapshotThenFollow(record, undefined, signal);
+  }
+
+  async getTask(caller: Caller, agentId: string, taskId: string, historyLength?: number): Promise<Task> {
+    const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    return this.view(record, historyLength);
+  }
+
+  async listTasks(caller: Caller, agentId: string, request: ListTasksRequest): Promise<ListTasksResponse> {
+    try {
+      return await this.deps.store.listTasks({
+        caller,
+        agentId,
+        ...(request.contextId ? { contextId: request.contextId } : {}),
+        ...(request.status && request.status !== TaskState.UNSPECIFIED ? { state: request.status } : {}),
+        ...(request.statusTimestampAfter ? { statusTimestampAfter: new Date(request.statusTimestampAfter) } : {}),
+        pageSize: request.pageSize ?? 50,
+        ...(request.pageToken ? { pageToken: request.pageToken } : {}),
+        ...(request.historyLength !== undefined ? { historyLength: request.historyLength } : {}),
+        includeArtifacts: request.includeArtifacts === true,
+      });
+    } catch (err) {
+      if (err instanceof InvalidPageTokenError) {
+        throw invalidParams('pageToken is not a token this server issued', [{ field: 'pageToken', description: 'invalid or expired' }]);
+      }
+      throw err;
+    }
+  }
+
+  /** CancelTask: CANCELED at once by CAS, or TaskNotCancelable when terminal (digest §7.5). */
+  async cancelTask(caller: Caller, agentId: string, taskId: string): Promise<Task> {
+    for (let attempt = 0; ; attempt++) {
+      const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+      if (isTerminal(record.state)) throw taskNotCancelable(taskId, record.state);
+      try {
+        const canceled = await this.deps.writer.change({
+          tenantId: caller.tenantId,
+          taskId,
+          expectedVersion: record.version,
+          patch: { state: TaskState.CANCELED, clearLease: true },
+          event: statusEvent(record, TaskState.CANCELED),
+        });
+        // The hint published by the writer is the cancel signal: the running worker aborts.
+        return this.view(canceled);
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 10) throw err;
+      }
+    }
+  }
+
+  private async accept(caller: Caller, agent: AgentRegistration, request: SendMessageRequest, trace: TraceCarrier) {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    let pushConfig: NewPushConfig | undefined;
+    if (inline) pushConfig = await this.push.prepare(inline, 'configuration.taskPushNotificationConfig');
+    const accepted = await acceptMessage(this.deps, caller, agent, request, pushConfig);
+    await this.dispatch(accepted, trace);
+    return accepted;
+  }
+
+  /** After commit: enqueue. If that fails the task stays runnable and the reaper enqueues it. */
+  private async dispatch({ record, dispatch }: Accepted, trace: TraceCarrier): Promise<void> {
+    if (!dispatch) return;
+    try {
+      await this.deps.dispatcher.enqueue({
+        tenantId: record.tenantId,
+        taskId: record.id,
+        version: record.version,
+        attempts: record.attempts,
+        ...trace,
+      });
+    } catch (err) {
+      this.deps.log.warn({ err, tenantId: record.tenantId, taskId: record.id }, 'enqueue failed; the reaper will dispatch');
+    }
+  }
+
+  private async answer(record: TaskRecord, historyLength?: number): Promise<SendResult> {
+    if (record.visibility === 'message' && record.reply) return { message: record.reply };
+    const visible = record.visibility === 'pending' ? await makeVisible(this.deps, record) : record;
+    if (visible.visibility === 'message' && visible.reply) return { message: visible.reply };
+    return { task: await this.view(visible, historyLength) };
+  }
+
+  private async *snapshotThenFollow(record: TaskRecord, historyLength: number | undefined, signal: AbortSignal) {
+    const snapshot = await consistentSnapshot(this.deps, record, historyLength);
+    yield { seq: snapshot.version, response: { task: snapshot.task } };
+    if (closesStream(snapshot.state, this.deps)) return;
+    yield* followTask(this.deps, record, snapshot.version, signal);
+  }
+
+  private async view(record: TaskRecord, historyLength?: number): Promise<Task> {
+    const task = await this.deps.store.loadTaskView(record.tenantId, record.id, {
+      ...(historyLength !== undefined ? { historyLength } : {}),
+      includeArtifacts: true,
+    });
+    if (!task) throw taskNotFound(record.id);
+    return task;
+  }
+}

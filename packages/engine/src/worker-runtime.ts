@@ -1,0 +1,115 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { findBundledAgent, type Agent } from '@switchyard/agents';
+import { HintPublisher, SubscriptionHub } from '@switchyard/events';
+import { TaskConsumer, TaskQueue, type QueueKeys } from '@switchyard/queue';
+import { createDb, migrationsCurrent, PostgresAdminStore, PostgresTaskStore, type SecretBox } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import { CachedAgentDirectory } from './cached-agent-directory.ts';
+import { engineConfig, type EngineConfig } from './engine-config.ts';
+import { Reaper } from './reaper.ts';
+import { TaskRunner } from './runner/task-runner.ts';
+import { TaskWriter } from './task-writer.ts';
+
+export interface WorkerOptions {
+  pool: pg.Pool;
+  /** Commands (queue, publishes). BullMQ needs maxRetriesPerRequest: null. */
+  redis: Redis;
+  /** A dedicated connection for pub/sub. */
+  subscriber: Redis;
+  keys: QueueKeys;
+  secrets: SecretBox;
+  log: Logger;
+  concurrency: number;
+  engine?: Partial<EngineConfig>;
+  /** Running agents get this long on shutdown before their tasks are handed back. Default 20 s. */
+  shutdownGraceMs?: number;
+  workerId?: string;
+  /** Executor → agent; defaults to the bundled agents. */
+  findAgent?: (executor: string) => Agent | undefined;
+}
+
+export type WorkerState = 'created' | 'running' | 'draining' | 'stopped';
+
+/**
+ * The worker: consumes dispatches, runs agents under leases, and runs a reaper. Lifecycle
+ * RUNNING → DRAINING → STOPPED: stop() takes no new jobs, lets runs finish within the grace
+ * period, then hands the rest back (lease released, re-dispatched at once) and closes.
+ */
+export function createWorkerRuntime(options: WorkerOptions) {
+  const { pool, redis, subscriber, keys, secrets, log } = options;
+  const config = engineConfig(options.engine);
+  const db = createDb(pool);
+  const store = new PostgresTaskStore({ db });
+  const admin = new PostgresAdminStore({ db, secrets });
+  const queue = new TaskQueue({ connection: redis, keys });
+  const hub = new SubscriptionHub({ subscriber, keys });
+  const writer = new TaskWriter({ store, hints: new HintPublisher({ redis, keys }), log });
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const agents = new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) });
+  const runner = new TaskRunner({
+    store,
+    writer,
+    dispatcher: queue,
+    hub,
+    agents,
+    findAgent: options.findAgent ?? findBundledAgent,
+    config,
+    workerId,
+    log,
+    onStarted: (tenantId) => queue.started(tenantId),
+  });
+  const reaper = new Reaper({ store, writer, dispatcher: queue, config, log });
+  const consumer = new TaskConsumer({
+    connection: redis,
+    keys,
+    concurrency: options.concurrency,
+    handle: (job) => runner.run(job),
+    onError: (err) => log.error({ err }, 'queue consumer error'),
+  });
+  let state: WorkerState = 'created';
+
+  return {
+    workerId,
+    runner,
+    reaper,
+    queue,
+    store,
+    get state() {
+      return state;
+    },
+    start() {
+      consumer.start();
+      reaper.start();
+      state = 'running';
+      log.info({ workerId, concurrency: options.concurrency }, 'worker running');
+    },
+    async stop(): Promise<void> {
+      if (state !== 'running') return;
+      state = 'draining';
+      await consumer.pause();
+      const drained = await runner.idle(options.shutdownGraceMs ?? 20_000);
+      if (!drained) {
+        log.warn({ running: runner.activeCount }, 'grace period over: handing running tasks back');
+        await runner.stopAll('shutdown');
+      }
+      await reaper.stop();
+      await consumer.close();
+      await queue.close();
+      await hub.close();
+      state = 'stopped';
+    },
+    async ready(): Promise<Record<string, boolean>> {
+      const [postgres, migrations, redisOk] = await Promise.all([
+        pool.query('SELECT 1').then(() => true, () => false),
+        migrationsCurrent(pool).catch(() => false),
+        redis.ping().then(() => true, () => false),
+      ]);
+      return { postgres, migrations, redis: redisOk, running: state === 'running' };
+    },
+  };
+}
+
+export type WorkerRuntime = ReturnType<typeof createWorkerRuntime>;

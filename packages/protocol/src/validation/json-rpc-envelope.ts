@@ -1,0 +1,46 @@
+import { invalidRequest, methodNotFound } from '../errors/factories.ts';
+import type { JsonRpcId } from '../types/json-rpc.ts';
+import { isA2AMethod, type A2AMethod } from '../types/methods.ts';
+import { isPlainObject } from './json-value.ts';
+
+/** A checked JSON-RPC 2.0 request; validate `params` next with `parseRequestParams(method, params)`. */
+export interface JsonRpcRequestEnvelope {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: A2AMethod;
+  params: unknown;
+}
+
+/**
+ * Checks the JSON-RPC 2.0 envelope (digest §4.1): InvalidRequest (-32600) for a malformed
+ * envelope, MethodNotFound (-32601) for a name outside the 11 A2A methods. Batches are refused:
+ * A2A defines none, and one SSE response cannot answer several requests. Requests without `id`
+ * (notifications) are refused too, since every A2A method has a result.
+ */
+export function parseJsonRpcRequest(body: unknown): JsonRpcRequestEnvelope {
+  if (Array.isArray(body)) throw invalidRequest('Batch requests are not supported');
+  if (!isPlainObject(body)) throw invalidRequest('Request must be a JSON object');
+  if (body['jsonrpc'] !== '2.0') {
+    throw invalidRequest(undefined, [{ field: 'jsonrpc', description: 'must be "2.0"' }]);
+  }
+  if (!isJsonRpcId(body['id'])) {
+    throw invalidRequest(undefined, [{ field: 'id', description: 'must be a string, a number or null' }]);
+  }
+  const method = body['method'];
+  if (typeof method !== 'string') {
+    throw invalidRequest(undefined, [{ field: 'method', description: 'must be a string' }]);
+  }
+  if (!isA2AMethod(method)) throw methodNotFound(method);
+  return { jsonrpc: '2.0', id: body['id'], method, params: body['params'] };
+}
+
+/** The request's id for an error reply, or null when it cannot be read (JSON-RPC 2.0 §5). */
+export function jsonRpcIdOf(body: unknown): JsonRpcId {
+  if (!isPlainObject(body)) return null;
+  const id = body['id'];
+  return isJsonRpcId(id) ? id : null;
+}
+
+function isJsonRpcId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || value === null || (typeof value === 'number' && Number.isFinite(value));
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { A2AError, A2A_METHODS, isA2AMethod, jsonRpcIdOf, parseJsonRpcRequest } from '../src/index.ts';
+
+function errorOf(fn: () => unknown): A2AError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof A2AError) return error;
+  }
+  throw new Error('expected an A2AError');
+}
+
+describe('§4.1 JSON-RPC envelope', () => {
+  it('has the 11 PascalCase method names', () => {
+    expect(A2A_METHODS).toEqual([
+      'SendMessage',
+      'SendStreamingMessage',
+      'GetTask',
+      'ListTasks',
+      'CancelTask',
+      'SubscribeToTask',
+      'CreateTaskPushNotificationConfig',
+      'GetTaskPushNotificationConfig',
+      'ListTaskPushNotificationConfigs',
+      'DeleteTaskPushNotificationConfig',
+      'GetExtendedAgentCard',
+    ]);
+    expect(isA2AMethod('GetTask')).toBe(true);
+    expect(isA2AMethod('tasks/get')).toBe(false);
+  });
+
+  it.each([['r1'], [7], [null]])('accepts id %j', (id) => {
+    expect(parseJsonRpcRequest({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: 't' } })).toEqual({
+      jsonrpc: '2.0',
+      id,
+      method: 'GetTask',
+      params: { id: 't' },
+    });
+  });
+
+  it('params may be omitted', () => {
+    expect(
+      parseJsonRpcRequest({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard' }).params,
+    ).toBeUndefined();
+  });
+
+  it.each([
+    ['a batch', [{ jsonrpc: '2.0', id: 1, method: 'GetTask' }]],
+    ['a string', 'hello'],
+    ['null', null],
+    ['jsonrpc 1.0', { jsonrpc: '1.0', id: 1, method: 'GetTask' }],
+    ['no jsonrpc', { id: 1, method: 'GetTask' }],
+    ['no id (notification)', { jsonrpc: '2.0', method: 'GetTask' }],
+    ['an object id', { jsonrpc: '2.0', id: {}, method: 'GetTask' }],
+    ['a numeric method', { jsonrpc: '2.0', id: 1, method: 5 }],
+  ])('%s is InvalidRequest (-32600)', (_, body) => {
+    expect(errorOf(() => parseJsonRpcRequest(body)).kind).toBe('InvalidRequest');
+  });
+
+  it.each(['message/send', 'tasks/get', 'sendMessage', ''])(
+    'method %j is MethodNotFound (-32601)',
+    (method) => {
+      const error = errorOf(() => parseJsonRpcRequest({ jsonrpc: '2.0', id: 1, method }));
+      expect(error.kind).toBe('MethodNotFound');
+      expect(error.metadata).toEqual({ method });
+    },
+  );
+
+  it('jsonRpcIdOf echoes a readable id and null otherwise', () => {
+    expect(jsonRpcIdOf({ id: 'x' })).toBe('x');
+    expect(jsonRpcIdOf({ id: 3 })).toBe(3);
+    expect(jsonRpcIdOf({ id: {} })).toBeNull();
+    expect(jsonRpcIdOf('garbage')).toBeNull();
+  });
+});

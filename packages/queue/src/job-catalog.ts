@@ -1,0 +1,37 @@
+/**
+ * The job catalog: every job name with its data shape. Jobs carry ids and trace context only;
+ * the store is the truth (ARCHITECTURE.md §3 rule 1), so a job can always be rebuilt from a row.
+ */
+export interface RunTaskJob {
+  tenantId: string;
+  taskId: string;
+  /** W3C traceparent of the request that created the work, so the worker's spans join its trace. */
+  traceparent?: string;
+  tracestate?: string;
+}
+
+export interface RetentionJob {
+  /** Set by the scheduler; informational. */
+  scheduledAt: string;
+}
+
+export const JOB_NAMES = {
+  runTask: 'run-task',
+  retention: 'retention',
+} as const;
+
+export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
+
+export interface JobCatalog {
+  'run-task': RunTaskJob;
+  retention: RetentionJob;
+}
+
+/**
+ * A dispatch's job id is derived from the task row, so the gateway, a worker and every reaper
+ * enqueueing the same dispatch produce one job (BullMQ ignores an add whose id exists). A new
+ * version (continuation) or attempt (retry) is a new dispatch. BullMQ forbids ':' in custom ids.
+ */
+export function runTaskJobId(tenantId: string, taskId: string, version: number, attempts: number): string {
+  return `${tenantId}.${taskId}.v${version}.a${attempts}`;
+}

@@ -1,0 +1,94 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JOB_NAMES, runTaskJobId, type RunTaskJob } from './job-catalog.ts';
+import type { QueueKeys } from './queue-keys.ts';
+
+/** BullMQ's priority range is 1..2^21; lower runs first. */
+const MAX_PRIORITY = 2 ** 21 - 1;
+/** Backlog counters fade if a crash ever leaves them off (they only steer fairness). */
+const BACKLOG_TTL_S = 3600;
+
+export interface Dispatch extends RunTaskJob {
+  version: number;
+  attempts: number;
+  /** Not before this time (retry backoff). */
+  runAfter?: Date;
+  /**
+   * Distinguishes a re-dispatch of the same version and attempt from the job that may still be
+   * active for it (a hand-back on shutdown), which BullMQ would otherwise ignore as a duplicate.
+   */
+  nonce?: string;
+}
+
+/**
+ * The producer side of task dispatch.
+ *
+ * Fairness between tenants (issue: one tenant's flood must not starve another): each dispatch's
+ * BullMQ priority is 1 + the number of that tenant's dispatches already waiting. A tenant with
+ * 5,000 queued tasks has priorities 1..5,000; a quiet tenant's next task gets priority 1 and
+ * overtakes the backlog. Within one priority BullMQ keeps FIFO order.
+ */
+export class TaskQueue {
+  readonly queue: Queue;
+  private readonly redis: Redis;
+  private readonly keys: QueueKeys;
+
+  constructor({ connection, keys }: { connection: Redis; keys: QueueKeys }) {
+    this.redis = connection;
+    this.keys = keys;
+    this.queue = new Queue(keys.taskQueue, {
+      connection,
+      prefix: keys.bullPrefix,
+      defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000, attempts: 1 },
+    });
+  }
+
+  async enqueue(dispatch: Dispatch): Promise<void> {
+    const backlogKey = this.keys.tenantBacklog(dispatch.tenantId);
+    const [[, depth]] = (await this.redis.multi().incr(backlogKey).expire(backlogKey, BACKLOG_TTL_S).exec()) as [
+      [Error | null, number],
+      unknown,
+    ];
+    const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
+    const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
+    if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
+    if (dispatch.tracestate) data.tracestate = dispatch.tracestate;
+    await this.queue.add(JOB_NAMES.runTask, data, {
+      jobId: [
+        runTaskJobId(dispatch.tenantId, dispatch.taskId, dispatch.version, dispatch.attempts),
+        ...(dispatch.runAfter ? [`t${dispatch.runAfter.getTime()}`] : []),
+        ...(dispatch.nonce ? [dispatch.nonce] : []),
+      ].join('.'),
+      priority: Math.min(MAX_PRIORITY, Math.max(1, depth)),
+      delay,
+    });
+  }
+
+  /** Called when a worker takes a dispatch off the queue. */
+  async started(tenantId: string): Promise<void> {
+    const key = this.keys.tenantBacklog(tenantId);
+    const left = await this.redis.decr(key);
+    if (left < 0) await this.redis.set(key, 0, 'EX', BACKLOG_TTL_S);
+  }
+
+  /** Depth and age of the oldest waiting job, for metrics and the console. */
+  async stats(): Promise<{ waiting: number; active: number; delayed: number; failed: number; oldestWaitingAgeMs: number }> {
+    const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+    const oldest = [
+      ...(await this.queue.getJobs(['prioritized'], 0, 0, true)),
+      ...(await this.queue.getJobs(['waiting'], 0, 0, true)),
+    ];
+    const oldestTs = oldest.reduce((min, j) => Math.min(min, j.timestamp), Number.POSITIVE_INFINITY);
+    return {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+      failed: counts.failed ?? 0,
+      oldestWaitingAgeMs: Number.isFinite(oldestTs) ? Date.now() - oldestTs : 0,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

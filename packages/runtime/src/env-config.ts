@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * Config in, resolved config out (STYLE.md rule 5): parse the environment once with a schema,
+ * fill defaults, freeze, and fail at start with a message naming every bad variable.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): Readonly<z.infer<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const name = issue.path.join('.') || '(environment)';
+        const got = typeof issue.path[0] === 'string' ? env[issue.path[0]] : undefined;
+        return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(secretSafe(String(issue.path[0]), got))})`}`;
+      }),
+    );
+  }
+  return Object.freeze(result.data);
+}
+
+function secretSafe(name: string, value: string): string {
+  return /SECRET|KEY|TOKEN|PASSWORD/i.test(name) ? '[redacted]' : value;
+}
+
+/** Integer env var with bounds; `unit` goes into the variable's documentation, not the parse. */
+export const intVar = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+export const boolVar = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const urlVar = (fallback: string, protocols: string[]) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a ${protocols.join(' or ')} URL`);
+
+/** Settings every process shares. */
+export const commonEnvSchema = z.object({
+  DATABASE_URL: urlVar('postgres://postgres@127.0.0.1:5432/switchyard', ['postgres:', 'postgresql:']),
+  REDIS_URL: urlVar('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  /** Prefix (hash tag) of every Redis key; lets several deployments share one Redis. */
+  SWITCHYARD_REDIS_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, - and _ only').default('sy'),
+  /** Encrypts secrets at rest (push credentials, webhook signing secrets). ≥ 16 characters. */
+  SWITCHYARD_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').default('switchyard-dev-secret-key-change-me'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Postgres connections per process. */
+  PG_POOL_MAX: intVar(10, 1, 500),
+});
+
+export type CommonConfig = z.infer<typeof commonEnvSchema>;

@@ -1,0 +1,24 @@
+import type { Db } from '../db.ts';
+import type { ApiKeyIdentity } from './admin-store.ts';
+import { hashApiKey } from './key-material.ts';
+
+/** Real keys are 46 characters; refusing huge inputs keeps hashing cheap for junk headers. */
+const MAX_KEY_LENGTH = 512;
+
+/**
+ * One probe of the unique key_hash index plus the tenant's primary key. Revoked, expired and
+ * disabled-tenant keys all answer null, so the gateway cannot tell a caller which one it was.
+ */
+export async function authenticateApiKey(db: Db, plaintext: string): Promise<ApiKeyIdentity | null> {
+  if (plaintext.length === 0 || plaintext.length > MAX_KEY_LENGTH) return null;
+  const row = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('tenants as t', 't.id', 'k.tenant_id')
+    .select(['k.id', 'k.tenant_id', 'k.principal', 'k.role'])
+    .where('k.key_hash', '=', hashApiKey(plaintext))
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', eb.fn<Date>('now'))]))
+    .where('t.disabled_at', 'is', null)
+    .executeTakeFirst();
+  return row ? { keyId: row.id, tenantId: row.tenant_id, principal: row.principal, role: row.role } : null;
+}

@@ -1,0 +1,15 @@
+export type {
+  AdminStore,
+  AgentInput,
+  AgentRecord,
+  ApiKeyIdentity,
+  ApiKeyRecord,
+  ApiKeyRole,
+  IssuedApiKey,
+  NewApiKey,
+  NewTenant,
+  TenantRecord,
+  TenantWithSecret,
+} from './admin-store.ts';
+export { ApiKeyConflictError, TenantExistsError } from './admin-errors.ts';
+export { PostgresAdminStore, type PostgresAdminStoreOptions } from './postgres-admin-store.ts';

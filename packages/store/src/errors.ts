@@ -1,0 +1,37 @@
+/**
+ * A guarded write matched no row: the task moved on (another version, state or lease owner) or does
+ * not exist. Never a silent overwrite (ARCHITECTURE.md §3 rule 2); the caller re-reads and decides.
+ */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+  readonly tenantId: string;
+  readonly taskId: string;
+  readonly expectedVersion: number;
+
+  constructor(tenantId: string, taskId: string, expectedVersion: number) {
+    super(`task ${taskId} changed since version ${expectedVersion} (or its guard no longer holds)`);
+    this.tenantId = tenantId;
+    this.taskId = taskId;
+    this.expectedVersion = expectedVersion;
+  }
+}
+
+export function isConflict(e: unknown): e is ConflictError {
+  return e instanceof ConflictError;
+}
+
+/**
+ * A `pageToken` this store did not issue (or garbled in transit). The engine maps it to
+ * InvalidParams (spec digest §7.4 rule 22: tokens are opaque, so a bad one is bad input).
+ */
+export class InvalidPageTokenError extends Error {
+  override readonly name = 'InvalidPageTokenError';
+
+  constructor(options?: { cause?: unknown }) {
+    super('invalid pageToken', options);
+  }
+}
+
+export function isInvalidPageToken(e: unknown): e is InvalidPageTokenError {
+  return e instanceof InvalidPageTokenError;
+}

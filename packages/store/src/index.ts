@@ -1,0 +1,25 @@
+export {
+  DEFAULT_MIGRATIONS_DIR,
+  loadMigrations,
+  migrationsCurrent,
+  runMigrations,
+  type Migration,
+  type MigrationResult,
+} from './migrations/run-migrations.ts';
+export { ensureDatabase } from './migrations/ensure-database.ts';
+
+export { createDb, createPool, type Db, type DbOptions } from './db.ts';
+export type * from './database.ts';
+export { createSecretBox, type SecretBox } from './secret-box.ts';
+export { ConflictError, InvalidPageTokenError, isConflict, isInvalidPageToken } from './errors.ts';
+
+export type * from './task-store.ts';
+export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.ts';
+export { composeTaskView, type TaskViewParts } from './tasks/compose-task-view.ts';
+export { composeArtifacts } from './tasks/compose-artifacts.ts';
+export { DEFAULT_EVENT_LIMIT } from './tasks/read-events.ts';
+
+export { PostgresPushConfigStore, type PostgresPushConfigStoreOptions } from './postgres-push-config-store.ts';
+export { REDACTED } from './push-configs/push-config-view.ts';
+export { DEFAULT_PUSH_CONFIG_PAGE_SIZE } from './push-configs/list-push-configs.ts';
+export { loadPushConfigSecrets, type PushConfigSecrets } from './push-configs/load-push-config-secrets.ts';

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+
+/** The repository's frozen, numbered SQL migrations. */
+export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL('../../../../migrations', import.meta.url));
+
+/** Any key works as long as every process agrees on it; this one spells "sy-migr". */
+const MIGRATION_LOCK_KEY = 0x73792d6d6967;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export interface MigrationResult {
+  applied: string[];
+  current: number;
+}
+
+export async function loadMigrations(dir = DEFAULT_MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((f) => /^\d{6}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const sql = await readFile(join(dir, file), 'utf8');
+      return {
+        version: Number(file.slice(0, 6)),
+        name: file.replace(/\.sql$/, ''),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
+    }),
+  );
+}
+
+/**
+ * Applies pending migrations. Safe when several processes start at once: a session-level advisory
+ * lock serialises them, and each migration commits in its own transaction with its ledger row.
+ * An applied migration whose file changed is refused: migrations are frozen once landed.
+ */
+export async function runMigrations(client: pg.ClientBase, dir = DEFAULT_MIGRATIONS_DIR): Promise<MigrationResult> {
+  const migrations = await loadMigrations(dir);
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
+      'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+    );
+    const done = new Map(rows.map((r) => [r.version, r]));
+    const applied: string[] = [];
+    for (const m of migrations) {
+      const prior = done.get(m.version);
+      if (prior) {
+        if (prior.checksum !== m.checksum) {
+          throw new Error(`migration ${m.name} was edited after it was applied; add a new migration instead`);
+        }
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+          m.version,
+          m.name,
+          m.checksum,
+        ]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${m.name} failed`, { cause: err });
+      }
+      applied.push(m.name);
+    }
+    return { applied, current: migrations.at(-1)?.version ?? 0 };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+  }
+}
+
+/** Readiness: true when every migration on disk has been applied. */
+export async function migrationsCurrent(client: pg.ClientBase | pg.Pool, dir = DEFAULT_MIGRATIONS_DIR): Promise<boolean> {
+  const migrations = await loadMigrations(dir);
+  const latest = migrations.at(-1)?.version ?? 0;
+  try {
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+    return (rows[0]?.v ?? 0) >= latest;
+  } catch {
+    // The ledger table does not exist yet: nothing is applied, so not current.
+    return false;
+  }
+}

@@ -1,0 +1,114 @@
+import type { StreamResponse } from '@switchyard/protocol';
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import type { SecretBox } from '../secret-box.ts';
+import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
+import { deliveryIdOf, type ClaimDeliveriesInput, type ClaimedDelivery, type PushTarget } from './outbox-store.ts';
+
+/**
+ * Claims due deliveries in ONE statement (graphile-worker's getJobs): the inner SELECT picks and
+ * row-locks candidates with FOR UPDATE SKIP LOCKED, so concurrent pushers never take the same row
+ * and never wait on each other; the UPDATE stamps the lock and counts the attempt; the outer
+ * SELECT joins the event payload, the push config and the tenant's signing secret for the whole
+ * batch in the same round trip.
+ *
+ * Per-task order (§7): a delivery is a candidate only when no earlier seq for the same
+ * (tenant, task, config) is still pending, in flight or not. Delivered and dead rows do not
+ * block, so one poisoned event cannot stall the rest. The NOT EXISTS probes the primary key.
+ */
+export async function claimDueDeliveries(db: Db, secrets: SecretBox, input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
+  const rows = await db
+    .with('claimed', (qc) =>
+      qc
+        .updateTable('push_deliveries')
+        .set((eb) => ({
+          locked_by: input.workerId,
+          locked_until: sql<Date>`now() + make_interval(secs => ${input.lockMs / 1000})`,
+          attempts: eb('attempts', '+', 1),
+        }))
+        .where((eb) =>
+          eb(
+            eb.refTuple('tenant_id', 'task_id', 'config_id', 'seq'),
+            'in',
+            eb
+              .selectFrom('push_deliveries as d')
+              .select(['d.tenant_id', 'd.task_id', 'd.config_id', 'd.seq'])
+              .where('d.status', '=', 'pending')
+              .where('d.next_attempt_at', '<=', sql<Date>`now()`)
+              .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', sql<Date>`now()`)]))
+              .where(({ not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom('push_deliveries as e')
+                      .select(sql`1`.as('one'))
+                      .whereRef('e.tenant_id', '=', 'd.tenant_id')
+                      .whereRef('e.task_id', '=', 'd.task_id')
+                      .whereRef('e.config_id', '=', 'd.config_id')
+                      .whereRef('e.seq', '<', 'd.seq')
+                      .where('e.status', '=', 'pending'),
+                  ),
+                ),
+              )
+              .orderBy('d.next_attempt_at')
+              .orderBy('d.seq')
+              .limit(input.limit)
+              .forUpdate()
+              .skipLocked()
+              .$asTuple('tenant_id', 'task_id', 'config_id', 'seq'),
+          ),
+        )
+        .returning(['tenant_id', 'task_id', 'config_id', 'seq', 'attempts']),
+    )
+    .selectFrom('claimed as c')
+    .innerJoin('push_configs as pc', (j) =>
+      j.onRef('pc.tenant_id', '=', 'c.tenant_id').onRef('pc.task_id', '=', 'c.task_id').onRef('pc.id', '=', 'c.config_id'),
+    )
+    .innerJoin('tenants as t', 't.id', 'c.tenant_id')
+    .leftJoin('task_events as ev', (j) =>
+      j.onRef('ev.tenant_id', '=', 'c.tenant_id').onRef('ev.task_id', '=', 'c.task_id').onRef('ev.seq', '=', 'c.seq'),
+    )
+    .select([
+      'c.tenant_id',
+      'c.task_id',
+      'c.config_id',
+      'c.seq',
+      'c.attempts',
+      'ev.payload',
+      'pc.url',
+      'pc.token_enc',
+      'pc.auth_scheme',
+      'pc.auth_credentials_enc',
+      't.webhook_secret_enc',
+    ])
+    .orderBy('c.tenant_id')
+    .orderBy('c.task_id')
+    .orderBy('c.seq')
+    .execute();
+
+  const claimed: ClaimedDelivery[] = [];
+  const orphans: typeof rows = [];
+  for (const row of rows) {
+    // No event to send: the log was pruned under a pending delivery (retention avoids this).
+    if (row.payload == null) {
+      orphans.push(row);
+      continue;
+    }
+    const key = { tenantId: row.tenant_id, taskId: row.task_id, configId: row.config_id, seq: row.seq };
+    const config: PushTarget = { url: row.url };
+    if (row.token_enc) config.token = secrets.open(row.token_enc);
+    if (row.auth_scheme) {
+      config.authentication = { scheme: row.auth_scheme };
+      if (row.auth_credentials_enc) config.authentication.credentials = secrets.open(row.auth_credentials_enc);
+    }
+    claimed.push({
+      ...key,
+      attempts: row.attempts,
+      deliveryId: deliveryIdOf(key),
+      payload: row.payload as StreamResponse,
+      config,
+      webhookSecret: secrets.open(row.webhook_secret_enc),
+    });
+  }
+  if (orphans.length > 0) await buryOrphanDeliveries(db, input.workerId, orphans);
+  return claimed;
+}

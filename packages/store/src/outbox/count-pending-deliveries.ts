@@ -1,0 +1,11 @@
+import type { Db } from '../db.ts';
+
+/** Outbox depth for the metrics endpoint, all tenants; served by the partial push_deliveries_due index. */
+export async function countPendingDeliveries(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('push_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return row.n;
+}

@@ -1,0 +1,15 @@
+export type {
+  ClaimDeliveriesInput,
+  ClaimedDelivery,
+  DeadLetterPage,
+  DeliveryKey,
+  DeliveryRecord,
+  DeliveryStatus,
+  ListDeadLettersInput,
+  MarkDeliveredInput,
+  MarkFailedInput,
+  OutboxStore,
+  PushTarget,
+} from './outbox-store.ts';
+export { deliveryIdOf } from './outbox-store.ts';
+export { PostgresOutboxStore, type PostgresOutboxStoreOptions } from './postgres-outbox-store.ts';

@@ -1,0 +1,112 @@
+import type { StreamResponse } from '@switchyard/protocol';
+
+/**
+ * The push outbox (ARCHITECTURE.md §7): one push_deliveries row per (push config, event), written
+ * in the event's transaction by the task store and drained by the pusher. A delivery is claimed
+ * with a lock (owner + expiry) and every later write is guarded by that owner, so a pusher whose
+ * lock lapsed cannot overwrite the outcome of the one that took over.
+ */
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+/** A delivery's primary key. */
+export interface DeliveryKey {
+  tenantId: string;
+  taskId: string;
+  configId: string;
+  /** The task event's seq (= the task version it announces). */
+  seq: number;
+}
+
+export interface ClaimDeliveriesInput {
+  /** Written to locked_by; later marks must present the same id. */
+  workerId: string;
+  /** Most deliveries to claim at once. */
+  limit: number;
+  /** How long the claim holds, in milliseconds; after it lapses another pusher may retry. */
+  lockMs: number;
+}
+
+/** Where and how to POST: the push config with its secrets decrypted. */
+export interface PushTarget {
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+}
+
+export interface ClaimedDelivery extends DeliveryKey {
+  /** Including this one. */
+  attempts: number;
+  /** `${taskId}.${configId}.${seq}`: the same on every retry, so it is the receiver's dedupe key (webhook-id). */
+  deliveryId: string;
+  /** The body: the event's StreamResponse. */
+  payload: StreamResponse;
+  config: PushTarget;
+  /** The tenant's Standard Webhooks signing secret. */
+  webhookSecret: string;
+}
+
+export interface MarkDeliveredInput extends DeliveryKey {
+  workerId: string;
+  /** The receiver's HTTP status. */
+  status: number;
+}
+
+export type MarkFailedInput = DeliveryKey & {
+  workerId: string;
+  /** Short and safe: shown in the console. Truncated to 1000 characters. */
+  error: string;
+  /** The receiver's HTTP status, when it answered. */
+  status?: number;
+} & ({ nextAttemptAt: Date; dead?: false } | { dead: true });
+
+export interface DeliveryRecord extends DeliveryKey {
+  deliveryId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  lockedBy: string | null;
+  lockedUntil: Date | null;
+  lastError: string | null;
+  lastStatus: number | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+export interface ListDeadLettersInput {
+  tenantId: string;
+  /** Page size. */
+  limit: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface DeadLetterPage {
+  /** Newest first. */
+  deliveries: DeliveryRecord[];
+  /** Null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface OutboxStore {
+  /** Due deliveries, at most one in flight per (task, config), oldest event first. */
+  claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]>;
+  /** False when the claim is no longer this worker's (nothing changed). */
+  markDelivered(input: MarkDeliveredInput): Promise<boolean>;
+  /** Schedules a retry, or dead-letters with `dead: true`. False when the claim is no longer this worker's. */
+  markFailed(input: MarkFailedInput): Promise<boolean>;
+  listDeadLetters(input: ListDeadLettersInput): Promise<DeadLetterPage>;
+  /** Sends a dead delivery again from attempt 0; false when it is not dead. */
+  replayDeadLetter(key: DeliveryKey): Promise<boolean>;
+  /** How many were replayed. */
+  replayAllDeadLetters(tenantId: string): Promise<number>;
+  /** Every delivery of a task, for the console timeline. */
+  listDeliveries(tenantId: string, taskId: string): Promise<DeliveryRecord[]>;
+  countPending(): Promise<number>;
+  /** Age of the oldest pending delivery in milliseconds; 0 when none is pending. */
+  oldestPendingAgeMs(): Promise<number>;
+}
+
+export function deliveryIdOf(key: Pick<DeliveryKey, 'taskId' | 'configId' | 'seq'>): string {
+  return `${key.taskId}.${key.configId}.${key.seq}`;
+}

@@ -1,0 +1,13 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+
+/** Every dead delivery of one tenant back to pending (see replayDeadLetter); uses the dead index. */
+export async function replayAllDeadLetters(db: Db, tenantId: string): Promise<number> {
+  const result = await db
+    .updateTable('push_deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()`, locked_by: null, locked_until: null })
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'dead')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

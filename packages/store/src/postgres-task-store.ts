@@ -1,0 +1,111 @@
+import type { Artifact, Message, Task, TaskState } from '@switchyard/protocol';
+import type { Db } from './db.ts';
+import type { SecretBox } from './secret-box.ts';
+import type {
+  Caller,
+  ChangeTaskInput,
+  ClaimInput,
+  ClaimResult,
+  CreateTaskInput,
+  CreateTaskResult,
+  DispatchableTask,
+  GetTaskOptions,
+  LapsedTask,
+  ListTasksInput,
+  ListTasksPage,
+  RecoverOutcome,
+  StoredEvent,
+  TaskRecord,
+  TaskStore,
+} from './task-store.ts';
+import { changeTask } from './tasks/change-task.ts';
+import { claimTask } from './tasks/claim-task.ts';
+import { countRunArtifactChunks } from './tasks/count-run-artifact-chunks.ts';
+import { createTask } from './tasks/create-task.ts';
+import { findDispatchable } from './tasks/find-dispatchable.ts';
+import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
+import { getTask, getTaskRecord, loadTaskView } from './tasks/get-task.ts';
+import { listTasks } from './tasks/list-tasks.ts';
+import { getArtifacts } from './tasks/load-artifacts.ts';
+import { getHistory } from './tasks/load-history.ts';
+import { getMemory, setMemory } from './tasks/memory.ts';
+import { readEvents } from './tasks/read-events.ts';
+import { recoverLapsedLease, type RecoverLapsedLeaseInput } from './tasks/recover-lapsed-lease.ts';
+import { releaseLease, type ReleaseLeaseInput } from './tasks/release-lease.ts';
+import { renewLease } from './tasks/renew-lease.ts';
+
+export interface PostgresTaskStoreOptions {
+  db: Db;
+  /**
+   * Seals the token and credentials of a push config given with createTask (the schema stores
+   * them encrypted). Optional so stores that never see such secrets need no key; createTask throws
+   * if a secret arrives without it.
+   */
+  secrets?: SecretBox;
+}
+
+/** TaskStore on Postgres: a thin façade, each method one operation module under ./tasks. */
+export class PostgresTaskStore implements TaskStore {
+  readonly #db: Db;
+  readonly #secrets: SecretBox | undefined;
+
+  constructor(options: PostgresTaskStoreOptions) {
+    this.#db = options.db;
+    this.#secrets = options.secrets;
+  }
+
+  createTask(input: CreateTaskInput): Promise<CreateTaskResult> {
+    return createTask(this.#db, this.#secrets, input);
+  }
+  changeTask(input: ChangeTaskInput): Promise<TaskRecord> {
+    return changeTask(this.#db, input);
+  }
+  getTaskRecord(tenantId: string, taskId: string): Promise<TaskRecord | null> {
+    return getTaskRecord(this.#db, tenantId, taskId);
+  }
+  getTask(caller: Caller, taskId: string, options?: GetTaskOptions): Promise<Task | null> {
+    return getTask(this.#db, caller, taskId, options);
+  }
+  loadTaskView(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<Task | null> {
+    return loadTaskView(this.#db, tenantId, taskId, options);
+  }
+  listTasks(input: ListTasksInput): Promise<ListTasksPage> {
+    return listTasks(this.#db, input);
+  }
+  getHistory(tenantId: string, taskId: string): Promise<Message[]> {
+    return getHistory(this.#db, tenantId, taskId);
+  }
+  getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]> {
+    return getArtifacts(this.#db, tenantId, taskId);
+  }
+  claimTask(input: ClaimInput): Promise<ClaimResult | null> {
+    return claimTask(this.#db, input);
+  }
+  renewLease(input: ClaimInput): Promise<{ ok: boolean; state: TaskState | null }> {
+    return renewLease(this.#db, input);
+  }
+  releaseLease(input: ReleaseLeaseInput): Promise<boolean> {
+    return releaseLease(this.#db, input);
+  }
+  findLapsedLeases(limit: number): Promise<LapsedTask[]> {
+    return findLapsedLeases(this.#db, limit);
+  }
+  findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]> {
+    return findDispatchable(this.#db, minAgeMs, limit);
+  }
+  recoverLapsedLease(input: RecoverLapsedLeaseInput): Promise<RecoverOutcome> {
+    return recoverLapsedLease(this.#db, input);
+  }
+  readEvents(tenantId: string, taskId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]> {
+    return readEvents(this.#db, tenantId, taskId, afterSeq, limit);
+  }
+  countRunArtifactChunks(tenantId: string, taskId: string): Promise<Map<string, number>> {
+    return countRunArtifactChunks(this.#db, tenantId, taskId);
+  }
+  getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown> {
+    return getMemory(this.#db, { tenantId, agentId, contextId, key });
+  }
+  setMemory(tenantId: string, agentId: string, contextId: string, key: string, value: unknown): Promise<void> {
+    return setMemory(this.#db, { tenantId, agentId, contextId, key }, value);
+  }
+}

@@ -1,0 +1,255 @@
+import type {
+  Artifact,
+  Message,
+  Part,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  TaskState,
+} from '@switchyard/protocol';
+
+/**
+ * The contract between the engine and Postgres. Every method that changes a task is ONE guarded
+ * statement (compare-and-set on `version`, plus the lease owner where a worker writes) in a
+ * transaction that also appends the task's event (seq = the new version) and the push outbox rows
+ * for it. A guard that matches no row throws `ConflictError`; nothing is ever silently overwritten.
+ * Every query filters by tenant.
+ */
+
+export type Visibility = 'pending' | 'task' | 'message';
+
+/** A task row as the engine sees it (not the wire Task: that is `TaskView`). */
+export interface TaskRecord {
+  tenantId: string;
+  id: string;
+  contextId: string;
+  agentId: string;
+  owner: string;
+  visibility: Visibility;
+  state: TaskState;
+  /** Bumped by every change that appends an event: version N is event seq N. */
+  version: number;
+  statusMessage: Message | null;
+  statusTimestamp: Date;
+  metadata: Record<string, unknown> | null;
+  /** The Message reply when visibility is 'message'. */
+  reply: Message | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  attempts: number;
+  runAfter: Date;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Who is asking: reads are limited to `owner` unless `admin` (tenant admins see all). */
+export interface Caller {
+  tenantId: string;
+  principal: string;
+  admin: boolean;
+}
+
+export interface NewPushConfig {
+  /** Assigned by the server (uuid) when absent. */
+  id?: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+}
+
+export interface CreateTaskInput {
+  tenantId: string;
+  /** Server-generated uuid. */
+  id: string;
+  contextId: string;
+  agentId: string;
+  owner: string;
+  visibility: Visibility;
+  /** The first history entry; its messageId is the idempotency key. */
+  message: Message;
+  metadata?: Record<string, unknown>;
+  pushConfig?: NewPushConfig;
+  /** The event appended as seq 1 (normally a `task` snapshot). */
+  event: StreamResponse;
+}
+
+export type CreateTaskResult =
+  | { created: true; task: TaskRecord }
+  /** The messageId was seen before (a retry): the earlier task, whoever owns it. */
+  | { created: false; taskId: string; principal: string };
+
+export interface ArtifactChunkInput {
+  artifactId: string;
+  append: boolean;
+  lastChunk: boolean;
+  name?: string;
+  description?: string;
+  parts: Part[];
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+}
+
+/** Fields a change may set; absent fields keep their value. */
+export interface TaskPatch {
+  state?: TaskState;
+  visibility?: Visibility;
+  /** null clears the status message. */
+  statusMessage?: Message | null;
+  reply?: Message | null;
+  metadata?: Record<string, unknown> | null;
+  lastError?: string | null;
+  /** Clears lease_owner/lease_expires_at (used when a worker finishes or is interrupted). */
+  clearLease?: boolean;
+  /** Sets run_after (dispatch not before). */
+  runAfter?: Date;
+}
+
+export interface ChangeTaskInput {
+  tenantId: string;
+  taskId: string;
+  /** The version the writer read; the change applies only if it is still current. */
+  expectedVersion: number;
+  /** Extra guard: the current state must be one of these. */
+  fromStates?: readonly TaskState[];
+  /** Fence: only the current lease holder may write (workers always pass it). */
+  leaseOwner?: string;
+  patch: TaskPatch;
+  /** Appended with seq = expectedVersion + 1. */
+  event: StreamResponse;
+  /** Appended to the task's history in the same transaction (a continuation message). */
+  appendMessage?: Message;
+  /** Stored as an artifact chunk in the same transaction. */
+  artifactChunk?: ArtifactChunkInput;
+}
+
+export interface ClaimInput {
+  tenantId: string;
+  taskId: string;
+  workerId: string;
+  leaseMs: number;
+}
+
+/**
+ * Result of a claim: the task now leased to the worker. `event` is set when the claim moved the
+ * task SUBMITTED → WORKING (and so appended a statusUpdate event).
+ */
+export interface ClaimResult {
+  task: TaskRecord;
+  movedToWorking: boolean;
+}
+
+export interface LapsedTask {
+  tenantId: string;
+  taskId: string;
+  leaseOwner: string;
+  attempts: number;
+}
+
+export interface DispatchableTask {
+  tenantId: string;
+  taskId: string;
+  agentId: string;
+  version: number;
+  attempts: number;
+  runAfter: Date;
+}
+
+export type RecoverOutcome =
+  | { outcome: 'requeued'; runAfter: Date; task: TaskRecord }
+  | { outcome: 'failed'; task: TaskRecord }
+  | { outcome: 'skipped' };
+
+export interface GetTaskOptions {
+  historyLength?: number;
+  /** Default true for GetTask (artifacts are part of the Task). */
+  includeArtifacts?: boolean;
+}
+
+export interface ListTasksInput {
+  caller: Caller;
+  /** Only this agent's tasks (each agent's A2A interface lists its own). */
+  agentId?: string;
+  contextId?: string;
+  state?: TaskState;
+  statusTimestampAfter?: Date;
+  /** 1..100, validated by the protocol layer. */
+  pageSize: number;
+  pageToken?: string;
+  historyLength?: number;
+  includeArtifacts: boolean;
+}
+
+export interface ListTasksPage {
+  tasks: Task[];
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+export interface StoredEvent {
+  seq: number;
+  payload: StreamResponse;
+  createdAt: Date;
+}
+
+export interface TaskStore {
+  createTask(input: CreateTaskInput): Promise<CreateTaskResult>;
+  /** CAS change + event (+ history message, + artifact chunk, + push outbox rows). */
+  changeTask(input: ChangeTaskInput): Promise<TaskRecord>;
+  /** The raw row, whatever its visibility, scoped to the tenant only. */
+  getTaskRecord(tenantId: string, taskId: string): Promise<TaskRecord | null>;
+  /** The wire Task if visible to the caller (visibility 'task' and owner or admin), else null. */
+  getTask(caller: Caller, taskId: string, options?: GetTaskOptions): Promise<Task | null>;
+  /** The wire Task for a record, ignoring visibility (used after a write the caller made). */
+  loadTaskView(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<Task | null>;
+  listTasks(input: ListTasksInput): Promise<ListTasksPage>;
+  getHistory(tenantId: string, taskId: string): Promise<Message[]>;
+  getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]>;
+
+  claimTask(input: ClaimInput): Promise<ClaimResult | null>;
+  /** Extends the lease; false when the lease is no longer ours or the task is not live. */
+  renewLease(input: ClaimInput): Promise<{ ok: boolean; state: TaskState | null }>;
+  /** Gives the lease back without counting an attempt (graceful shutdown hand-back). */
+  releaseLease(input: { tenantId: string; taskId: string; workerId: string; refundAttempt: boolean }): Promise<boolean>;
+  findLapsedLeases(limit: number): Promise<LapsedTask[]>;
+  /** SUBMITTED tasks (or WORKING without a lease) due to run and older than `minAgeMs`: the reaper re-enqueues them. */
+  findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]>;
+  /**
+   * For a lapsed lease held by `leaseOwner`: clear it and set run_after = now + backoff(attempts),
+   * or, when attempts >= maxAttempts, fail the task with `failMessage` (a statusUpdate event).
+   * Guarded so two reapers cannot both act.
+   */
+  recoverLapsedLease(input: {
+    tenantId: string;
+    taskId: string;
+    leaseOwner: string;
+    maxAttempts: number;
+    backoffMs: (attempts: number) => number;
+    failEvent: (task: TaskRecord) => { statusMessage: Message; event: StreamResponse };
+  }): Promise<RecoverOutcome>;
+
+  readEvents(tenantId: string, taskId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]>;
+  /**
+   * Artifact chunks stored by the current run generation (since the task last went to WORKING
+   * from SUBMITTED or an interrupted state), per artifactId: a retried run skips that many.
+   */
+  countRunArtifactChunks(tenantId: string, taskId: string): Promise<Map<string, number>>;
+
+  getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown>;
+  setMemory(tenantId: string, agentId: string, contextId: string, key: string, value: unknown): Promise<void>;
+}
+
+/** Push configs are owned by a task; the caller's access to the task is checked by the engine. */
+export interface PushConfigStore {
+  createPushConfig(tenantId: string, taskId: string, config: NewPushConfig): Promise<TaskPushNotificationConfig>;
+  /** Secrets (token, credentials) redacted. */
+  getPushConfig(tenantId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig | null>;
+  listPushConfigs(
+    tenantId: string,
+    taskId: string,
+    page: { pageSize: number; pageToken?: string },
+  ): Promise<{ configs: TaskPushNotificationConfig[]; nextPageToken: string }>;
+  /** Idempotent: true when a row was deleted. Pending deliveries for it go too. */
+  deletePushConfig(tenantId: string, taskId: string, id: string): Promise<boolean>;
+}

@@ -1,0 +1,51 @@
+import type { Task } from '@switchyard/protocol';
+import type { Db } from '../db.ts';
+import type { Caller, GetTaskOptions, TaskRecord } from '../task-store.ts';
+import { loadTaskViews } from './load-task-views.ts';
+import { isTaskId, toTaskRecord } from './task-row.ts';
+
+/** The raw row, whatever its visibility; scoped to the tenant only (the engine's own reads). */
+export async function getTaskRecord(db: Db, tenantId: string, taskId: string): Promise<TaskRecord | null> {
+  if (!isTaskId(taskId)) return null;
+  const row = await db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', taskId)
+    .executeTakeFirst();
+  return row ? toTaskRecord(row) : null;
+}
+
+/**
+ * GetTask: the task only if the caller may see it (digest §7.4 rule 19). A Message reply or a
+ * still-pending request is not a Task, and another principal's task does not exist for the caller
+ * (ARCHITECTURE.md §3 rule 6), so all of them read as null.
+ */
+export async function getTask(db: Db, caller: Caller, taskId: string, options: GetTaskOptions = {}): Promise<Task | null> {
+  if (!isTaskId(taskId)) return null;
+  const row = await db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('tenant_id', '=', caller.tenantId)
+    .where('id', '=', taskId)
+    .where('visibility', '=', 'task')
+    .$if(!caller.admin, (q) => q.where('owner', '=', caller.principal))
+    .executeTakeFirst();
+  return row ? viewOf(db, toTaskRecord(row), options) : null;
+}
+
+/** The wire Task for a row regardless of visibility: the answer to a write the caller just made. */
+export async function loadTaskView(db: Db, tenantId: string, taskId: string, options: GetTaskOptions = {}): Promise<Task | null> {
+  const task = await getTaskRecord(db, tenantId, taskId);
+  return task ? viewOf(db, task, options) : null;
+}
+
+async function viewOf(db: Db, task: TaskRecord, options: GetTaskOptions): Promise<Task> {
+  const [view] = await loadTaskViews(db, task.tenantId, [task], {
+    historyLength: options.historyLength,
+    includeArtifacts: options.includeArtifacts ?? true,
+    keepEmptyArtifacts: false,
+  });
+  if (!view) throw new Error('unreachable: one task in, one view out');
+  return view;
+}

@@ -1,0 +1,68 @@
+import { TaskState } from '@switchyard/protocol';
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import type { ListTasksInput, ListTasksPage } from '../task-store.ts';
+import { loadTaskViews } from './load-task-views.ts';
+import { decodePageToken, encodePageToken } from './page-token.ts';
+import { toTaskRecord } from './task-row.ts';
+
+/**
+ * The cursor keeps Postgres's microseconds: a JS Date holds milliseconds, and rounding would skip
+ * or repeat tasks whose timestamps differ below a millisecond. Rendered in UTC so the session
+ * time zone cannot change its meaning.
+ */
+const cursorTs = sql<string>`to_char(status_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const CURSOR = {
+  t: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/,
+  i: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+};
+
+/**
+ * ListTasks (digest §7.4 rules 20–25): only the caller's visible tasks (all of the tenant's for an
+ * admin), newest status first with id as the tie-breaker, keyset-paged so a page costs the same
+ * wherever it is. `totalSize` counts every match, ignoring the cursor.
+ */
+export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTasksPage> {
+  const { caller, pageSize } = input;
+  const cursor = input.pageToken ? decodePageToken(input.pageToken, CURSOR) : undefined;
+  const state = input.state === TaskState.UNSPECIFIED ? undefined : input.state;
+  const scoped = db
+    .selectFrom('tasks')
+    .where('tenant_id', '=', caller.tenantId)
+    .where('visibility', '=', 'task')
+    .$if(!caller.admin, (q) => q.where('owner', '=', caller.principal))
+    .$if(input.agentId !== undefined, (q) => q.where('agent_id', '=', input.agentId ?? ''))
+    .$if(input.contextId !== undefined, (q) => q.where('context_id', '=', input.contextId ?? ''))
+    .$if(state !== undefined, (q) => q.where('state', '=', state ?? ''))
+    .$if(input.statusTimestampAfter !== undefined, (q) =>
+      q.where('status_timestamp', '>=', input.statusTimestampAfter ?? new Date(0)),
+    );
+
+  const [rows, count] = await Promise.all([
+    scoped
+      .selectAll()
+      .select(cursorTs.as('cursor_ts'))
+      .$if(cursor !== undefined, (q) =>
+        q.where((eb) =>
+          eb(eb.refTuple('status_timestamp', 'id'), '<', eb.tuple(sql<Date>`${cursor?.t}::timestamptz`, sql<string>`${cursor?.i}::uuid`)),
+        ),
+      )
+      .orderBy('status_timestamp', 'desc')
+      .orderBy('id', 'desc')
+      .limit(pageSize + 1)
+      .execute(),
+    scoped.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+
+  // One row past the page tells whether another page exists without a second query.
+  const page = rows.slice(0, pageSize);
+  const last = page.at(-1);
+  const nextPageToken = rows.length > pageSize && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
+  const tasks = await loadTaskViews(
+    db,
+    caller.tenantId,
+    page.map(({ cursor_ts: _, ...row }) => toTaskRecord(row)),
+    { historyLength: input.historyLength, includeArtifacts: input.includeArtifacts, keepEmptyArtifacts: true },
+  );
+  return { tasks, nextPageToken, pageSize, totalSize: count.n };
+}

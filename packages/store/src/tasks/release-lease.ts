@@ -1,0 +1,31 @@
+import type { Db } from '../db.ts';
+import { now } from './sql-time.ts';
+import { isTaskId } from './task-row.ts';
+
+export interface ReleaseLeaseInput {
+  tenantId: string;
+  taskId: string;
+  workerId: string;
+  /** Graceful hand-back: the attempt does not count and the task is due again at once. */
+  refundAttempt: boolean;
+}
+
+/** Clears the lease if `workerId` still holds it; false when it does not (nothing to give back). */
+export async function releaseLease(db: Db, input: ReleaseLeaseInput): Promise<boolean> {
+  if (!isTaskId(input.taskId)) return false;
+  const result = await db
+    .updateTable('tasks')
+    .set((eb) => ({
+      lease_owner: null,
+      lease_expires_at: null,
+      updated_at: now(),
+      ...(input.refundAttempt
+        ? { attempts: eb.fn('greatest', [eb('attempts', '-', 1), eb.lit(0)]), run_after: now() }
+        : {}),
+    }))
+    .where('tenant_id', '=', input.tenantId)
+    .where('id', '=', input.taskId)
+    .where('lease_owner', '=', input.workerId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

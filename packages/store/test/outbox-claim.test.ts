@@ -1,0 +1,105 @@
+import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresAdminStore } from '../src/admin/index.ts';
+import { createDb, type Db } from '../src/db.ts';
+import { PostgresOutboxStore } from '../src/outbox/index.ts';
+import { createSecretBox } from '../src/secret-box.ts';
+import { eventPayload, expireLocks, seedDeliveries, seedPushedTask } from './outbox-fixtures.ts';
+
+const secrets = createSecretBox('outbox-claim-test-key');
+let testDb: TestDatabase;
+let db: Db;
+let outbox: PostgresOutboxStore;
+let webhookSecret: string;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDb(testDb.pool);
+  outbox = new PostgresOutboxStore({ db, secrets });
+  ({ webhookSecret } = await new PostgresAdminStore({ db, secrets }).createTenant({ id: 'acme', name: 'Acme' }));
+});
+afterEach(async () => {
+  await db.deleteFrom('push_deliveries').execute();
+});
+afterAll(async () => {
+  await testDb.drop();
+});
+
+const claim = (workerId = 'w1', limit = 10, lockMs = 30_000) => outbox.claimDueDeliveries({ workerId, limit, lockMs });
+
+describe('claimDueDeliveries', () => {
+  it('returns the event payload, the decrypted push config and the tenant signing secret', async () => {
+    const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', [1], {
+      url: 'https://hooks.example.com/x',
+      token: 'tok-123',
+      authentication: { scheme: 'Bearer', credentials: 'cred-456' },
+    });
+    const [d, ...rest] = await claim();
+    expect(rest).toEqual([]);
+    expect(d).toEqual({
+      tenantId: 'acme',
+      taskId,
+      configId,
+      seq: 1,
+      attempts: 1,
+      deliveryId: `${taskId}.${configId}.1`,
+      payload: eventPayload(taskId, 1),
+      config: { url: 'https://hooks.example.com/x', token: 'tok-123', authentication: { scheme: 'Bearer', credentials: 'cred-456' } },
+      webhookSecret,
+    });
+  });
+
+  it('omits token and authentication when the config has none', async () => {
+    await seedPushedTask(db, secrets, 'acme', [1]);
+    const [d] = await claim();
+    expect(d?.config).toEqual({ url: 'https://hooks.example.com/a2a' });
+  });
+
+  it('stamps the lock and counts the attempt', async () => {
+    const { taskId } = await seedPushedTask(db, secrets, 'acme', [1]);
+    await claim('w-lock');
+    const [row] = await outbox.listDeliveries('acme', taskId);
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, lockedBy: 'w-lock' });
+    expect(row?.lockedUntil?.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('a locked delivery is not claimed again until its lock lapses; the deliveryId stays the same on retry', async () => {
+    const { taskId } = await seedPushedTask(db, secrets, 'acme', [1]);
+    const [first] = await claim('w1');
+    expect(await claim('w2')).toEqual([]);
+    await expireLocks(db, 'acme', taskId);
+    const [second] = await claim('w2');
+    expect(second).toMatchObject({ attempts: 2, deliveryId: first?.deliveryId });
+  });
+
+  it('a delivery whose next_attempt_at is in the future is not due', async () => {
+    const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', []);
+    await seedDeliveries(db, { tenantId: 'acme', taskId, configId, seqs: [1], nextAttemptAt: new Date(Date.now() + 60_000) });
+    expect(await claim()).toEqual([]);
+  });
+
+  it('delivered and dead deliveries are never claimed', async () => {
+    const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', []);
+    await seedDeliveries(db, { tenantId: 'acme', taskId, configId, seqs: [1], status: 'delivered' });
+    await seedDeliveries(db, { tenantId: 'acme', taskId, configId, seqs: [2], status: 'dead' });
+    expect(await claim()).toEqual([]);
+  });
+
+  it('claims at most `limit` deliveries, oldest due first', async () => {
+    const tasks = [];
+    for (let i = 0; i < 5; i++) tasks.push(await seedPushedTask(db, secrets, 'acme', [1]));
+    const claimed = await claim('w1', 3);
+    expect(claimed).toHaveLength(3);
+    expect((await claim('w2', 10)).length).toBe(2);
+  });
+
+  it('a delivery whose event left the log is dead-lettered instead of claimed forever', async () => {
+    const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', [1]);
+    await seedDeliveries(db, { tenantId: 'acme', taskId, configId, seqs: [7] });
+    expect((await claim()).map((d) => d.seq)).toEqual([1]);
+    await outbox.markDelivered({ tenantId: 'acme', taskId, configId, seq: 1, workerId: 'w1', status: 204 });
+    expect(await claim()).toEqual([]);
+    const rows = await outbox.listDeliveries('acme', taskId);
+    expect(rows.find((r) => r.seq === 7)).toMatchObject({ status: 'dead', lockedBy: null, lastError: expect.stringContaining('no longer') });
+  });
+});

@@ -1,0 +1,1 @@
+export { createLogger, silentLogger, REDACTED_PATHS, type Logger, type LoggerConfig } from './logger.ts';

@@ -1,0 +1,44 @@
+import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+
+/**
+ * The logger every package takes as a dependency: structured JSON (pino), child loggers carry
+ * tenant/task/agent/trace ids. Secrets are redacted by path so a careless `log.info({config})`
+ * cannot leak them.
+ */
+export type Logger = PinoLogger;
+
+export interface LoggerConfig {
+  /** Process name put on every line (`gateway`, `worker`, …). */
+  name: string;
+  /** pino level; default `info`. `silent` in tests. */
+  level?: string;
+}
+
+export const REDACTED_PATHS = [
+  '*.apiKey',
+  '*.authorization',
+  '*.credentials',
+  '*.token',
+  '*.secret',
+  '*.password',
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+];
+
+export function createLogger({ name, level = 'info' }: LoggerConfig): Logger {
+  const options: LoggerOptions = {
+    name,
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return pino(options);
+}
+
+/** A logger that writes nothing (tests, and libraries used without one). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadMigrations, runMigrations } from '@switchyard/store';
+
+/** A database of its own for one test file, cloned from a migrated template. */
+export interface TestDatabase {
+  url: string;
+  pool: pg.Pool;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+function serverUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set: run tests through vitest (its global setup resolves services)');
+  return withDatabase(url, 'postgres');
+}
+
+/**
+ * The template is named by the migrations' checksum, so a schema change builds a new one and an
+ * unchanged schema reuses it across runs (graphile-worker's "clone a migrated template" pattern).
+ */
+export async function ensureTemplateDatabase(): Promise<string> {
+  const migrations = await loadMigrations();
+  const hash = migrations.map((m) => m.checksum.slice(0, 6)).join('');
+  const name = `sy_template_${hash}`.slice(0, 63);
+  const admin = new pg.Client({ connectionString: serverUrl() });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_advisory_lock(73796574)');
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      const building = `${name}_build`.slice(0, 63);
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(building)}`);
+      await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(building)}`);
+      const client = new pg.Client({ connectionString: withDatabase(serverUrl(), building) });
+      await client.connect();
+      try {
+        await runMigrations(client);
+      } finally {
+        await client.end();
+      }
+      await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(name)}`);
+    }
+    return name;
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock(73796574)');
+    await admin.end();
+  }
+}
+
+/** Creates a fresh migrated database for the calling test file. Call `drop()` in afterAll. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = await ensureTemplateDatabase();
+  const name = `sy_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(template)}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(serverUrl(), name);
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  return {
+    url,
+    pool,
+    async drop() {
+      await pool.end();
+      const c = new pg.Client({ connectionString: serverUrl() });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+/** A Redis key prefix of its own for one test, so tests share one server without touching each other. */
+export interface TestRedis {
+  url: string;
+  prefix: string;
+  /** A fresh connection; closed by `cleanup()`. */
+  connect(): Redis;
+  /** Deletes every key under the prefix and closes the connections handed out. */
+  cleanup(): Promise<void>;
+}
+
+export function createTestRedis(): TestRedis {
+  const url = process.env.REDIS_URL;
+  if (!url) throw new Error('REDIS_URL is not set: run tests through vitest (its global setup resolves services)');
+  const prefix = `sy-test-${randomBytes(5).toString('hex')}`;
+  const clients: Redis[] = [];
+  return {
+    url,
+    prefix,
+    connect() {
+      const c = new Redis(url, { maxRetriesPerRequest: null });
+      clients.push(c);
+      return c;
+    },
+    async cleanup() {
+      const c = new Redis(url);
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await c.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
+          cursor = next;
+          if (keys.length) await c.unlink(...keys);
+        } while (cursor !== '0');
+      } finally {
+        c.disconnect();
+        for (const client of clients) client.disconnect();
+      }
+    },
+  };
+}

