@@ -21,7 +21,13 @@ export { invoiceReconcilerAgent } from './agents/invoice/invoice-agent.ts';
 export { MATCHES_ARTIFACT_ID, MATCHES_ARTIFACT_NAME } from './agents/invoice/matches-artifact.ts';
 export { ROUNDING_MEMORY_KEY, ROUNDING_QUESTION } from './agents/invoice/rounding.ts';
 export { SAMPLE_INVOICES } from './agents/invoice/sample-invoices.ts';
-export type { Invoice, Match, Payment, ReconcileInput, Reconciliation } from './agents/invoice/invoice-types.ts';
+export type {
+  Invoice,
+  Match,
+  Payment,
+  ReconcileInput,
+  Reconciliation,
+} from './agents/invoice/invoice-types.ts';
 
 export { bookingAgent, createBookingAgent } from './agents/booking/booking-agent.ts';
 export type { BookingAgentOptions } from './agents/booking/booking-agent.ts';

@@ -9,7 +9,12 @@ import { slowAgent } from './agents/slow/slow-agent.ts';
  * instance (rule-based routing); a composition root that has an LLM client registers
  * `createBookingAgent({ complete })` instead.
  */
-export const bundledAgents: readonly Agent[] = Object.freeze([echoAgent, invoiceReconcilerAgent, bookingAgent, slowAgent]);
+export const bundledAgents: readonly Agent[] = Object.freeze([
+  echoAgent,
+  invoiceReconcilerAgent,
+  bookingAgent,
+  slowAgent,
+]);
 
 export function findBundledAgent(executor: string): Agent | undefined {
   return bundledAgents.find((agent) => agent.executor === executor);

@@ -6,7 +6,14 @@ import { AgentHarness, RunEndedError, runAgentForTest, type Agent, type AgentCon
 function agentDoing(execute: (ctx: AgentContext) => Promise<void>, quickReplyWindowMs?: number): Agent {
   const agent: Agent = {
     executor: 'test',
-    card: { name: 't', description: 't', version: '1.0.0', skills: [], defaultInputModes: [], defaultOutputModes: [] },
+    card: {
+      name: 't',
+      description: 't',
+      version: '1.0.0',
+      skills: [],
+      defaultInputModes: [],
+      defaultOutputModes: [],
+    },
     execute,
   };
   if (quickReplyWindowMs !== undefined) agent.quickReplyWindowMs = quickReplyWindowMs;
@@ -15,7 +22,10 @@ function agentDoing(execute: (ctx: AgentContext) => Promise<void>, quickReplyWin
 
 describe('AgentHarness', () => {
   it('answers with a Message when the agent replies before any task action', async () => {
-    const result = await runAgentForTest(agentDoing((ctx) => ctx.reply('hi')), 'hello');
+    const result = await runAgentForTest(
+      agentDoing((ctx) => ctx.reply('hi')),
+      'hello',
+    );
     expect(result.outcome).toBe('message');
     expect(result.reply?.parts).toEqual([{ text: 'hi' }]);
     expect(result.reply?.role).toBe('ROLE_AGENT');
@@ -35,13 +45,20 @@ describe('AgentHarness', () => {
   });
 
   it('answers with a Task when the request was sent with returnImmediately', async () => {
-    const result = await runAgentForTest(agentDoing((ctx) => ctx.reply('hi')), 'hello', { returnImmediately: true });
+    const result = await runAgentForTest(
+      agentDoing((ctx) => ctx.reply('hi')),
+      'hello',
+      { returnImmediately: true },
+    );
     expect(result.outcome).toBe('task');
     expect(result.task.state).toBe(TaskState.COMPLETED);
   });
 
   it('completes a task whose execute returned without ending it', async () => {
-    const result = await runAgentForTest(agentDoing(async () => undefined), 'x');
+    const result = await runAgentForTest(
+      agentDoing(async () => undefined),
+      'x',
+    );
     expect(result.task.state).toBe(TaskState.COMPLETED);
     expect(result.calls.at(-1)).toMatchObject({ kind: 'platform', event: 'auto-completed' });
   });
@@ -60,7 +77,11 @@ describe('AgentHarness', () => {
     expect(thrown).toBeInstanceOf(RunEndedError);
     expect(thrown).toMatchObject({ reason: 'finished' });
     expect(result.task.state).toBe(TaskState.COMPLETED);
-    expect(result.calls.at(-1)).toMatchObject({ kind: 'fail', status: 'refused', refusedBecause: 'finished' });
+    expect(result.calls.at(-1)).toMatchObject({
+      kind: 'fail',
+      status: 'refused',
+      refusedBecause: 'finished',
+    });
   });
 
   it('composes artifacts from chunks with append and lastChunk', async () => {
@@ -78,7 +99,9 @@ describe('AgentHarness', () => {
   });
 
   it('rejects an append to an artifact that was never started', async () => {
-    const agent = agentDoing((ctx) => ctx.emitArtifact({ artifactId: 'a', parts: [{ text: 'x' }], append: true }));
+    const agent = agentDoing((ctx) =>
+      ctx.emitArtifact({ artifactId: 'a', parts: [{ text: 'x' }], append: true }),
+    );
     await expect(runAgentForTest(agent, 'x')).rejects.toThrow(/append before any chunk/);
   });
 
@@ -100,7 +123,10 @@ describe('AgentHarness', () => {
     expect(first.task.state).toBe(TaskState.INPUT_REQUIRED);
     const second = await harness.continueTask(first.taskId, 'Ada');
     expect(second.task.state).toBe(TaskState.COMPLETED);
-    expect(second.task.history.map((message) => message.parts)).toEqual([[{ text: 'start' }], [{ text: 'Ada' }]]);
+    expect(second.task.history.map((message) => message.parts)).toEqual([
+      [{ text: 'start' }],
+      [{ text: 'Ada' }],
+    ]);
     expect(second.task.history[1]).toMatchObject({ taskId: first.taskId, contextId: first.contextId });
     await expect(harness.continueTask(first.taskId, 'again')).rejects.toThrow(/not interrupted/);
   });
@@ -122,11 +148,14 @@ describe('AgentHarness', () => {
     const agent = agentDoing(async (ctx) => {
       await ctx.setStatus('started');
       // The cancel lands during setStatus, so the signal may already be aborted here.
-      if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      if (!ctx.signal.aborted)
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
       await ctx.setStatus('too late');
     });
     const harness = new AgentHarness(agent);
-    const run = harness.start('x', { onCall: (call, current) => call.kind === 'setStatus' && current.cancel() });
+    const run = harness.start('x', {
+      onCall: (call, current) => call.kind === 'setStatus' && current.cancel(),
+    });
     const result = await run.result;
     expect(result.task.state).toBe(TaskState.CANCELED);
     expect(result.calls.map((call) => [call.kind, call.status])).toEqual([
@@ -145,11 +174,16 @@ describe('AgentHarness', () => {
       await ctx.complete();
     });
     const harness = new AgentHarness(agent);
-    const crashed = await harness.start('x', { onCall: (call, run) => call.kind === 'emitArtifact' && run.loseLease() }).result;
+    const crashed = await harness.start('x', {
+      onCall: (call, run) => call.kind === 'emitArtifact' && run.loseLease(),
+    }).result;
     expect(crashed.task.state).toBe(TaskState.WORKING);
     const rerun = await harness.rerun(crashed.taskId);
     expect(attempts).toEqual([1, 2]);
-    expect(rerun.calls.filter((call) => call.kind === 'emitArtifact').map((call) => call.status)).toEqual(['skipped', 'applied']);
+    expect(rerun.calls.filter((call) => call.kind === 'emitArtifact').map((call) => call.status)).toEqual([
+      'skipped',
+      'applied',
+    ]);
     expect(rerun.task.artifacts).toEqual([{ artifactId: 'a', parts: [{ text: '1' }, { text: '2' }] }]);
     expect(rerun.task.state).toBe(TaskState.COMPLETED);
   });
@@ -162,6 +196,27 @@ describe('AgentHarness', () => {
     const result = await runAgentForTest(agent, 'x');
     expect(result.outcome).toBe('task');
     expect(result.calls.map((call) => call.kind)).toEqual(['platform', 'reply']);
+  });
+
+  it('waits for a call of a run in flight', async () => {
+    const agent = agentDoing(async (ctx) => {
+      await ctx.setStatus('one');
+      await ctx.setStatus('two');
+    });
+    const run = new AgentHarness(agent).start('x');
+    const second = await run.waitForCall(
+      (call) => call.kind === 'setStatus' && call.message.parts[0]?.text === 'two',
+    );
+    expect(second).toMatchObject({ kind: 'setStatus', status: 'applied' });
+    expect((await run.result).task.state).toBe(TaskState.COMPLETED);
+  });
+
+  it('appends the agent status messages to history only when asked to', async () => {
+    const agent = agentDoing((ctx) => ctx.requestInput('more?'));
+    const plain = await runAgentForTest(agent, 'x');
+    const withAgent = await runAgentForTest(agent, 'x', { agentMessagesInHistory: true });
+    expect(plain.task.history.map((message) => message.role)).toEqual(['ROLE_USER']);
+    expect(withAgent.task.history.map((message) => message.role)).toEqual(['ROLE_USER', 'ROLE_AGENT']);
   });
 
   it('gives the agent a copy of the task, not the stored one', async () => {

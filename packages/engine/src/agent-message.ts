@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageInput } from '@switchyard/agents';
-import type { Message } from '@switchyard/protocol';
+import type { JsonObject, Message } from '@switchyard/protocol';
 
 /** Turns an agent's text or parts into a full agent Message bound to the task's context. */
 export function agentMessage(
@@ -14,6 +14,6 @@ export function agentMessage(
     contextId: ids.contextId,
     ...(ids.taskId ? { taskId: ids.taskId } : {}),
     parts: body.parts,
-    ...('metadata' in body && body.metadata ? { metadata: body.metadata } : {}),
+    ...('metadata' in body && body.metadata ? { metadata: body.metadata as JsonObject } : {}),
   };
 }

@@ -42,7 +42,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
   const { pool, redis, subscriber, keys, secrets, log } = options;
   const config = engineConfig(options.engine);
   const db = createDb(pool);
-  const store = new PostgresTaskStore({ db });
+  const store = new PostgresTaskStore({ db, secrets });
   const admin = new PostgresAdminStore({ db, secrets });
   const queue = new TaskQueue({ connection: redis, keys });
   const hub = new SubscriptionHub({ subscriber, keys });

@@ -5,9 +5,11 @@ import { z } from 'zod';
  * fill defaults, freeze, and fail at start with a message naming every bad variable.
  */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(problems: string[]) {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
     this.name = 'ConfigError';
+    this.problems = problems;
   }
 }
 

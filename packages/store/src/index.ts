@@ -19,7 +19,13 @@ export { composeTaskView, type TaskViewParts } from './tasks/compose-task-view.t
 export { composeArtifacts } from './tasks/compose-artifacts.ts';
 export { DEFAULT_EVENT_LIMIT } from './tasks/read-events.ts';
 
-export { PostgresPushConfigStore, type PostgresPushConfigStoreOptions } from './postgres-push-config-store.ts';
+export {
+  PostgresPushConfigStore,
+  type PostgresPushConfigStoreOptions,
+} from './postgres-push-config-store.ts';
 export { REDACTED } from './push-configs/push-config-view.ts';
 export { DEFAULT_PUSH_CONFIG_PAGE_SIZE } from './push-configs/list-push-configs.ts';
 export { loadPushConfigSecrets, type PushConfigSecrets } from './push-configs/load-push-config-secrets.ts';
+
+export * from './admin/index.ts';
+export * from './outbox/index.ts';

@@ -23,7 +23,11 @@ export class PostgresPushConfigStore implements PushConfigStore {
     this.#secrets = options.secrets;
   }
 
-  createPushConfig(tenantId: string, taskId: string, config: NewPushConfig): Promise<TaskPushNotificationConfig> {
+  createPushConfig(
+    tenantId: string,
+    taskId: string,
+    config: NewPushConfig,
+  ): Promise<TaskPushNotificationConfig> {
     return createPushConfig(this.#db, this.#secrets, tenantId, taskId, config);
   }
   getPushConfig(tenantId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig | null> {

@@ -105,7 +105,13 @@ export class PostgresTaskStore implements TaskStore {
   getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown> {
     return getMemory(this.#db, { tenantId, agentId, contextId, key });
   }
-  setMemory(tenantId: string, agentId: string, contextId: string, key: string, value: unknown): Promise<void> {
+  setMemory(
+    tenantId: string,
+    agentId: string,
+    contextId: string,
+    key: string,
+    value: unknown,
+  ): Promise<void> {
     return setMemory(this.#db, { tenantId, agentId, contextId, key }, value);
   }
 }

@@ -9,7 +9,10 @@ let store: PostgresAdminStore;
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  store = new PostgresAdminStore({ db: createDb(testDb.pool), secrets: createSecretBox('admin-agents-test-key') });
+  store = new PostgresAdminStore({
+    db: createDb(testDb.pool),
+    secrets: createSecretBox('admin-agents-test-key'),
+  });
   await store.createTenant({ id: 't1', name: 'T1' });
   await store.createTenant({ id: 't2', name: 'T2' });
 });
@@ -36,7 +39,11 @@ describe('agents', () => {
       executor: 'llm',
       settings: { model: 'small' },
     });
-    expect(after).toMatchObject({ executor: 'llm', settings: { model: 'small' }, card: { version: '2.0.0' } });
+    expect(after).toMatchObject({
+      executor: 'llm',
+      settings: { model: 'small' },
+      card: { version: '2.0.0' },
+    });
     expect(after.createdAt).toEqual(before.createdAt);
     expect(after.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime());
   });

@@ -23,17 +23,41 @@ afterAll(async () => {
 
 describe('API keys', () => {
   it('createApiKey issues sy_ + base64url(32 bytes) and stores only its SHA-256 and 10-char prefix', async () => {
-    const { key, plaintext } = await store.createApiKey({ tenantId: 'acme', principal: 'alice', role: 'user', description: 'cli' });
+    const { key, plaintext } = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'alice',
+      role: 'user',
+      description: 'cli',
+    });
     expect(plaintext).toMatch(/^sy_[A-Za-z0-9_-]{43}$/);
-    expect(key).toMatchObject({ tenantId: 'acme', principal: 'alice', role: 'user', description: 'cli', keyPrefix: plaintext.slice(0, 10) });
-    const row = await db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+    expect(key).toMatchObject({
+      tenantId: 'acme',
+      principal: 'alice',
+      role: 'user',
+      description: 'cli',
+      keyPrefix: plaintext.slice(0, 10),
+    });
+    const row = await db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
     expect(row.key_hash.equals(createHash('sha256').update(plaintext).digest())).toBe(true);
     expect(JSON.stringify(row)).not.toContain(plaintext);
   });
 
   it('authenticateApiKey resolves a live key to its tenant, principal and role', async () => {
-    const { key, plaintext } = await store.createApiKey({ tenantId: 'acme', principal: 'root', role: 'tenant_admin' });
-    expect(await store.authenticateApiKey(plaintext)).toEqual({ keyId: key.id, tenantId: 'acme', principal: 'root', role: 'tenant_admin' });
+    const { key, plaintext } = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'root',
+      role: 'tenant_admin',
+    });
+    expect(await store.authenticateApiKey(plaintext)).toEqual({
+      keyId: key.id,
+      tenantId: 'acme',
+      principal: 'root',
+      role: 'tenant_admin',
+    });
     expect(await store.authenticateApiKey(`${plaintext}x`)).toBeNull();
     expect(await store.authenticateApiKey('')).toBeNull();
   });
@@ -49,15 +73,29 @@ describe('API keys', () => {
   });
 
   it('revokeApiKey is scoped by tenant and answers false for unknown or malformed ids', async () => {
-    const { key, plaintext } = await store.createApiKey({ tenantId: 'acme', principal: 'carol', role: 'user' });
+    const { key, plaintext } = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'carol',
+      role: 'user',
+    });
     expect(await store.revokeApiKey('other', key.id)).toBe(false);
     expect(await store.revokeApiKey('acme', 'not-a-uuid')).toBe(false);
     expect(await store.authenticateApiKey(plaintext)).not.toBeNull();
   });
 
   it('an expired key is refused', async () => {
-    const past = await store.createApiKey({ tenantId: 'acme', principal: 'dave', role: 'user', expiresAt: new Date(Date.now() - 1000) });
-    const future = await store.createApiKey({ tenantId: 'acme', principal: 'dave', role: 'user', expiresAt: new Date(Date.now() + 3_600_000) });
+    const past = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'dave',
+      role: 'user',
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const future = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'dave',
+      role: 'user',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
     expect(await store.authenticateApiKey(past.plaintext)).toBeNull();
     expect(await store.authenticateApiKey(future.plaintext)).not.toBeNull();
   });
@@ -73,30 +111,65 @@ describe('API keys', () => {
 
   it('a provided plaintext is idempotent for the same tenant and principal, and refused for anyone else', async () => {
     const demo = 'sy_demo_key_for_local_development';
-    const first = await store.createApiKey({ tenantId: 'acme', principal: 'demo', role: 'tenant_admin', plaintext: demo });
-    const again = await store.createApiKey({ tenantId: 'acme', principal: 'demo', role: 'tenant_admin', plaintext: demo });
+    const first = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'demo',
+      role: 'tenant_admin',
+      plaintext: demo,
+    });
+    const again = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'demo',
+      role: 'tenant_admin',
+      plaintext: demo,
+    });
     expect(again).toEqual(first);
     expect(first.plaintext).toBe(demo);
     expect(await store.authenticateApiKey(demo)).toMatchObject({ tenantId: 'acme', principal: 'demo' });
-    await expect(store.createApiKey({ tenantId: 'other', principal: 'demo', role: 'user', plaintext: demo })).rejects.toBeInstanceOf(ApiKeyConflictError);
-    await expect(store.createApiKey({ tenantId: 'acme', principal: 'mallory', role: 'user', plaintext: demo })).rejects.toBeInstanceOf(ApiKeyConflictError);
-    await expect(store.createApiKey({ tenantId: 'acme', principal: 'demo', role: 'user', plaintext: 'short' })).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      store.createApiKey({ tenantId: 'other', principal: 'demo', role: 'user', plaintext: demo }),
+    ).rejects.toBeInstanceOf(ApiKeyConflictError);
+    await expect(
+      store.createApiKey({ tenantId: 'acme', principal: 'mallory', role: 'user', plaintext: demo }),
+    ).rejects.toBeInstanceOf(ApiKeyConflictError);
+    await expect(
+      store.createApiKey({ tenantId: 'acme', principal: 'demo', role: 'user', plaintext: 'short' }),
+    ).rejects.toBeInstanceOf(RangeError);
   });
 
   it('rotateApiKey revokes the old key and issues one with the same principal and role', async () => {
-    const old = await store.createApiKey({ tenantId: 'acme', principal: 'frank', role: 'tenant_admin', description: 'ops' });
+    const old = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'frank',
+      role: 'tenant_admin',
+      description: 'ops',
+    });
     const next = await store.rotateApiKey('acme', old.key.id);
     expect(next).not.toBeNull();
-    expect(next?.key).toMatchObject({ tenantId: 'acme', principal: 'frank', role: 'tenant_admin', description: 'ops', revokedAt: null });
+    expect(next?.key).toMatchObject({
+      tenantId: 'acme',
+      principal: 'frank',
+      role: 'tenant_admin',
+      description: 'ops',
+      revokedAt: null,
+    });
     expect(next?.plaintext).not.toBe(old.plaintext);
     expect(await store.authenticateApiKey(old.plaintext)).toBeNull();
-    expect(await store.authenticateApiKey(next?.plaintext ?? '')).toMatchObject({ principal: 'frank', role: 'tenant_admin' });
+    expect(await store.authenticateApiKey(next?.plaintext ?? '')).toMatchObject({
+      principal: 'frank',
+      role: 'tenant_admin',
+    });
   });
 
   it('rotateApiKey of a revoked, expired, foreign or unknown key answers null and issues nothing', async () => {
     const revoked = await store.createApiKey({ tenantId: 'acme', principal: 'gina', role: 'user' });
     await store.revokeApiKey('acme', revoked.key.id);
-    const expired = await store.createApiKey({ tenantId: 'acme', principal: 'gina', role: 'user', expiresAt: new Date(Date.now() - 1000) });
+    const expired = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'gina',
+      role: 'user',
+      expiresAt: new Date(Date.now() - 1000),
+    });
     const before = (await store.listApiKeys('acme')).length;
     expect(await store.rotateApiKey('acme', revoked.key.id)).toBeNull();
     expect(await store.rotateApiKey('acme', expired.key.id)).toBeNull();
@@ -109,7 +182,9 @@ describe('API keys', () => {
     const { key } = await store.createApiKey({ tenantId: 'acme', principal: 'hank', role: 'user' });
     const results = await Promise.all([1, 2, 3, 4].map(() => store.rotateApiKey('acme', key.id)));
     expect(results.filter((r) => r !== null)).toHaveLength(1);
-    const live = (await store.listApiKeys('acme')).filter((k) => k.principal === 'hank' && k.revokedAt === null);
+    const live = (await store.listApiKeys('acme')).filter(
+      (k) => k.principal === 'hank' && k.revokedAt === null,
+    );
     expect(live).toHaveLength(1);
   });
 
@@ -118,7 +193,17 @@ describe('API keys', () => {
     const keys = await store.listApiKeys('other');
     expect(keys.map((k) => k.principal)).toEqual(['ivy']);
     expect(Object.keys(keys[0] ?? {}).sort()).toEqual(
-      ['createdAt', 'description', 'expiresAt', 'id', 'keyPrefix', 'principal', 'revokedAt', 'role', 'tenantId'].sort(),
+      [
+        'createdAt',
+        'description',
+        'expiresAt',
+        'id',
+        'keyPrefix',
+        'principal',
+        'revokedAt',
+        'role',
+        'tenantId',
+      ].sort(),
     );
     const acme = await store.listApiKeys('acme');
     const times = acme.map((k) => k.createdAt.getTime());
@@ -131,8 +216,12 @@ describe('API keys', () => {
     const plan = await db.transaction().execute(async (trx) => {
       await sql`SET LOCAL enable_seqscan = off`.execute(trx);
       return sql<{ 'QUERY PLAN': string }>`
-        EXPLAIN SELECT 1 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ${Buffer.alloc(32)}`.execute(trx);
+        EXPLAIN SELECT 1 FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ${Buffer.alloc(32)}`.execute(
+        trx,
+      );
     });
-    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan using api_keys_key_hash_key/);
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(
+      /Index Scan using api_keys_key_hash_key/,
+    );
   });
 });

@@ -25,7 +25,11 @@ describe('tenants', () => {
     expect(tenant).toMatchObject({ id: 'acme', name: 'Acme', disabledAt: null });
     expect(webhookSecret).toMatch(WHSEC);
     expect(Buffer.from(webhookSecret.slice('whsec_'.length), 'base64')).toHaveLength(32);
-    const raw = await db.selectFrom('tenants').select('webhook_secret_enc').where('id', '=', 'acme').executeTakeFirstOrThrow();
+    const raw = await db
+      .selectFrom('tenants')
+      .select('webhook_secret_enc')
+      .where('id', '=', 'acme')
+      .executeTakeFirstOrThrow();
     expect(raw.webhook_secret_enc.toString('latin1')).not.toContain(webhookSecret.slice(6));
     expect(await store.getWebhookSecret('acme')).toBe(webhookSecret);
   });
@@ -44,7 +48,9 @@ describe('tenants', () => {
   });
 
   it('ensureTenant run concurrently creates one tenant and every caller sees its secret', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, () => store.ensureTenant({ id: 'racy', name: 'Racy' })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => store.ensureTenant({ id: 'racy', name: 'Racy' })),
+    );
     expect(new Set(results.map((r) => r.webhookSecret)).size).toBe(1);
   });
 

@@ -4,7 +4,7 @@ import { PostgresAdminStore } from '../src/admin/index.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { PostgresOutboxStore } from '../src/outbox/index.ts';
 import { createSecretBox } from '../src/secret-box.ts';
-import { eventPayload, expireLocks, seedDeliveries, seedPushedTask } from './outbox-fixtures.ts';
+import { eventPayload, expireLocks, seedDeliveries, seedEvents, seedPushedTask } from './outbox-fixtures.ts';
 
 const secrets = createSecretBox('outbox-claim-test-key');
 let testDb: TestDatabase;
@@ -16,7 +16,10 @@ beforeAll(async () => {
   testDb = await createTestDatabase();
   db = createDb(testDb.pool);
   outbox = new PostgresOutboxStore({ db, secrets });
-  ({ webhookSecret } = await new PostgresAdminStore({ db, secrets }).createTenant({ id: 'acme', name: 'Acme' }));
+  ({ webhookSecret } = await new PostgresAdminStore({ db, secrets }).createTenant({
+    id: 'acme',
+    name: 'Acme',
+  }));
 });
 afterEach(async () => {
   await db.deleteFrom('push_deliveries').execute();
@@ -25,7 +28,8 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-const claim = (workerId = 'w1', limit = 10, lockMs = 30_000) => outbox.claimDueDeliveries({ workerId, limit, lockMs });
+const claim = (workerId = 'w1', limit = 10, lockMs = 30_000) =>
+  outbox.claimDueDeliveries({ workerId, limit, lockMs });
 
 describe('claimDueDeliveries', () => {
   it('returns the event payload, the decrypted push config and the tenant signing secret', async () => {
@@ -44,7 +48,11 @@ describe('claimDueDeliveries', () => {
       attempts: 1,
       deliveryId: `${taskId}.${configId}.1`,
       payload: eventPayload(taskId, 1),
-      config: { url: 'https://hooks.example.com/x', token: 'tok-123', authentication: { scheme: 'Bearer', credentials: 'cred-456' } },
+      config: {
+        url: 'https://hooks.example.com/x',
+        token: 'tok-123',
+        authentication: { scheme: 'Bearer', credentials: 'cred-456' },
+      },
       webhookSecret,
     });
   });
@@ -74,7 +82,13 @@ describe('claimDueDeliveries', () => {
 
   it('a delivery whose next_attempt_at is in the future is not due', async () => {
     const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', []);
-    await seedDeliveries(db, { tenantId: 'acme', taskId, configId, seqs: [1], nextAttemptAt: new Date(Date.now() + 60_000) });
+    await seedDeliveries(db, {
+      tenantId: 'acme',
+      taskId,
+      configId,
+      seqs: [1],
+      nextAttemptAt: new Date(Date.now() + 60_000),
+    });
     expect(await claim()).toEqual([]);
   });
 
@@ -85,12 +99,24 @@ describe('claimDueDeliveries', () => {
     expect(await claim()).toEqual([]);
   });
 
-  it('claims at most `limit` deliveries, oldest due first', async () => {
-    const tasks = [];
-    for (let i = 0; i < 5; i++) tasks.push(await seedPushedTask(db, secrets, 'acme', [1]));
-    const claimed = await claim('w1', 3);
-    expect(claimed).toHaveLength(3);
-    expect((await claim('w2', 10)).length).toBe(2);
+  it('claims at most `limit` deliveries, the longest due first', async () => {
+    const dueAgo = [5, 1, 4, 2, 3];
+    const byAge = new Map<string, number>();
+    for (const seconds of dueAgo) {
+      const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', []);
+      await seedEvents(db, 'acme', taskId, [1]);
+      await seedDeliveries(db, {
+        tenantId: 'acme',
+        taskId,
+        configId,
+        seqs: [1],
+        nextAttemptAt: new Date(Date.now() - seconds * 1000),
+      });
+      byAge.set(taskId, seconds);
+    }
+    const first = await claim('w1', 3);
+    expect(first.map((d) => byAge.get(d.taskId)).sort()).toEqual([3, 4, 5]);
+    expect((await claim('w2', 10)).map((d) => byAge.get(d.taskId)).sort()).toEqual([1, 2]);
   });
 
   it('a delivery whose event left the log is dead-lettered instead of claimed forever', async () => {
@@ -100,6 +126,10 @@ describe('claimDueDeliveries', () => {
     await outbox.markDelivered({ tenantId: 'acme', taskId, configId, seq: 1, workerId: 'w1', status: 204 });
     expect(await claim()).toEqual([]);
     const rows = await outbox.listDeliveries('acme', taskId);
-    expect(rows.find((r) => r.seq === 7)).toMatchObject({ status: 'dead', lockedBy: null, lastError: expect.stringContaining('no longer') });
+    expect(rows.find((r) => r.seq === 7)).toMatchObject({
+      status: 'dead',
+      lockedBy: null,
+      lastError: expect.stringContaining('no longer'),
+    });
   });
 });

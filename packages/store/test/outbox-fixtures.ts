@@ -44,7 +44,13 @@ export function eventPayload(taskId: string, seq: number) {
   return { statusUpdate: { taskId, contextId: `ctx-${taskId}`, status: { state: LIVE }, metadata: { seq } } };
 }
 
-export async function seedEvents(db: Db, tenantId: string, taskId: string, seqs: number[], createdAt = new Date()): Promise<void> {
+export async function seedEvents(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+  seqs: number[],
+  createdAt = new Date(),
+): Promise<void> {
   if (seqs.length === 0) return;
   await db
     .insertInto('task_events')
@@ -81,7 +87,8 @@ export async function seedPushConfig(db: Db, secrets: SecretBox, c: SeedPushConf
       url: c.url ?? 'https://hooks.example.com/a2a',
       token_enc: c.token === undefined ? null : secrets.seal(c.token),
       auth_scheme: c.authentication?.scheme ?? null,
-      auth_credentials_enc: c.authentication?.credentials === undefined ? null : secrets.seal(c.authentication.credentials),
+      auth_credentials_enc:
+        c.authentication?.credentials === undefined ? null : secrets.seal(c.authentication.credentials),
     })
     .execute();
   return id;

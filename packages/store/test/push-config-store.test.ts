@@ -5,7 +5,15 @@ import { InvalidPageTokenError } from '../src/errors.ts';
 import { PostgresPushConfigStore } from '../src/postgres-push-config-store.ts';
 import { loadPushConfigSecrets } from '../src/push-configs/load-push-config-secrets.ts';
 import { REDACTED } from '../src/push-configs/push-config-view.ts';
-import { createdTask, deliverySeqs, newTask, openTaskTestEnv, statusEvent, tenant, type TaskTestEnv } from './task-fixtures.ts';
+import {
+  createdTask,
+  deliverySeqs,
+  newTask,
+  openTaskTestEnv,
+  statusEvent,
+  tenant,
+  type TaskTestEnv,
+} from './task-fixtures.ts';
 
 let env: TaskTestEnv;
 let push: PostgresPushConfigStore;
@@ -17,7 +25,11 @@ afterAll(async () => {
   await env.testDb.drop();
 });
 
-const secretConfig = { url: 'https://hooks.example/in', token: 'tok-secret', authentication: { scheme: 'Bearer', credentials: 'cred-secret' } };
+const secretConfig = {
+  url: 'https://hooks.example/in',
+  token: 'tok-secret',
+  authentication: { scheme: 'Bearer', credentials: 'cred-secret' },
+};
 
 describe('push config secrets are redacted on read (digest §8 "Secrets", epic #1988)', () => {
   it('create stores sealed secrets and answers with redacted ones and a server id', async () => {
@@ -34,7 +46,11 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
     const got = await push.getPushConfig(t, taskId, created.id!);
     expect(got).toEqual(created);
     expect(JSON.stringify(got)).not.toContain('secret');
-    const row = await env.db.selectFrom('push_configs').selectAll().where('tenant_id', '=', t).executeTakeFirstOrThrow();
+    const row = await env.db
+      .selectFrom('push_configs')
+      .selectAll()
+      .where('tenant_id', '=', t)
+      .executeTakeFirstOrThrow();
     expect(row.token_enc?.toString('latin1')).not.toContain('tok-secret');
   });
 
@@ -53,8 +69,17 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
   it('a config without secrets has no token or credentials keys', async () => {
     const t = tenant();
     const taskId = randomUUID();
-    const plain = await push.createPushConfig(t, taskId, { id: 'p', url: 'https://hooks.example/p', authentication: { scheme: 'Basic' } });
-    expect(plain).toEqual({ id: 'p', taskId, url: 'https://hooks.example/p', authentication: { scheme: 'Basic' } });
+    const plain = await push.createPushConfig(t, taskId, {
+      id: 'p',
+      url: 'https://hooks.example/p',
+      authentication: { scheme: 'Basic' },
+    });
+    expect(plain).toEqual({
+      id: 'p',
+      taskId,
+      url: 'https://hooks.example/p',
+      authentication: { scheme: 'Basic' },
+    });
   });
 
   it('creating an existing id replaces it (a retried create is idempotent)', async () => {
@@ -62,7 +87,11 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
     const taskId = randomUUID();
     await push.createPushConfig(t, taskId, { id: 'c1', ...secretConfig });
     await push.createPushConfig(t, taskId, { id: 'c1', url: 'https://hooks.example/new' });
-    expect(await push.getPushConfig(t, taskId, 'c1')).toEqual({ id: 'c1', taskId, url: 'https://hooks.example/new' });
+    expect(await push.getPushConfig(t, taskId, 'c1')).toEqual({
+      id: 'c1',
+      taskId,
+      url: 'https://hooks.example/new',
+    });
   });
 });
 
@@ -70,7 +99,8 @@ describe('list, delete and tenant scope', () => {
   it('lists in id order with an opaque page token', async () => {
     const t = tenant();
     const taskId = randomUUID();
-    for (const id of ['c', 'a', 'b', 'd', 'e']) await push.createPushConfig(t, taskId, { id, url: `https://hooks.example/${id}` });
+    for (const id of ['c', 'a', 'b', 'd', 'e'])
+      await push.createPushConfig(t, taskId, { id, url: `https://hooks.example/${id}` });
     const first = await push.listPushConfigs(t, taskId, { pageSize: 2 });
     expect(first.configs.map((c) => c.id)).toEqual(['a', 'b']);
     const second = await push.listPushConfigs(t, taskId, { pageSize: 2, pageToken: first.nextPageToken });
@@ -78,13 +108,24 @@ describe('list, delete and tenant scope', () => {
     expect(second.configs.map((c) => c.id)).toEqual(['c', 'd']);
     expect(third).toEqual({ configs: [expect.objectContaining({ id: 'e' })], nextPageToken: '' });
     expect((await push.listPushConfigs(t, taskId, { pageSize: 0 })).configs).toHaveLength(5);
-    await expect(push.listPushConfigs(t, taskId, { pageSize: 2, pageToken: '!!' })).rejects.toBeInstanceOf(InvalidPageTokenError);
+    await expect(push.listPushConfigs(t, taskId, { pageSize: 2, pageToken: '!!' })).rejects.toBeInstanceOf(
+      InvalidPageTokenError,
+    );
   });
 
   it('delete is idempotent and takes the config’s queued deliveries with it', async () => {
     const t = tenant();
-    const task = await createdTask(env.store, newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }));
-    await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: 1, patch: { state: TaskState.WORKING }, event: statusEvent(task, TaskState.WORKING) });
+    const task = await createdTask(
+      env.store,
+      newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(task, TaskState.WORKING),
+    });
     expect(await deliverySeqs(env.db, t, task.id)).toHaveLength(2);
     expect(await push.deletePushConfig(t, task.id, 'c1')).toBe(true);
     expect(await push.deletePushConfig(t, task.id, 'c1')).toBe(false);
@@ -98,7 +139,10 @@ describe('list, delete and tenant scope', () => {
     await push.createPushConfig(t, taskId, { id: 'c1', ...secretConfig });
     const other = tenant();
     expect(await push.getPushConfig(other, taskId, 'c1')).toBeNull();
-    expect(await push.listPushConfigs(other, taskId, { pageSize: 10 })).toEqual({ configs: [], nextPageToken: '' });
+    expect(await push.listPushConfigs(other, taskId, { pageSize: 10 })).toEqual({
+      configs: [],
+      nextPageToken: '',
+    });
     expect(await push.deletePushConfig(other, taskId, 'c1')).toBe(false);
     expect(await push.getPushConfig(t, taskId, 'c1')).not.toBeNull();
   });
@@ -106,7 +150,10 @@ describe('list, delete and tenant scope', () => {
   it('a malformed task id reads as nothing', async () => {
     const t = tenant();
     expect(await push.getPushConfig(t, 'nope', 'c1')).toBeNull();
-    expect(await push.listPushConfigs(t, 'nope', { pageSize: 10 })).toEqual({ configs: [], nextPageToken: '' });
+    expect(await push.listPushConfigs(t, 'nope', { pageSize: 10 })).toEqual({
+      configs: [],
+      nextPageToken: '',
+    });
     expect(await push.deletePushConfig(t, 'nope', 'c1')).toBe(false);
   });
 });

@@ -35,7 +35,13 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
       patch: { state: TaskState.WORKING, statusMessage: status, metadata: { k: 1 }, lastError: 'x' },
       event: statusEvent(task, TaskState.WORKING, status),
     });
-    expect(changed).toMatchObject({ version: 2, state: TaskState.WORKING, statusMessage: status, metadata: { k: 1 }, lastError: 'x' });
+    expect(changed).toMatchObject({
+      version: 2,
+      state: TaskState.WORKING,
+      statusMessage: status,
+      metadata: { k: 1 },
+      lastError: 'x',
+    });
     expect(changed.statusTimestamp.getTime()).toBeGreaterThanOrEqual(task.statusTimestamp.getTime());
     expect((await env.store.readEvents(t, task.id, 1)).map((e) => e.seq)).toEqual([2]);
   });
@@ -44,12 +50,18 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t, { metadata: { keep: true } }));
     const v2 = await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: 1,
-      patch: { statusMessage: agentMessage('hi') }, event: statusEvent(task, TaskState.SUBMITTED),
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { statusMessage: agentMessage('hi') },
+      event: statusEvent(task, TaskState.SUBMITTED),
     });
     const v3 = await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: 2,
-      patch: { statusMessage: null }, event: statusEvent(task, TaskState.SUBMITTED),
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 2,
+      patch: { statusMessage: null },
+      event: statusEvent(task, TaskState.SUBMITTED),
     });
     expect(v2.statusMessage).not.toBeNull();
     expect(v3.statusMessage).toBeNull();
@@ -59,7 +71,13 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
   it('a stale expectedVersion is a ConflictError carrying the guard it failed', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    const change = { tenantId: t, taskId: task.id, expectedVersion: 1, patch: { state: TaskState.WORKING }, event: statusEvent(task, TaskState.WORKING) };
+    const change = {
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(task, TaskState.WORKING),
+    };
     await env.store.changeTask(change);
     const err = await env.store.changeTask(change).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConflictError);
@@ -73,7 +91,9 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
         env.store.changeTask({
-          tenantId: t, taskId: task.id, expectedVersion: 1,
+          tenantId: t,
+          taskId: task.id,
+          expectedVersion: 1,
           patch: { state: TaskState.WORKING, statusMessage: agentMessage(`writer ${i}`) },
           event: statusEvent(task, TaskState.WORKING),
           appendMessage: userMessage(`from ${i}`),
@@ -92,19 +112,31 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
     await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: 1, fromStates: [TaskState.SUBMITTED],
-      patch: { state: TaskState.CANCELED }, event: statusEvent(task, TaskState.CANCELED),
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      fromStates: [TaskState.SUBMITTED],
+      patch: { state: TaskState.CANCELED },
+      event: statusEvent(task, TaskState.CANCELED),
     });
     await expect(
       env.store.changeTask({
-        tenantId: t, taskId: task.id, expectedVersion: 2, fromStates: [TaskState.SUBMITTED, TaskState.WORKING],
-        patch: { state: TaskState.COMPLETED }, event: statusEvent(task, TaskState.COMPLETED),
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 2,
+        fromStates: [TaskState.SUBMITTED, TaskState.WORKING],
+        patch: { state: TaskState.COMPLETED },
+        event: statusEvent(task, TaskState.COMPLETED),
       }),
     ).rejects.toBeInstanceOf(ConflictError);
     await expect(
       env.store.changeTask({
-        tenantId: t, taskId: task.id, expectedVersion: 2, fromStates: [],
-        patch: { state: TaskState.COMPLETED }, event: statusEvent(task, TaskState.COMPLETED),
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 2,
+        fromStates: [],
+        patch: { state: TaskState.COMPLETED },
+        event: statusEvent(task, TaskState.COMPLETED),
       }),
     ).rejects.toBeInstanceOf(ConflictError);
   });
@@ -112,20 +144,39 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
   it('a stale lease owner cannot write after another worker re-claimed the task (§3 rule 4)', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    const first = await env.store.claimTask({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 });
+    const first = await env.store.claimTask({
+      tenantId: t,
+      taskId: task.id,
+      workerId: 'w1',
+      leaseMs: 60_000,
+    });
     await lapseLease(env.db, t, task.id);
-    const second = await env.store.claimTask({ tenantId: t, taskId: task.id, workerId: 'w2', leaseMs: 60_000 });
+    const second = await env.store.claimTask({
+      tenantId: t,
+      taskId: task.id,
+      workerId: 'w2',
+      leaseMs: 60_000,
+    });
     expect(first?.task.version).toBe(2);
     // Re-claiming a WORKING task bumps no version: only the lease fence stops the old owner.
     expect(second?.task.version).toBe(2);
     const write = (leaseOwner: string) =>
       env.store.changeTask({
-        tenantId: t, taskId: task.id, expectedVersion: 2, leaseOwner,
-        patch: { state: TaskState.COMPLETED, clearLease: true }, event: statusEvent(task, TaskState.COMPLETED),
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 2,
+        leaseOwner,
+        patch: { state: TaskState.COMPLETED, clearLease: true },
+        event: statusEvent(task, TaskState.COMPLETED),
       });
     await expect(write('w1')).rejects.toBeInstanceOf(ConflictError);
     const done = await write('w2');
-    expect(done).toMatchObject({ state: TaskState.COMPLETED, leaseOwner: null, leaseExpiresAt: null, version: 3 });
+    expect(done).toMatchObject({
+      state: TaskState.COMPLETED,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      version: 3,
+    });
   });
 
   it('another tenant cannot change the task (tenant is part of every guard)', async () => {
@@ -133,8 +184,11 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     const task = await createdTask(env.store, newTask(t));
     await expect(
       env.store.changeTask({
-        tenantId: tenant(), taskId: task.id, expectedVersion: 1,
-        patch: { state: TaskState.CANCELED }, event: statusEvent(task, TaskState.CANCELED),
+        tenantId: tenant(),
+        taskId: task.id,
+        expectedVersion: 1,
+        patch: { state: TaskState.CANCELED },
+        event: statusEvent(task, TaskState.CANCELED),
       }),
     ).rejects.toBeInstanceOf(ConflictError);
     expect((await env.store.getTaskRecord(t, task.id))?.version).toBe(1);
@@ -143,8 +197,11 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
   it('a malformed task id is a conflict, not a database error', async () => {
     await expect(
       env.store.changeTask({
-        tenantId: tenant(), taskId: 'not-a-uuid', expectedVersion: 1,
-        patch: {}, event: statusEvent({ id: 'x', contextId: 'c' }, TaskState.WORKING),
+        tenantId: tenant(),
+        taskId: 'not-a-uuid',
+        expectedVersion: 1,
+        patch: {},
+        event: statusEvent({ id: 'x', contextId: 'c' }, TaskState.WORKING),
       }),
     ).rejects.toBeInstanceOf(ConflictError);
   });
@@ -158,14 +215,23 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     let version = 1;
     for (const m of [m2, m3]) {
       const r = await env.store.changeTask({
-        tenantId: t, taskId: task.id, expectedVersion: version,
-        patch: { state: TaskState.WORKING }, event: { message: m }, appendMessage: m,
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: version,
+        patch: { state: TaskState.WORKING },
+        event: { message: m },
+        appendMessage: m,
       });
       version = r.version;
     }
     expect(await env.store.getHistory(t, task.id)).toEqual([input.message, m2, m3]);
     expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2, 3]);
-    const kinds = await env.db.selectFrom('task_events').select('kind').where('task_id', '=', task.id).orderBy('seq').execute();
+    const kinds = await env.db
+      .selectFrom('task_events')
+      .select('kind')
+      .where('task_id', '=', task.id)
+      .orderBy('seq')
+      .execute();
     expect(kinds.map((k) => k.kind)).toEqual(['task', 'message', 'message']);
   });
 
@@ -173,12 +239,27 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
     await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: 1, patch: {},
-      event: { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } },
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: {},
+      event: {
+        artifactUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+        },
+      },
       artifactChunk: { artifactId: 'a', append: false, lastChunk: true, name: 'out', parts: [{ text: 'x' }] },
     });
-    const rows = await env.db.selectFrom('artifact_chunks').selectAll().where('task_id', '=', task.id).execute();
-    expect(rows).toMatchObject([{ seq: 2, artifact_id: 'a', append: false, last_chunk: true, name: 'out', parts: [{ text: 'x' }] }]);
+    const rows = await env.db
+      .selectFrom('artifact_chunks')
+      .selectAll()
+      .where('task_id', '=', task.id)
+      .execute();
+    expect(rows).toMatchObject([
+      { seq: 2, artifact_id: 'a', append: false, last_chunk: true, name: 'out', parts: [{ text: 'x' }] },
+    ]);
   });
 });
 
@@ -187,8 +268,25 @@ describe('push outbox rows are written with the event (ARCHITECTURE §7)', () =>
     const t = tenant();
     const input = newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } });
     const task = await createdTask(env.store, input);
-    await env.db.insertInto('push_configs').values({ tenant_id: t, task_id: task.id, id: 'c2', url: 'https://hooks.example/2', token_enc: null, auth_scheme: null, auth_credentials_enc: null }).execute();
-    await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: 1, patch: { state: TaskState.WORKING }, event: statusEvent(task, TaskState.WORKING) });
+    await env.db
+      .insertInto('push_configs')
+      .values({
+        tenant_id: t,
+        task_id: task.id,
+        id: 'c2',
+        url: 'https://hooks.example/2',
+        token_enc: null,
+        auth_scheme: null,
+        auth_credentials_enc: null,
+      })
+      .execute();
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(task, TaskState.WORKING),
+    });
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([
       { config_id: 'c1', seq: 1 },
       { config_id: 'c1', seq: 2 },
@@ -198,20 +296,41 @@ describe('push outbox rows are written with the event (ARCHITECTURE §7)', () =>
 
   it('none while pending; the change that makes the task visible queues its own event', async () => {
     const t = tenant();
-    const task = await createdTask(env.store, newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }));
-    await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: 1, patch: { state: TaskState.WORKING }, event: statusEvent(task, TaskState.WORKING) });
+    const task = await createdTask(
+      env.store,
+      newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(task, TaskState.WORKING),
+    });
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([]);
-    await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: 2, patch: { visibility: 'task' }, event: statusEvent(task, TaskState.WORKING) });
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 2,
+      patch: { visibility: 'task' },
+      event: statusEvent(task, TaskState.WORKING),
+    });
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([{ config_id: 'c1', seq: 3 }]);
   });
 
   it('none for a task answered with a Message', async () => {
     const t = tenant();
-    const task = await createdTask(env.store, newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }));
+    const task = await createdTask(
+      env.store,
+      newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
     const reply = agentMessage('done');
     const changed = await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: 1,
-      patch: { state: TaskState.COMPLETED, visibility: 'message', reply }, event: { message: reply },
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.COMPLETED, visibility: 'message', reply },
+      event: { message: reply },
     });
     expect(changed).toMatchObject({ visibility: 'message', reply });
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([]);

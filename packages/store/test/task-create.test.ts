@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverySeqs, eventSeqs, newTask, openTaskTestEnv, tenant, userMessage, type TaskTestEnv } from './task-fixtures.ts';
+import {
+  deliverySeqs,
+  eventSeqs,
+  newTask,
+  openTaskTestEnv,
+  tenant,
+  userMessage,
+  type TaskTestEnv,
+} from './task-fixtures.ts';
 
 let env: TaskTestEnv;
 beforeAll(async () => {
@@ -72,7 +80,11 @@ describe('createTask', () => {
   it('stores the push config given with the send, sealed, and queues a delivery for event 1 of a visible task', async () => {
     const t = tenant();
     const input = newTask(t, {
-      pushConfig: { url: 'https://hooks.example/a', token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'cred-1' } },
+      pushConfig: {
+        url: 'https://hooks.example/a',
+        token: 'tok-1',
+        authentication: { scheme: 'Bearer', credentials: 'cred-1' },
+      },
     });
     await env.store.createTask(input);
     const row = await env.db
@@ -91,7 +103,10 @@ describe('createTask', () => {
 
   it('keeps a given push config id and queues no delivery while the task is pending', async () => {
     const t = tenant();
-    const input = newTask(t, { visibility: 'pending', pushConfig: { id: 'cfg-1', url: 'https://hooks.example/b' } });
+    const input = newTask(t, {
+      visibility: 'pending',
+      pushConfig: { id: 'cfg-1', url: 'https://hooks.example/b' },
+    });
     await env.store.createTask(input);
     const ids = await env.db.selectFrom('push_configs').select('id').where('tenant_id', '=', t).execute();
     expect(ids).toEqual([{ id: 'cfg-1' }]);
@@ -102,7 +117,9 @@ describe('createTask', () => {
     const t = tenant();
     const first = newTask(t, { pushConfig: { url: 'https://hooks.example/c' } });
     await env.store.createTask(first);
-    await env.store.createTask(newTask(t, { message: first.message, pushConfig: { url: 'https://hooks.example/d' } }));
+    await env.store.createTask(
+      newTask(t, { message: first.message, pushConfig: { url: 'https://hooks.example/d' } }),
+    );
     const rows = await env.db.selectFrom('push_configs').select('url').where('tenant_id', '=', t).execute();
     expect(rows).toEqual([{ url: 'https://hooks.example/c' }]);
   });
@@ -114,7 +131,11 @@ describe('createTask', () => {
     const bad = newTask(t, { id, event: {} as never });
     await expect(env.store.createTask(bad)).rejects.toThrow();
     expect(await env.store.getTaskRecord(t, id)).toBeNull();
-    const keys = await env.db.selectFrom('idempotency_keys').select('task_id').where('tenant_id', '=', t).execute();
+    const keys = await env.db
+      .selectFrom('idempotency_keys')
+      .select('task_id')
+      .where('tenant_id', '=', t)
+      .execute();
     expect(keys).toEqual([]);
   });
 });

@@ -55,7 +55,11 @@ export function newTask(tenantId: string, overrides: Partial<CreateTaskInput> = 
   };
 }
 
-export function statusEvent(task: Pick<TaskRecord, 'id' | 'contextId'>, state: TaskState, message?: Message): StreamResponse {
+export function statusEvent(
+  task: Pick<TaskRecord, 'id' | 'contextId'>,
+  state: TaskState,
+  message?: Message,
+): StreamResponse {
   return {
     statusUpdate: {
       taskId: task.id,
@@ -93,7 +97,11 @@ export async function eventSeqs(db: Db, tenantId: string, taskId: string): Promi
   return rows.map((r) => r.seq);
 }
 
-export async function deliverySeqs(db: Db, tenantId: string, taskId: string): Promise<Array<{ config_id: string; seq: number }>> {
+export async function deliverySeqs(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+): Promise<Array<{ config_id: string; seq: number }>> {
   return db
     .selectFrom('push_deliveries')
     .select(['config_id', 'seq'])

@@ -28,10 +28,18 @@ const claim = (tenantId: string, taskId: string, workerId: string) =>
 describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
   it('moves SUBMITTED to WORKING with a new version, a lease, an attempt and a statusUpdate event', async () => {
     const t = tenant();
-    const task = await createdTask(env.store, newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }));
+    const task = await createdTask(
+      env.store,
+      newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
     const result = await claim(t, task.id, 'w1');
     expect(result?.movedToWorking).toBe(true);
-    expect(result?.task).toMatchObject({ state: TaskState.WORKING, version: 2, leaseOwner: 'w1', attempts: 1 });
+    expect(result?.task).toMatchObject({
+      state: TaskState.WORKING,
+      version: 2,
+      leaseOwner: 'w1',
+      attempts: 1,
+    });
     expect(result!.task.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
     const [event] = await env.store.readEvents(t, task.id, 1);
     expect(event?.payload).toEqual({
@@ -54,7 +62,10 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
     expect(await claim(t, task.id, 'w2')).toBeNull();
     await lapseLease(env.db, t, task.id);
     const again = await claim(t, task.id, 'w2');
-    expect(again).toMatchObject({ movedToWorking: false, task: { version: 2, leaseOwner: 'w2', attempts: 2 } });
+    expect(again).toMatchObject({
+      movedToWorking: false,
+      task: { version: 2, leaseOwner: 'w2', attempts: 2 },
+    });
     expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2]);
   });
 
@@ -71,11 +82,29 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
   it('refuses terminal, interrupted, not-yet-due and foreign-tenant tasks', async () => {
     const t = tenant();
     const done = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({ tenantId: t, taskId: done.id, expectedVersion: 1, patch: { state: TaskState.COMPLETED }, event: statusEvent(done, TaskState.COMPLETED) });
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: done.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.COMPLETED },
+      event: statusEvent(done, TaskState.COMPLETED),
+    });
     const asking = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({ tenantId: t, taskId: asking.id, expectedVersion: 1, patch: { state: TaskState.INPUT_REQUIRED }, event: statusEvent(asking, TaskState.INPUT_REQUIRED) });
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: asking.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.INPUT_REQUIRED },
+      event: statusEvent(asking, TaskState.INPUT_REQUIRED),
+    });
     const later = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({ tenantId: t, taskId: later.id, expectedVersion: 1, patch: { runAfter: new Date(Date.now() + 3_600_000) }, event: statusEvent(later, TaskState.SUBMITTED) });
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: later.id,
+      expectedVersion: 1,
+      patch: { runAfter: new Date(Date.now() + 3_600_000) },
+      event: statusEvent(later, TaskState.SUBMITTED),
+    });
     const foreign = await createdTask(env.store, newTask(t));
     expect(await claim(t, done.id, 'w')).toBeNull();
     expect(await claim(t, asking.id, 'w')).toBeNull();
@@ -90,24 +119,44 @@ describe('renewLease and releaseLease', () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
     await claim(t, task.id, 'w1');
-    expect(await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 })).toEqual({ ok: true, state: TaskState.WORKING });
-    expect(await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w2', leaseMs: 60_000 })).toEqual({ ok: false, state: TaskState.WORKING });
+    expect(
+      await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }),
+    ).toEqual({ ok: true, state: TaskState.WORKING });
+    expect(
+      await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w2', leaseMs: 60_000 }),
+    ).toEqual({ ok: false, state: TaskState.WORKING });
     // Canceled under the worker: the lease stays on the row, but it is not live any more.
-    await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: 2, patch: { state: TaskState.CANCELED }, event: statusEvent(task, TaskState.CANCELED) });
-    expect(await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 })).toEqual({ ok: false, state: TaskState.CANCELED });
-    expect(await env.store.renewLease({ tenantId: tenant(), taskId: task.id, workerId: 'w1', leaseMs: 60_000 })).toEqual({ ok: false, state: null });
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 2,
+      patch: { state: TaskState.CANCELED },
+      event: statusEvent(task, TaskState.CANCELED),
+    });
+    expect(
+      await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }),
+    ).toEqual({ ok: false, state: TaskState.CANCELED });
+    expect(
+      await env.store.renewLease({ tenantId: tenant(), taskId: task.id, workerId: 'w1', leaseMs: 60_000 }),
+    ).toEqual({ ok: false, state: null });
   });
 
   it('release clears the holder’s lease; a refund gives the attempt back and makes the task due now', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
     await claim(t, task.id, 'w1');
-    expect(await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w2', refundAttempt: true })).toBe(false);
-    expect(await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w1', refundAttempt: true })).toBe(true);
+    expect(
+      await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w2', refundAttempt: true }),
+    ).toBe(false);
+    expect(
+      await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w1', refundAttempt: true }),
+    ).toBe(true);
     const after = await env.store.getTaskRecord(t, task.id);
     expect(after).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, attempts: 0, version: 2 });
     await claim(t, task.id, 'w2');
-    expect(await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w2', refundAttempt: false })).toBe(true);
+    expect(
+      await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w2', refundAttempt: false }),
+    ).toBe(true);
     expect((await env.store.getTaskRecord(t, task.id))?.attempts).toBe(1);
   });
 });
@@ -135,7 +184,11 @@ describe('the reaper’s scans', () => {
     const reply = await createdTask(env.store, newTask(t, { visibility: 'message' }));
     const found = (await env.store.findDispatchable(0, 1000)).filter((x) => x.tenantId === t);
     expect(found.map((x) => x.taskId).sort()).toEqual([submitted.id, released.id].sort());
-    expect(found.find((x) => x.taskId === released.id)).toMatchObject({ agentId: 'echo', version: 2, attempts: 1 });
+    expect(found.find((x) => x.taskId === released.id)).toMatchObject({
+      agentId: 'echo',
+      version: 2,
+      attempts: 1,
+    });
     expect(found.map((x) => x.taskId)).not.toContain(reply.id);
     // Young work is left to the normal enqueue path.
     expect((await env.store.findDispatchable(3_600_000, 1000)).filter((x) => x.tenantId === t)).toEqual([]);
@@ -148,7 +201,14 @@ describe('recoverLapsedLease', () => {
     return { statusMessage, event: statusEvent(task, TaskState.FAILED, statusMessage) };
   };
   const recover = (t: string, taskId: string, maxAttempts: number) =>
-    env.store.recoverLapsedLease({ tenantId: t, taskId, leaseOwner: 'w1', maxAttempts, backoffMs: (n) => n * 60_000, failEvent });
+    env.store.recoverLapsedLease({
+      tenantId: t,
+      taskId,
+      leaseOwner: 'w1',
+      maxAttempts,
+      backoffMs: (n) => n * 60_000,
+      failEvent,
+    });
 
   it('requeues with backoff while attempts remain', async () => {
     const t = tenant();
@@ -158,7 +218,12 @@ describe('recoverLapsedLease', () => {
     const out = await recover(t, task.id, 3);
     expect(out.outcome).toBe('requeued');
     if (out.outcome !== 'requeued') return;
-    expect(out.task).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, version: 2, state: TaskState.WORKING });
+    expect(out.task).toMatchObject({
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      version: 2,
+      state: TaskState.WORKING,
+    });
     expect(out.runAfter.getTime()).toBeGreaterThan(Date.now() + 30_000);
     expect(await claim(t, task.id, 'w2')).toBeNull();
   });
@@ -171,7 +236,12 @@ describe('recoverLapsedLease', () => {
     const out = await recover(t, task.id, 1);
     expect(out.outcome).toBe('failed');
     if (out.outcome !== 'failed') return;
-    expect(out.task).toMatchObject({ state: TaskState.FAILED, version: 3, leaseOwner: null, lastError: 'lease expired' });
+    expect(out.task).toMatchObject({
+      state: TaskState.FAILED,
+      version: 3,
+      leaseOwner: null,
+      lastError: 'lease expired',
+    });
     expect(out.task.statusMessage?.parts).toEqual([{ text: 'the worker stopped responding' }]);
     const events = await env.store.readEvents(t, task.id, 2);
     expect(events.map((e) => e.payload.statusUpdate?.status.state)).toEqual([TaskState.FAILED]);
@@ -207,21 +277,43 @@ describe('countRunArtifactChunks: what a retried run already stored', () => {
     let version = (await claim(t, task.id, 'w1'))!.task.version;
     const chunk = async (artifactId: string) => {
       const r = await env.store.changeTask({
-        tenantId: t, taskId: task.id, expectedVersion: version, leaseOwner: 'w1', patch: {},
-        event: { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId, parts: [{ text: '.' }] }, append: true } },
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: version,
+        leaseOwner: 'w1',
+        patch: {},
+        event: {
+          artifactUpdate: {
+            taskId: task.id,
+            contextId: task.contextId,
+            artifact: { artifactId, parts: [{ text: '.' }] },
+            append: true,
+          },
+        },
         artifactChunk: { artifactId, append: true, lastChunk: false, parts: [{ text: '.' }] },
       });
       version = r.version;
     };
     const status = async (state: TaskState) => {
-      const r = await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: version, patch: { state }, event: statusEvent(task, state) });
+      const r = await env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: version,
+        patch: { state },
+        event: statusEvent(task, state),
+      });
       version = r.version;
     };
     await chunk('a');
     await chunk('a');
     await chunk('b');
     await status(TaskState.WORKING); // a status message while working starts no new generation
-    expect(await env.store.countRunArtifactChunks(t, task.id)).toEqual(new Map([['a', 2], ['b', 1]]));
+    expect(await env.store.countRunArtifactChunks(t, task.id)).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 1],
+      ]),
+    );
     await status(TaskState.INPUT_REQUIRED);
     await status(TaskState.WORKING);
     await chunk('a');

@@ -3,7 +3,15 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidPageTokenError } from '../src/errors.ts';
 import type { Caller, ListTasksInput } from '../src/task-store.ts';
-import { createdTask, newTask, openTaskTestEnv, statusEvent, tenant, userMessage, type TaskTestEnv } from './task-fixtures.ts';
+import {
+  createdTask,
+  newTask,
+  openTaskTestEnv,
+  statusEvent,
+  tenant,
+  userMessage,
+  type TaskTestEnv,
+} from './task-fixtures.ts';
 
 let env: TaskTestEnv;
 beforeAll(async () => {
@@ -27,7 +35,10 @@ async function bulkTasks(tenantId: string, count: number, timestamp: string): Pr
 }
 
 /** Follows nextPageToken to the end and returns every id seen, in order. */
-async function pageThrough(caller: Caller, pageSize: number): Promise<{ ids: string[]; totals: Set<number>; pages: number }> {
+async function pageThrough(
+  caller: Caller,
+  pageSize: number,
+): Promise<{ ids: string[]; totals: Set<number>; pages: number }> {
   const ids: string[] = [];
   const totals = new Set<number>();
   let pageToken: string | undefined;
@@ -76,7 +87,13 @@ describe('ListTasks paging (digest §7.4 rules 21–22)', () => {
     const t = tenant();
     const a = await createdTask(env.store, newTask(t));
     const b = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({ tenantId: t, taskId: a.id, expectedVersion: 1, patch: { state: TaskState.WORKING }, event: statusEvent(a, TaskState.WORKING) });
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: a.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(a, TaskState.WORKING),
+    });
     const page = await list(user(t));
     expect(page.tasks.map((x) => x.id)).toEqual([a.id, b.id]);
     expect(page).toMatchObject({ nextPageToken: '', totalSize: 2, pageSize: 50 });
@@ -89,7 +106,11 @@ describe('ListTasks paging (digest §7.4 rules 21–22)', () => {
 
   it('a malformed pageToken is InvalidPageTokenError', async () => {
     const t = tenant();
-    for (const pageToken of ['%%%', 'bm90IGpzb24', Buffer.from('{"v":1,"t":"x","i":"y"}').toString('base64url')]) {
+    for (const pageToken of [
+      '%%%',
+      'bm90IGpzb24',
+      Buffer.from('{"v":1,"t":"x","i":"y"}').toString('base64url'),
+    ]) {
       await expect(list(user(t), { pageToken })).rejects.toBeInstanceOf(InvalidPageTokenError);
     }
   });
@@ -115,8 +136,15 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
     const a = await createdTask(env.store, newTask(t, { contextId: 'ctx-1' }));
     const b = await createdTask(env.store, newTask(t, { contextId: 'ctx-1', agentId: 'other' }));
     const c = await createdTask(env.store, newTask(t, { contextId: 'ctx-2' }));
-    const working = await env.store.changeTask({ tenantId: t, taskId: c.id, expectedVersion: 1, patch: { state: TaskState.WORKING }, event: statusEvent(c, TaskState.WORKING) });
-    const ids = async (extra: Partial<ListTasksInput>) => (await list(user(t), extra)).tasks.map((x) => x.id).sort();
+    const working = await env.store.changeTask({
+      tenantId: t,
+      taskId: c.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(c, TaskState.WORKING),
+    });
+    const ids = async (extra: Partial<ListTasksInput>) =>
+      (await list(user(t), extra)).tasks.map((x) => x.id).sort();
     expect(await ids({ contextId: 'ctx-1' })).toEqual([a.id, b.id].sort());
     expect(await ids({ agentId: 'other' })).toEqual([b.id]);
     expect(await ids({ state: TaskState.WORKING })).toEqual([c.id]);
@@ -130,8 +158,17 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
     const task = await createdTask(env.store, newTask(t));
     const plain = await createdTask(env.store, newTask(t));
     await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: 1, patch: {},
-      event: { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } },
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: {},
+      event: {
+        artifactUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+        },
+      },
       artifactChunk: { artifactId: 'a', append: false, lastChunk: true, parts: [{ text: 'x' }] },
     });
     for (const x of (await list(user(t))).tasks) expect(x).not.toHaveProperty('artifacts');
@@ -145,11 +182,19 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
     const t = tenant();
     const tasks = [await createdTask(env.store, newTask(t)), await createdTask(env.store, newTask(t))];
     for (const task of tasks) {
-      await env.store.changeTask({ tenantId: t, taskId: task.id, expectedVersion: 1, patch: {}, event: statusEvent(task, TaskState.SUBMITTED), appendMessage: userMessage('latest') });
+      await env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 1,
+        patch: {},
+        event: statusEvent(task, TaskState.SUBMITTED),
+        appendMessage: userMessage('latest'),
+      });
     }
     const one = await list(user(t), { historyLength: 1 });
     for (const x of one.tasks) expect(x.history?.map((m) => m.parts[0])).toEqual([{ text: 'latest' }]);
-    for (const x of (await list(user(t), { historyLength: 0 })).tasks) expect(x).not.toHaveProperty('history');
+    for (const x of (await list(user(t), { historyLength: 0 })).tasks)
+      expect(x).not.toHaveProperty('history');
     for (const x of (await list(user(t))).tasks) expect(x.history).toHaveLength(2);
   });
 });

@@ -29,16 +29,40 @@ async function richTask(t: string): Promise<TaskRecord> {
   let version = 1;
   const change = async (extra: object) => {
     const r = await env.store.changeTask({
-      tenantId: t, taskId: task.id, expectedVersion: version, patch: {},
-      event: statusEvent(task, TaskState.WORKING), ...extra,
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: version,
+      patch: {},
+      event: statusEvent(task, TaskState.WORKING),
+      ...extra,
     });
     version = r.version;
   };
   await change({ appendMessage: userMessage('two') });
-  await change({ artifactChunk: { artifactId: 'doc', append: false, lastChunk: false, name: 'Doc', parts: [{ text: 'Hel' }] } });
-  await change({ artifactChunk: { artifactId: 'img', append: false, lastChunk: true, parts: [{ url: 'https://x/y.png', mediaType: 'image/png' }] } });
-  await change({ artifactChunk: { artifactId: 'doc', append: true, lastChunk: true, parts: [{ text: 'lo' }] } });
-  await change({ appendMessage: userMessage('three'), patch: { state: TaskState.COMPLETED, statusMessage: agentMessage('done') } });
+  await change({
+    artifactChunk: {
+      artifactId: 'doc',
+      append: false,
+      lastChunk: false,
+      name: 'Doc',
+      parts: [{ text: 'Hel' }],
+    },
+  });
+  await change({
+    artifactChunk: {
+      artifactId: 'img',
+      append: false,
+      lastChunk: true,
+      parts: [{ url: 'https://x/y.png', mediaType: 'image/png' }],
+    },
+  });
+  await change({
+    artifactChunk: { artifactId: 'doc', append: true, lastChunk: true, parts: [{ text: 'lo' }] },
+  });
+  await change({
+    appendMessage: userMessage('three'),
+    patch: { state: TaskState.COMPLETED, statusMessage: agentMessage('done') },
+  });
   return task;
 }
 
@@ -57,7 +81,11 @@ describe('getTask (digest §7.4 rule 19)', () => {
       ],
     });
     expect(view?.status.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    expect(view?.history?.map((m) => m.parts[0])).toEqual([{ text: 'hello' }, { text: 'two' }, { text: 'three' }]);
+    expect(view?.history?.map((m) => m.parts[0])).toEqual([
+      { text: 'hello' },
+      { text: 'two' },
+      { text: 'three' },
+    ]);
     expect(view).not.toHaveProperty('metadata');
     expect(JSON.stringify(view)).not.toContain('null');
   });
@@ -76,7 +104,9 @@ describe('getTask (digest §7.4 rule 19)', () => {
   it('omits artifacts when asked to, and when there are none', async () => {
     const t = tenant();
     const rich = await richTask(t);
-    expect(await env.store.getTask(alice(t), rich.id, { includeArtifacts: false })).not.toHaveProperty('artifacts');
+    expect(await env.store.getTask(alice(t), rich.id, { includeArtifacts: false })).not.toHaveProperty(
+      'artifacts',
+    );
     const plain = await createdTask(env.store, newTask(t));
     expect(await env.store.getTask(alice(t), plain.id)).not.toHaveProperty('artifacts');
   });
@@ -106,7 +136,10 @@ describe('getTask (digest §7.4 rule 19)', () => {
     const reply = await createdTask(env.store, newTask(t, { visibility: 'message' }));
     expect(await env.store.getTask(alice(t), pending.id)).toBeNull();
     expect(await env.store.getTask({ tenantId: t, principal: 'alice', admin: true }, reply.id)).toBeNull();
-    expect(await env.store.loadTaskView(t, pending.id)).toMatchObject({ id: pending.id, status: { state: TaskState.SUBMITTED } });
+    expect(await env.store.loadTaskView(t, pending.id)).toMatchObject({
+      id: pending.id,
+      status: { state: TaskState.SUBMITTED },
+    });
     expect(await env.store.getTaskRecord(t, reply.id)).toMatchObject({ visibility: 'message' });
   });
 

@@ -2,3 +2,4 @@ export { resolveTestServices, type TestServices } from './services.ts';
 export { createTestDatabase, ensureTemplateDatabase, type TestDatabase } from './test-database.ts';
 export { createTestRedis, type TestRedis } from './test-redis.ts';
 export { waitFor } from './wait-for.ts';
+export { REPO_ROOT, startProcess, type RunningProcess } from './child-process.ts';

@@ -3,7 +3,14 @@ import type { Agent, ArtifactChunk } from '../agent.ts';
 import { IdSource, cloneJson, toUserMessage, type HarnessMessage } from './harness-messages.ts';
 import { RunController } from './harness-run.ts';
 import { HarnessMemory, HarnessTaskStore, type StoredTask } from './harness-task-store.ts';
-import type { AgentHarnessOptions, HarnessRun, HarnessTask, RecordedCall, RunResult, SendOptions } from './harness-types.ts';
+import type {
+  AgentHarnessOptions,
+  HarnessRun,
+  HarnessTask,
+  RecordedCall,
+  RunResult,
+  SendOptions,
+} from './harness-types.ts';
 
 /**
  * An in-memory platform for agent unit tests: it runs `agent.execute` with a recording
@@ -33,7 +40,10 @@ export class AgentHarness {
 
   /** Sends a message: a new task, or with `options.taskId` a follow-up to an interrupted task. */
   start(message: HarnessMessage, options: SendOptions = {}): HarnessRun {
-    const task = options.taskId === undefined ? this.#createTask(message, options) : this.#continueTask(options.taskId, message, options);
+    const task =
+      options.taskId === undefined
+        ? this.#createTask(message, options)
+        : this.#continueTask(options.taskId, message, options);
     return this.#launch(task, options);
   }
 
@@ -43,7 +53,11 @@ export class AgentHarness {
   }
 
   /** The client's answer to INPUT_REQUIRED / AUTH_REQUIRED: the agent runs again with the longer history. */
-  async continueTask(taskId: string, message: HarnessMessage, options: Omit<SendOptions, 'taskId'> = {}): Promise<RunResult> {
+  async continueTask(
+    taskId: string,
+    message: HarnessMessage,
+    options: Omit<SendOptions, 'taskId'> = {},
+  ): Promise<RunResult> {
     return this.start(message, { ...options, taskId }).result;
   }
 
@@ -51,7 +65,10 @@ export class AgentHarness {
    * Runs the agent again for a task whose run crashed (after `loseLease()`), from the stored state
    * and the same message, with `attempt` one higher: what the platform does after a lapsed lease.
    */
-  restart(taskId: string, options: Omit<SendOptions, 'taskId' | 'contextId' | 'returnImmediately'> = {}): HarnessRun {
+  restart(
+    taskId: string,
+    options: Omit<SendOptions, 'taskId' | 'contextId' | 'returnImmediately'> = {},
+  ): HarnessRun {
     const task = this.#store.get(taskId);
     if (this.#runs.get(taskId)?.ended === false) throw new Error(`task ${taskId} still has a live run`);
     if (isTerminal(task.state) || isInterrupted(task.state)) {
@@ -60,7 +77,10 @@ export class AgentHarness {
     return this.#launch(task, options);
   }
 
-  async rerun(taskId: string, options: Omit<SendOptions, 'taskId' | 'contextId' | 'returnImmediately'> = {}): Promise<RunResult> {
+  async rerun(
+    taskId: string,
+    options: Omit<SendOptions, 'taskId' | 'contextId' | 'returnImmediately'> = {},
+  ): Promise<RunResult> {
     return this.restart(taskId, options).result;
   }
 
@@ -83,7 +103,11 @@ export class AgentHarness {
     const contextId = options.contextId ?? given ?? this.#options.contextId ?? this.#ids.next('context');
     const taskId = this.#ids.next('task');
     const messageId = isMessage(input) ? input.messageId : this.#ids.next('msg');
-    const task = this.#store.create(taskId, contextId, toUserMessage(input, { messageId, contextId, taskId }));
+    const task = this.#store.create(
+      taskId,
+      contextId,
+      toUserMessage(input, { messageId, contextId, taskId }),
+    );
     // A request sent with returnImmediately is always answered with a Task (ARCHITECTURE.md §5).
     if (options.returnImmediately === true) task.visible = true;
     return task;

@@ -1,5 +1,11 @@
 import { TaskState, isTerminal, type Message } from '@switchyard/protocol';
-import { RunEndedError, type Agent, type AgentContext, type ArtifactChunk, type MessageInput } from '../agent.ts';
+import {
+  RunEndedError,
+  type Agent,
+  type AgentContext,
+  type ArtifactChunk,
+  type MessageInput,
+} from '../agent.ts';
 import { cloneJson, toAgentMessage, type IdSource } from './harness-messages.ts';
 import type { HarnessMemory, HarnessTaskStore, StoredTask } from './harness-task-store.ts';
 import type { HarnessRun, LogEntry, RecordedCall, RunResult } from './harness-types.ts';
@@ -88,7 +94,9 @@ export class RunController implements HarnessRun {
     const { agent, task, autoUpgrade } = this.#deps;
     const window = agent.quickReplyWindowMs;
     const timer =
-      autoUpgrade && window !== undefined && !task.visible ? setTimeout(() => this.upgrade(), window) : undefined;
+      autoUpgrade && window !== undefined && !task.visible
+        ? setTimeout(() => this.upgrade(), window)
+        : undefined;
     let failure: { error: unknown } | undefined;
     try {
       await agent.execute(this.#context());
@@ -147,7 +155,8 @@ export class RunController implements HarnessRun {
       message: cloneJson(task.runMessage),
       signal: this.#abort.signal,
       settings: Object.freeze(cloneJson(settings)),
-      acceptedOutputModes: acceptedOutputModes === undefined ? undefined : Object.freeze([...acceptedOutputModes]),
+      acceptedOutputModes:
+        acceptedOutputModes === undefined ? undefined : Object.freeze([...acceptedOutputModes]),
       memory: memory.forContext(task.contextId, (key, value) =>
         this.#record({ kind: 'memory.set', key, value, taskId: task.id, status: 'applied' }),
       ),

@@ -57,16 +57,19 @@ export class HarnessTaskStore {
   applyChunk(task: StoredTask, chunk: ArtifactChunk, indexInRun: number): 'applied' | 'skipped' {
     const stored = task.chunks.get(chunk.artifactId) ?? [];
     if (indexInRun < stored.length) return 'skipped';
-    if (chunk.parts.length === 0) throw new Error(`artifact ${chunk.artifactId}: a chunk needs at least one part`);
+    if (chunk.parts.length === 0)
+      throw new Error(`artifact ${chunk.artifactId}: a chunk needs at least one part`);
     const copy = cloneJson(chunk);
     const existing = task.artifacts.get(chunk.artifactId);
     if (copy.append === true) {
       if (existing === undefined) throw new Error(`artifact ${chunk.artifactId}: append before any chunk`);
-      if (task.closed.has(chunk.artifactId)) throw new Error(`artifact ${chunk.artifactId}: append after lastChunk`);
-      existing.parts.push(...copy.parts);
+      if (task.closed.has(chunk.artifactId))
+        throw new Error(`artifact ${chunk.artifactId}: append after lastChunk`);
+      existing.parts.push(...cloneJson(copy.parts));
       if (copy.name !== undefined) existing.name = copy.name;
       if (copy.description !== undefined) existing.description = copy.description;
-      if (copy.metadata !== undefined) existing.metadata = { ...existing.metadata, ...toJsonObject(copy.metadata) };
+      if (copy.metadata !== undefined)
+        existing.metadata = { ...existing.metadata, ...toJsonObject(copy.metadata) };
     } else {
       task.artifacts.set(chunk.artifactId, toArtifact(copy));
       task.closed.delete(chunk.artifactId);
@@ -105,8 +108,9 @@ export class HarnessTaskStore {
   }
 }
 
+/** A copy: the artifact's parts grow with later chunks, the stored first chunk must not. */
 function toArtifact(chunk: ArtifactChunk): Artifact {
-  const artifact: Artifact = { artifactId: chunk.artifactId, parts: chunk.parts };
+  const artifact: Artifact = { artifactId: chunk.artifactId, parts: cloneJson(chunk.parts) };
   if (chunk.name !== undefined) artifact.name = chunk.name;
   if (chunk.description !== undefined) artifact.description = chunk.description;
   if (chunk.metadata !== undefined) artifact.metadata = toJsonObject(chunk.metadata);

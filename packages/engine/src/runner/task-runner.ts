@@ -118,7 +118,10 @@ export class TaskRunner {
       unwatch();
     }
     const reason = stopReason();
-    if (reason) ctx.close(reason === 'canceled' ? 'canceled' : 'lease-lost');
+    if (reason) {
+      ctx.close(reason === 'canceled' ? 'canceled' : 'lease-lost');
+      log.info({ reason }, 'agent run stopped');
+    }
     if (reason === 'shutdown' && !ctx.ended) await this.handBack(ctx);
     else if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx);
   }
@@ -131,8 +134,9 @@ export class TaskRunner {
   }
 
   private async onRunError(ctx: RunContext, err: unknown, reason: StopReason | null, log: RunnerDeps['log']): Promise<void> {
-    if (err instanceof RunEndedError || reason) {
-      log.info({ reason: reason ?? (err as RunEndedError).reason }, 'agent run stopped');
+    if (reason) return; // logged once by execute()
+    if (err instanceof RunEndedError) {
+      log.info({ reason: err.reason }, 'agent run stopped');
       return;
     }
     if (ctx.ended) {

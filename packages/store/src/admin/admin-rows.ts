@@ -17,7 +17,9 @@ export const API_KEY_COLUMNS = [
 
 export const TENANT_COLUMNS = ['id', 'name', 'created_at', 'disabled_at'] as const;
 
-export function toTenantRecord(row: Pick<Selectable<TenantsTable>, (typeof TENANT_COLUMNS)[number]>): TenantRecord {
+export function toTenantRecord(
+  row: Pick<Selectable<TenantsTable>, (typeof TENANT_COLUMNS)[number]>,
+): TenantRecord {
   return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };
 }
 
@@ -33,7 +35,9 @@ export function toAgentRecord(row: Selectable<AgentsTable>): AgentRecord {
   };
 }
 
-export function toApiKeyRecord(row: Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>): ApiKeyRecord {
+export function toApiKeyRecord(
+  row: Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>,
+): ApiKeyRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,

@@ -11,10 +11,19 @@ interface OrphanKey {
  * Dead-letters claimed deliveries whose event is gone from the log, in one statement, so they stop
  * being claimed forever. Guarded by the claim like every other outbox write.
  */
-export async function buryOrphanDeliveries(db: Db, workerId: string, orphans: readonly OrphanKey[]): Promise<void> {
+export async function buryOrphanDeliveries(
+  db: Db,
+  workerId: string,
+  orphans: readonly OrphanKey[],
+): Promise<void> {
   await db
     .updateTable('push_deliveries')
-    .set({ status: 'dead', last_error: 'the event is no longer in the task log', locked_by: null, locked_until: null })
+    .set({
+      status: 'dead',
+      last_error: 'the event is no longer in the task log',
+      locked_by: null,
+      locked_until: null,
+    })
     .where((eb) =>
       eb(
         eb.refTuple('tenant_id', 'task_id', 'config_id', 'seq'),

@@ -3,7 +3,12 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
-import { deliveryIdOf, type ClaimDeliveriesInput, type ClaimedDelivery, type PushTarget } from './outbox-store.ts';
+import {
+  deliveryIdOf,
+  type ClaimDeliveriesInput,
+  type ClaimedDelivery,
+  type PushTarget,
+} from './outbox-store.ts';
 
 /**
  * Claims due deliveries in ONE statement (graphile-worker's getJobs): the inner SELECT picks and
@@ -16,7 +21,11 @@ import { deliveryIdOf, type ClaimDeliveriesInput, type ClaimedDelivery, type Pus
  * (tenant, task, config) is still pending, in flight or not. Delivered and dead rows do not
  * block, so one poisoned event cannot stall the rest. The NOT EXISTS probes the primary key.
  */
-export async function claimDueDeliveries(db: Db, secrets: SecretBox, input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  secrets: SecretBox,
+  input: ClaimDeliveriesInput,
+): Promise<ClaimedDelivery[]> {
   const rows = await db
     .with('claimed', (qc) =>
       qc
@@ -33,9 +42,13 @@ export async function claimDueDeliveries(db: Db, secrets: SecretBox, input: Clai
             eb
               .selectFrom('push_deliveries as d')
               .select(['d.tenant_id', 'd.task_id', 'd.config_id', 'd.seq'])
-              .where('d.status', '=', 'pending')
+              // Literals, not parameters: the partial index push_deliveries_due (WHERE status =
+              // 'pending') is usable only when the planner can prove its predicate, generic plans too.
+              .where('d.status', '=', sql.lit('pending'))
               .where('d.next_attempt_at', '<=', sql<Date>`now()`)
-              .where((w) => w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', sql<Date>`now()`)]))
+              .where((w) =>
+                w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', sql<Date>`now()`)]),
+              )
               .where(({ not, exists, selectFrom }) =>
                 not(
                   exists(
@@ -45,7 +58,7 @@ export async function claimDueDeliveries(db: Db, secrets: SecretBox, input: Clai
                       .whereRef('e.task_id', '=', 'd.task_id')
                       .whereRef('e.config_id', '=', 'd.config_id')
                       .whereRef('e.seq', '<', 'd.seq')
-                      .where('e.status', '=', 'pending'),
+                      .where('e.status', '=', sql.lit('pending')),
                   ),
                 ),
               )
@@ -61,11 +74,17 @@ export async function claimDueDeliveries(db: Db, secrets: SecretBox, input: Clai
     )
     .selectFrom('claimed as c')
     .innerJoin('push_configs as pc', (j) =>
-      j.onRef('pc.tenant_id', '=', 'c.tenant_id').onRef('pc.task_id', '=', 'c.task_id').onRef('pc.id', '=', 'c.config_id'),
+      j
+        .onRef('pc.tenant_id', '=', 'c.tenant_id')
+        .onRef('pc.task_id', '=', 'c.task_id')
+        .onRef('pc.id', '=', 'c.config_id'),
     )
     .innerJoin('tenants as t', 't.id', 'c.tenant_id')
     .leftJoin('task_events as ev', (j) =>
-      j.onRef('ev.tenant_id', '=', 'c.tenant_id').onRef('ev.task_id', '=', 'c.task_id').onRef('ev.seq', '=', 'c.seq'),
+      j
+        .onRef('ev.tenant_id', '=', 'c.tenant_id')
+        .onRef('ev.task_id', '=', 'c.task_id')
+        .onRef('ev.seq', '=', 'c.seq'),
     )
     .select([
       'c.tenant_id',
@@ -98,7 +117,8 @@ export async function claimDueDeliveries(db: Db, secrets: SecretBox, input: Clai
     if (row.token_enc) config.token = secrets.open(row.token_enc);
     if (row.auth_scheme) {
       config.authentication = { scheme: row.auth_scheme };
-      if (row.auth_credentials_enc) config.authentication.credentials = secrets.open(row.auth_credentials_enc);
+      if (row.auth_credentials_enc)
+        config.authentication.credentials = secrets.open(row.auth_credentials_enc);
     }
     claimed.push({
       ...key,

@@ -11,7 +11,9 @@ export interface DeadLetterPosition {
 }
 
 export function encodeDeadLetterCursor(p: DeadLetterPosition): string {
-  return Buffer.from(JSON.stringify([p.createdAt, p.taskId, p.configId, p.seq]), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify([p.createdAt, p.taskId, p.configId, p.seq]), 'utf8').toString(
+    'base64url',
+  );
 }
 
 /** Throws RangeError for a cursor this module did not make. */

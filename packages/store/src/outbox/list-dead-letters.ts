@@ -10,9 +10,14 @@ export async function listDeadLetters(db: Db, input: ListDeadLettersInput): Prom
   let query = db
     .selectFrom('push_deliveries')
     .selectAll()
-    .select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_text'))
+    .select(
+      sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as(
+        'created_at_text',
+      ),
+    )
     .where('tenant_id', '=', input.tenantId)
-    .where('status', '=', 'dead');
+    // A literal, not a parameter, so the partial index push_deliveries_dead always applies.
+    .where('status', '=', sql.lit('dead'));
   if (after) {
     query = query.where(
       sql<boolean>`(created_at, task_id, config_id, seq) < (${after.createdAt}::timestamptz, ${after.taskId}::uuid, ${after.configId}, ${after.seq})`,
@@ -30,7 +35,12 @@ export async function listDeadLetters(db: Db, input: ListDeadLettersInput): Prom
   const last = page.at(-1);
   const nextCursor =
     rows.length > input.limit && last
-      ? encodeDeadLetterCursor({ createdAt: last.created_at_text, taskId: last.task_id, configId: last.config_id, seq: last.seq })
+      ? encodeDeadLetterCursor({
+          createdAt: last.created_at_text,
+          taskId: last.task_id,
+          configId: last.config_id,
+          seq: last.seq,
+        })
       : null;
   return { deliveries: page.map(({ created_at_text: _, ...row }) => toDeliveryRecord(row)), nextCursor };
 }

@@ -8,8 +8,10 @@ import type { Db } from '../db.ts';
 export async function measureOldestPendingAgeMs(db: Db): Promise<number> {
   const row = await db
     .selectFrom('push_deliveries')
-    .select(sql<number>`coalesce((extract(epoch from now() - min(created_at)) * 1000)::bigint, 0)`.as('age_ms'))
-    .where('status', '=', 'pending')
+    .select(
+      sql<number>`coalesce((extract(epoch from now() - min(created_at)) * 1000)::bigint, 0)`.as('age_ms'),
+    )
+    .where('status', '=', sql.lit('pending'))
     .executeTakeFirstOrThrow();
   return row.age_ms;
 }

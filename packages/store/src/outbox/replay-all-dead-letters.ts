@@ -5,9 +5,16 @@ import type { Db } from '../db.ts';
 export async function replayAllDeadLetters(db: Db, tenantId: string): Promise<number> {
   const result = await db
     .updateTable('push_deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()`, locked_by: null, locked_until: null })
+    .set({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: sql<Date>`now()`,
+      locked_by: null,
+      locked_until: null,
+    })
     .where('tenant_id', '=', tenantId)
-    .where('status', '=', 'dead')
+    // A literal, not a parameter, so the partial index push_deliveries_dead always applies.
+    .where('status', '=', sql.lit('dead'))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -10,7 +10,13 @@ import type { DeliveryKey } from './outbox-store.ts';
 export async function replayDeadLetter(db: Db, key: DeliveryKey): Promise<boolean> {
   const result = await db
     .updateTable('push_deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()`, locked_by: null, locked_until: null })
+    .set({
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: sql<Date>`now()`,
+      locked_by: null,
+      locked_until: null,
+    })
     .where('tenant_id', '=', key.tenantId)
     .where('task_id', '=', key.taskId)
     .where('config_id', '=', key.configId)

@@ -4,7 +4,12 @@ import { isTaskId } from '../tasks/task-row.ts';
 import { toPushConfigView } from './push-config-view.ts';
 
 /** One config of a task, secrets redacted; null when the tenant has no such config. */
-export async function getPushConfig(db: Db, tenantId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig | null> {
+export async function getPushConfig(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+  id: string,
+): Promise<TaskPushNotificationConfig | null> {
   if (!isTaskId(taskId)) return null;
   const row = await db
     .selectFrom('push_configs')

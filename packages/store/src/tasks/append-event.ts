@@ -11,7 +11,8 @@ const KINDS: readonly EventKind[] = ['task', 'message', 'statusUpdate', 'artifac
 /** The StreamResponse oneof member name is the event kind (digest §1: the member is the discriminator). */
 export function eventKind(event: StreamResponse): EventKind {
   const kind = KINDS.find((k) => event[k] !== undefined);
-  if (!kind) throw new TypeError('event is not a StreamResponse (no task/message/statusUpdate/artifactUpdate member)');
+  if (!kind)
+    throw new TypeError('event is not a StreamResponse (no task/message/statusUpdate/artifactUpdate member)');
   return kind;
 }
 

@@ -6,7 +6,12 @@ import { jsonb } from './task-row.ts';
  * Appends a message at the next history position. Reading max(position) is safe without a lock:
  * callers run it after their guarded UPDATE, whose row lock serialises every writer of the task.
  */
-export async function appendHistoryMessage(tx: Db, tenantId: string, taskId: string, message: Message): Promise<void> {
+export async function appendHistoryMessage(
+  tx: Db,
+  tenantId: string,
+  taskId: string,
+  message: Message,
+): Promise<void> {
   await tx
     .insertInto('task_messages')
     .columns(['tenant_id', 'task_id', 'position', 'message'])

@@ -14,7 +14,8 @@ function patchColumns(patch: TaskPatch): UpdateObject<Database, 'tasks'> {
   const set: UpdateObject<Database, 'tasks'> = {};
   if (patch.state !== undefined) set.state = patch.state;
   if (patch.visibility !== undefined) set.visibility = patch.visibility;
-  if (patch.statusMessage !== undefined) set.status_message = patch.statusMessage === null ? null : jsonb(patch.statusMessage);
+  if (patch.statusMessage !== undefined)
+    set.status_message = patch.statusMessage === null ? null : jsonb(patch.statusMessage);
   // TaskStatus.timestamp is the time of the last status change (digest §2.1), and ListTasks sorts on it.
   if (patch.state !== undefined || patch.statusMessage !== undefined) set.status_timestamp = now();
   if (patch.reply !== undefined) set.reply = patch.reply === null ? null : jsonb(patch.reply);

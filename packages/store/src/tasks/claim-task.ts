@@ -34,8 +34,18 @@ export async function claimTask(db: Db, input: ClaimInput): Promise<ClaimResult 
         const wasSubmitted = eb('prev.prev_state', '=', TaskState.SUBMITTED);
         return {
           state: TaskState.WORKING,
-          version: eb.case().when(wasSubmitted).then(eb('tasks.version', '+', 1)).else(eb.ref('tasks.version')).end(),
-          status_timestamp: eb.case().when(wasSubmitted).then(now()).else(eb.ref('tasks.status_timestamp')).end(),
+          version: eb
+            .case()
+            .when(wasSubmitted)
+            .then(eb('tasks.version', '+', 1))
+            .else(eb.ref('tasks.version'))
+            .end(),
+          status_timestamp: eb
+            .case()
+            .when(wasSubmitted)
+            .then(now())
+            .else(eb.ref('tasks.status_timestamp'))
+            .end(),
           lease_owner: input.workerId,
           lease_expires_at: msFromNow(input.leaseMs),
           attempts: eb('tasks.attempts', '+', 1),
@@ -63,7 +73,13 @@ export async function claimTask(db: Db, input: ClaimInput): Promise<ClaimResult 
           status: { state: TaskState.WORKING, timestamp: formatTimestamp(task.statusTimestamp) },
         },
       };
-      await appendEvent(tx, { tenantId: task.tenantId, taskId: task.id, seq: task.version, event, visibility: task.visibility });
+      await appendEvent(tx, {
+        tenantId: task.tenantId,
+        taskId: task.id,
+        seq: task.version,
+        event,
+        visibility: task.visibility,
+      });
     }
     return { task, movedToWorking };
   });

@@ -1,4 +1,10 @@
-import { formatTimestamp, type Artifact, type JsonObject, type Message, type Task } from '@switchyard/protocol';
+import {
+  formatTimestamp,
+  type Artifact,
+  type JsonObject,
+  type Message,
+  type Task,
+} from '@switchyard/protocol';
 import type { TaskRecord } from '../task-store.ts';
 
 export interface TaskViewParts {
@@ -24,4 +30,3 @@ export function composeTaskView(task: TaskRecord, parts: TaskViewParts = {}): Ta
   if (task.metadata) view.metadata = task.metadata as JsonObject;
   return view;
 }
-

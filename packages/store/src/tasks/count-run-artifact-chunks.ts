@@ -7,7 +7,9 @@ import { isTaskId } from './task-row.ts';
  * The state an event records, for the two kinds that carry one (`task` snapshots and
  * `statusUpdate`s); null for messages and artifact updates.
  */
-const eventState = sql<string | null>`coalesce(payload->'statusUpdate'->'status'->>'state', payload->'task'->'status'->>'state')`;
+const eventState = sql<
+  string | null
+>`coalesce(payload->'statusUpdate'->'status'->>'state', payload->'task'->'status'->>'state')`;
 
 /**
  * Chunks per artifactId written by the current run generation, so a retried run (at-least-once
@@ -15,9 +17,13 @@ const eventState = sql<string | null>`coalesce(payload->'statusUpdate'->'status'
  * generation starts after the newest event that put the task in a state other than WORKING
  * (SUBMITTED, an interrupted state): status messages while WORKING and re-claims after a lapsed
  * lease do not start a new one. The schema has no generation column, so the event log is the
- * record; if retention ever pruned a live task's log, every chunk would count.
+ * record (whole for live tasks: retention prunes only terminal tasks' logs, see delete-expired-events.ts).
  */
-export async function countRunArtifactChunks(db: Db, tenantId: string, taskId: string): Promise<Map<string, number>> {
+export async function countRunArtifactChunks(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+): Promise<Map<string, number>> {
   if (!isTaskId(taskId)) return new Map();
   const rows = await db
     .selectFrom('artifact_chunks')

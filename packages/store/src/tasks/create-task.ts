@@ -15,7 +15,11 @@ import { jsonb, toTaskRecord } from './task-row.ts';
  * on the unique index until the first transaction ends, then sees the committed key and creates
  * nothing. If the first one rolls back, the duplicate's insert goes through and it creates the task.
  */
-export async function createTask(db: Db, secrets: SecretBox | undefined, input: CreateTaskInput): Promise<CreateTaskResult> {
+export async function createTask(
+  db: Db,
+  secrets: SecretBox | undefined,
+  input: CreateTaskInput,
+): Promise<CreateTaskResult> {
   return db.transaction().execute(async (tx) => {
     const claimed = await tx
       .insertInto('idempotency_keys')

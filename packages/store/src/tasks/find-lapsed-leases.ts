@@ -17,5 +17,10 @@ export async function findLapsedLeases(db: Db, limit: number): Promise<LapsedTas
     .orderBy('lease_expires_at')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ tenantId: r.tenant_id, taskId: r.id, leaseOwner: r.lease_owner ?? '', attempts: r.attempts }));
+  return rows.map((r) => ({
+    tenantId: r.tenant_id,
+    taskId: r.id,
+    leaseOwner: r.lease_owner ?? '',
+    attempts: r.attempts,
+  }));
 }

@@ -21,7 +21,12 @@ export async function getTaskRecord(db: Db, tenantId: string, taskId: string): P
  * still-pending request is not a Task, and another principal's task does not exist for the caller
  * (ARCHITECTURE.md §3 rule 6), so all of them read as null.
  */
-export async function getTask(db: Db, caller: Caller, taskId: string, options: GetTaskOptions = {}): Promise<Task | null> {
+export async function getTask(
+  db: Db,
+  caller: Caller,
+  taskId: string,
+  options: GetTaskOptions = {},
+): Promise<Task | null> {
   if (!isTaskId(taskId)) return null;
   const row = await db
     .selectFrom('tasks')
@@ -35,7 +40,12 @@ export async function getTask(db: Db, caller: Caller, taskId: string, options: G
 }
 
 /** The wire Task for a row regardless of visibility: the answer to a write the caller just made. */
-export async function loadTaskView(db: Db, tenantId: string, taskId: string, options: GetTaskOptions = {}): Promise<Task | null> {
+export async function loadTaskView(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+  options: GetTaskOptions = {},
+): Promise<Task | null> {
   const task = await getTaskRecord(db, tenantId, taskId);
   return task ? viewOf(db, task, options) : null;
 }

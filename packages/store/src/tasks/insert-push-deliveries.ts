@@ -5,7 +5,12 @@ import type { Db } from '../db.ts';
  * row is written in the event's transaction). INSERT … SELECT keeps it one statement however many
  * configs the task has.
  */
-export async function insertPushDeliveries(tx: Db, tenantId: string, taskId: string, seq: number): Promise<void> {
+export async function insertPushDeliveries(
+  tx: Db,
+  tenantId: string,
+  taskId: string,
+  seq: number,
+): Promise<void> {
   await tx
     .insertInto('push_deliveries')
     .columns(['tenant_id', 'task_id', 'config_id', 'seq'])

@@ -44,7 +44,11 @@ export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTask
       .select(cursorTs.as('cursor_ts'))
       .$if(cursor !== undefined, (q) =>
         q.where((eb) =>
-          eb(eb.refTuple('status_timestamp', 'id'), '<', eb.tuple(sql<Date>`${cursor?.t}::timestamptz`, sql<string>`${cursor?.i}::uuid`)),
+          eb(
+            eb.refTuple('status_timestamp', 'id'),
+            '<',
+            eb.tuple(sql<Date>`${cursor?.t}::timestamptz`, sql<string>`${cursor?.i}::uuid`),
+          ),
         ),
       )
       .orderBy('status_timestamp', 'desc')
@@ -57,12 +61,17 @@ export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTask
   // One row past the page tells whether another page exists without a second query.
   const page = rows.slice(0, pageSize);
   const last = page.at(-1);
-  const nextPageToken = rows.length > pageSize && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
+  const nextPageToken =
+    rows.length > pageSize && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
   const tasks = await loadTaskViews(
     db,
     caller.tenantId,
     page.map(({ cursor_ts: _, ...row }) => toTaskRecord(row)),
-    { historyLength: input.historyLength, includeArtifacts: input.includeArtifacts, keepEmptyArtifacts: true },
+    {
+      historyLength: input.historyLength,
+      includeArtifacts: input.includeArtifacts,
+      keepEmptyArtifacts: true,
+    },
   );
   return { tasks, nextPageToken, pageSize, totalSize: count.n };
 }

@@ -4,13 +4,27 @@ import { isTaskId } from './task-row.ts';
 import { composeArtifacts, type ArtifactChunkRow } from './compose-artifacts.ts';
 
 /** The composed artifacts of several tasks from one query over their chunks. */
-export async function loadArtifacts(db: Db, tenantId: string, taskIds: readonly string[]): Promise<Map<string, Artifact[]>> {
+export async function loadArtifacts(
+  db: Db,
+  tenantId: string,
+  taskIds: readonly string[],
+): Promise<Map<string, Artifact[]>> {
   const out = new Map<string, Artifact[]>();
   const ids = taskIds.filter(isTaskId);
   if (ids.length === 0) return out;
   const rows = await db
     .selectFrom('artifact_chunks')
-    .select(['task_id', 'seq', 'artifact_id', 'append', 'name', 'description', 'parts', 'metadata', 'extensions'])
+    .select([
+      'task_id',
+      'seq',
+      'artifact_id',
+      'append',
+      'name',
+      'description',
+      'parts',
+      'metadata',
+      'extensions',
+    ])
     .where('tenant_id', '=', tenantId)
     .where('task_id', 'in', ids)
     .orderBy('task_id')

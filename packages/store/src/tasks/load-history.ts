@@ -24,7 +24,10 @@ export async function loadHistories(
           'task_id',
           'position',
           'message',
-          e.fn.agg<number>('row_number').over((ob) => ob.partitionBy('task_id').orderBy('position', 'desc')).as('from_end'),
+          e.fn
+            .agg<number>('row_number')
+            .over((ob) => ob.partitionBy('task_id').orderBy('position', 'desc'))
+            .as('from_end'),
         ])
         .where('tenant_id', '=', tenantId)
         .where('task_id', 'in', ids)

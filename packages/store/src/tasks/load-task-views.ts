@@ -16,7 +16,12 @@ export interface TaskViewOptions {
 }
 
 /** Wire Tasks for task rows of one tenant: two batch queries for any number of tasks. */
-export async function loadTaskViews(db: Db, tenantId: string, tasks: readonly TaskRecord[], options: TaskViewOptions): Promise<Task[]> {
+export async function loadTaskViews(
+  db: Db,
+  tenantId: string,
+  tasks: readonly TaskRecord[],
+  options: TaskViewOptions,
+): Promise<Task[]> {
   const ids = tasks.map((t) => t.id);
   const [histories, artifacts] = await Promise.all([
     loadHistories(db, tenantId, ids, options.historyLength),

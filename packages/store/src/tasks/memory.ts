@@ -26,7 +26,17 @@ export async function getMemory(db: Db, k: MemoryKey): Promise<unknown> {
 export async function setMemory(db: Db, k: MemoryKey, value: unknown): Promise<void> {
   await db
     .insertInto('context_memory')
-    .values({ tenant_id: k.tenantId, agent_id: k.agentId, context_id: k.contextId, key: k.key, value: jsonb(value) })
-    .onConflict((oc) => oc.columns(['tenant_id', 'agent_id', 'context_id', 'key']).doUpdateSet({ value: jsonb(value), updated_at: now() }))
+    .values({
+      tenant_id: k.tenantId,
+      agent_id: k.agentId,
+      context_id: k.contextId,
+      key: k.key,
+      value: jsonb(value),
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'agent_id', 'context_id', 'key'])
+        .doUpdateSet({ value: jsonb(value), updated_at: now() }),
+    )
     .execute();
 }

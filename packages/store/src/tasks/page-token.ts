@@ -21,7 +21,8 @@ export function decodePageToken<K extends string>(
   } catch (cause) {
     throw new InvalidPageTokenError({ cause });
   }
-  if (typeof parsed !== 'object' || parsed === null || (parsed as { v?: unknown }).v !== 1) throw new InvalidPageTokenError();
+  if (typeof parsed !== 'object' || parsed === null || (parsed as { v?: unknown }).v !== 1)
+    throw new InvalidPageTokenError();
   const out = {} as Record<K, string>;
   for (const key of Object.keys(fields) as K[]) {
     const value = (parsed as Record<string, unknown>)[key];

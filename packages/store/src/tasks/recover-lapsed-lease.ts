@@ -42,10 +42,17 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
 
     if (seen.attempts < input.maxAttempts) {
       const row = await guarded
-        .set({ lease_owner: null, lease_expires_at: null, run_after: msFromNow(input.backoffMs(seen.attempts)), updated_at: now() })
+        .set({
+          lease_owner: null,
+          lease_expires_at: null,
+          run_after: msFromNow(input.backoffMs(seen.attempts)),
+          updated_at: now(),
+        })
         .returningAll()
         .executeTakeFirst();
-      return row ? { outcome: 'requeued', runAfter: row.run_after, task: toTaskRecord(row) } : { outcome: 'skipped' };
+      return row
+        ? { outcome: 'requeued', runAfter: row.run_after, task: toTaskRecord(row) }
+        : { outcome: 'skipped' };
     }
 
     // Failing is a task change: guard on the version the fail event was built from as well.
@@ -65,7 +72,13 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
       .returningAll()
       .executeTakeFirst();
     if (!row) return { outcome: 'skipped' };
-    await appendEvent(tx, { tenantId: row.tenant_id, taskId: row.id, seq: row.version, event, visibility: row.visibility });
+    await appendEvent(tx, {
+      tenantId: row.tenant_id,
+      taskId: row.id,
+      seq: row.version,
+      event,
+      visibility: row.visibility,
+    });
     return { outcome: 'failed', task: toTaskRecord(row) };
   });
 }

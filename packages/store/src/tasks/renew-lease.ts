@@ -11,7 +11,10 @@ const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
  * too, so the worker can tell "canceled under me" (stop quietly) from "lease lost" (another worker
  * owns it now). Renewal is not a task change: no version, no event.
  */
-export async function renewLease(db: Db, input: ClaimInput): Promise<{ ok: boolean; state: TaskState | null }> {
+export async function renewLease(
+  db: Db,
+  input: ClaimInput,
+): Promise<{ ok: boolean; state: TaskState | null }> {
   if (!isTaskId(input.taskId)) return { ok: false, state: null };
   const renewed = await db
     .updateTable('tasks')

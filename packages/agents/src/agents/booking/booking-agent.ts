@@ -94,6 +94,9 @@ function selectRouter(ctx: AgentContext, complete: CompleteFn | undefined): Book
     fallback: rules,
     onFallback: (reason, detail) =>
       // The model's raw output can be long or echo user data: log its length, not its text.
-      ctx.log.warn({ reason, error: detail.error, outputLength: detail.output?.length }, 'booking router fell back to the rules'),
+      ctx.log.warn(
+        { reason, error: detail.error, outputLength: detail.output?.length },
+        'booking router fell back to the rules',
+      ),
   });
 }

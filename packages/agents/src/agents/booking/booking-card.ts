@@ -28,7 +28,8 @@ export const bookingCard: AgentCardTemplate = {
     {
       id: 'chat',
       name: 'Small talk and help',
-      description: 'Answers greetings, thanks and questions about what the agent can do with a single Message.',
+      description:
+        'Answers greetings, thanks and questions about what the agent can do with a single Message.',
       tags: ['chat', 'help', 'message'],
       examples: ['hello', 'what can you do?', 'thanks'],
       outputModes: ['text/plain'],

@@ -32,7 +32,8 @@ export function bookingArtifact(booking: Booking, confirmation: string): Artifac
 }
 
 export function bookingConfirmedMessage(booking: Booking, confirmation: string): MessageInput {
-  const what = booking.type === 'flight' ? `a flight to ${booking.destination}` : `a hotel in ${booking.destination}`;
+  const what =
+    booking.type === 'flight' ? `a flight to ${booking.destination}` : `a hotel in ${booking.destination}`;
   const who = booking.travellers === 1 ? '1 traveller' : `${booking.travellers} travellers`;
   return `Booked ${what} for ${who}. Confirmation ${confirmation}.`;
 }

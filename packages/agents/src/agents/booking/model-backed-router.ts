@@ -11,7 +11,10 @@ export interface ModelBackedRouterOptions {
   /** Used when the model fails or answers something that is not a valid intent. Default: RuleBasedRouter. */
   fallback?: BookingRouter;
   /** Told why a message fell back (the agent logs it): a silent fallback would hide a broken model. */
-  onFallback?: (reason: 'completion-failed' | 'malformed-output', detail: { error?: unknown; output?: string }) => void;
+  onFallback?: (
+    reason: 'completion-failed' | 'malformed-output',
+    detail: { error?: unknown; output?: string },
+  ) => void;
 }
 
 /**
@@ -46,7 +49,9 @@ export class ModelBackedRouter implements BookingRouter {
 }
 
 export function bookingPrompt(text: string, history: Message[]): string {
-  const earlier = history.map((message) => `${message.role === Role.USER ? 'user' : 'agent'}: ${textOf(message)}`);
+  const earlier = history.map(
+    (message) => `${message.role === Role.USER ? 'user' : 'agent'}: ${textOf(message)}`,
+  );
   return [
     'You route messages for a travel booking agent that books flights and hotels.',
     'Answer with ONE JSON object and nothing else:',
@@ -73,14 +78,21 @@ export function parseIntent(output: string): BookingIntent | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const fields = new Map(Object.entries(value));
   const kind = fields.get('kind');
-  if (kind === 'greeting' || kind === 'thanks' || kind === 'capabilities' || kind === 'unknown') return { kind };
+  if (kind === 'greeting' || kind === 'thanks' || kind === 'capabilities' || kind === 'unknown')
+    return { kind };
   if (kind !== 'book') return undefined;
   const type = fields.get('type');
   const destination = fields.get('destination');
   const travellers = fields.get('travellers') ?? undefined;
-  if ((type !== 'flight' && type !== 'hotel') || typeof destination !== 'string' || destination.trim() === '') {
+  if (
+    (type !== 'flight' && type !== 'hotel') ||
+    typeof destination !== 'string' ||
+    destination.trim() === ''
+  ) {
     return undefined;
   }
   if (travellers === undefined) return { kind, type, destination: destination.trim() };
-  return isTravellerCount(travellers) ? { kind, type, destination: destination.trim(), travellers } : undefined;
+  return isTravellerCount(travellers)
+    ? { kind, type, destination: destination.trim(), travellers }
+    : undefined;
 }

@@ -1,9 +1,23 @@
 import type { Message } from '@switchyard/protocol';
 import { textOf, userMessages } from '../shared/message-text.ts';
-import { isTravellerCount, type BookingIntent, type BookingRouter, type BookingType } from './booking-router.ts';
+import {
+  isTravellerCount,
+  type BookingIntent,
+  type BookingRouter,
+  type BookingType,
+} from './booking-router.ts';
 
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
 };
 const COUNT = String.raw`(\d+|${Object.keys(NUMBER_WORDS).join('|')})`;
 const PARTY = String.raw`(?:travell?ers?|people|persons?|adults?|guests?|passengers?|pax)`;
@@ -55,10 +69,15 @@ function parseBooking(text: string): BookingIntent | undefined {
   if (book === null) return undefined;
   const type: BookingType = book[1]?.toLowerCase() === 'hotel' ? 'hotel' : 'flight';
   const rest = text.slice(book.index + book[0].length);
-  const destination = DESTINATION.exec(rest)?.[1]?.replace(TRAILING_PARTY, '').replace(/[.!?]+$/, '').trim();
+  const destination = DESTINATION.exec(rest)?.[1]
+    ?.replace(TRAILING_PARTY, '')
+    .replace(/[.!?]+$/, '')
+    .trim();
   if (destination === undefined || destination === '') return undefined;
   const travellers = toCount(firstGroup(PARTY_SIZE.exec(text)));
-  return travellers === undefined ? { kind: 'book', type, destination } : { kind: 'book', type, destination, travellers };
+  return travellers === undefined
+    ? { kind: 'book', type, destination }
+    : { kind: 'book', type, destination, travellers };
 }
 
 function answerCount(text: string): number | undefined {

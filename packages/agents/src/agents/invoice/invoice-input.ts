@@ -37,16 +37,29 @@ function validate(value: unknown, source: InputSource): ReadInputResult {
     if (!isRecord(item) || !isId(item.id) || !isAmount(item.amount) || !isId(item.currency)) {
       return { ok: false, problem: `invoices[${i}] needs a string id, a finite amount and a currency.` };
     }
-    if (invoices.some((invoice) => invoice.id === item.id)) return { ok: false, problem: `invoices[${i}] repeats an id.` };
+    if (invoices.some((invoice) => invoice.id === item.id))
+      return { ok: false, problem: `invoices[${i}] repeats an id.` };
     invoices.push({ id: item.id, amount: item.amount, currency: item.currency.toUpperCase() });
   }
   const payments: Payment[] = [];
   for (const [i, item] of value.payments.entries()) {
     const reference = isRecord(item) ? item.invoiceId : undefined;
-    if (!isRecord(item) || !isId(item.id) || !isAmount(item.amount) || (reference !== undefined && !isId(reference))) {
-      return { ok: false, problem: `payments[${i}] needs a string id, a finite amount and an optional string invoiceId.` };
+    if (
+      !isRecord(item) ||
+      !isId(item.id) ||
+      !isAmount(item.amount) ||
+      (reference !== undefined && !isId(reference))
+    ) {
+      return {
+        ok: false,
+        problem: `payments[${i}] needs a string id, a finite amount and an optional string invoiceId.`,
+      };
     }
-    payments.push(reference === undefined ? { id: item.id, amount: item.amount } : { id: item.id, invoiceId: reference, amount: item.amount });
+    payments.push(
+      reference === undefined
+        ? { id: item.id, amount: item.amount }
+        : { id: item.id, invoiceId: reference, amount: item.amount },
+    );
   }
   return { ok: true, input: { invoices, payments }, source };
 }

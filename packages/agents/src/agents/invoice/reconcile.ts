@@ -35,7 +35,12 @@ export function reconcile(input: ReconcileInput): Reconciliation {
   };
 }
 
-function settle(invoice: Invoice, payment: Payment, matchedBy: Match['matchedBy'], open: Map<string, Invoice>): Match {
+function settle(
+  invoice: Invoice,
+  payment: Payment,
+  matchedBy: Match['matchedBy'],
+  open: Map<string, Invoice>,
+): Match {
   open.delete(invoice.id);
   return {
     invoiceId: invoice.id,

@@ -9,7 +9,10 @@ export const ROUNDING_QUESTION = 'Do unmatched invoices under 50 EUR count as ro
 export const ROUNDING_MEMORY_KEY = 'rounding-under-50-eur';
 
 export function parseRoundingAnswer(text: string): RoundingAnswer | undefined {
-  const word = text.trim().toLowerCase().replace(/[.!]+$/, '');
+  const word = text
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, '');
   if (word === 'yes' || word === 'y') return 'yes';
   if (word === 'no' || word === 'n') return 'no';
   return undefined;
@@ -21,15 +24,21 @@ export function isRoundingAnswer(value: unknown): value is RoundingAnswer {
 }
 
 /** The closing status message: a sentence for people and a data part for programs. */
-export function reconciliationSummary(reconciliation: Reconciliation, answer: RoundingAnswer | undefined): MessageInput {
+export function reconciliationSummary(
+  reconciliation: Reconciliation,
+  answer: RoundingAnswer | undefined,
+): MessageInput {
   const { matches, unmatchedInvoices, unmatchedPayments } = reconciliation;
   const small = answer === 'yes' ? roundingCandidates(reconciliation).map((invoice) => invoice.id) : [];
-  const open = unmatchedInvoices.filter((invoice) => !small.includes(invoice.id)).map((invoice) => invoice.id);
+  const open = unmatchedInvoices
+    .filter((invoice) => !small.includes(invoice.id))
+    .map((invoice) => invoice.id);
   const sentences = [
     `Matched ${matches.length} of ${matches.length + unmatchedInvoices.length} invoices.`,
     `${open.length} invoice(s) open, ${unmatchedPayments.length} payment(s) unmatched.`,
   ];
-  if (small.length > 0) sentences.push(`${small.length} invoice(s) under 50 EUR counted as rounding differences.`);
+  if (small.length > 0)
+    sentences.push(`${small.length} invoice(s) under 50 EUR counted as rounding differences.`);
   else if (answer === 'no' && roundingCandidates(reconciliation).length > 0) {
     sentences.push('Invoices under 50 EUR stay open (not rounding differences).');
   }

@@ -40,7 +40,9 @@ function stepDelayMs(delayMs: number, steps: number, step: number): number {
 }
 
 function storedSteps(ctx: AgentContext): number {
-  return ctx.task.artifacts.find((artifact) => artifact.artifactId === PROGRESS_ARTIFACT_ID)?.parts.length ?? 0;
+  return (
+    ctx.task.artifacts.find((artifact) => artifact.artifactId === PROGRESS_ARTIFACT_ID)?.parts.length ?? 0
+  );
 }
 
 async function emitProgress(

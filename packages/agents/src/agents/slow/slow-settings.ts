@@ -18,10 +18,17 @@ export interface SlowSettings {
 export const SLOW_DEFAULTS: SlowSettings = Object.freeze({ delayMs: 1500, steps: 0, progress: 'artifact' });
 
 export function readSlowSettings(ctx: AgentContext): SlowSettings {
-  const warn = (problem: object): void => ctx.log.warn(problem, 'invalid slow agent setting; using the default');
+  const warn = (problem: object): void =>
+    ctx.log.warn(problem, 'invalid slow agent setting; using the default');
   return {
     delayMs: intSetting(ctx.settings, 'delayMs', { fallback: SLOW_DEFAULTS.delayMs, max: 3_600_000 }, warn),
     steps: intSetting(ctx.settings, 'steps', { fallback: SLOW_DEFAULTS.steps, max: 1000 }, warn),
-    progress: choiceSetting(ctx.settings, 'progress', ['artifact', 'status', 'both'], SLOW_DEFAULTS.progress, warn),
+    progress: choiceSetting(
+      ctx.settings,
+      'progress',
+      ['artifact', 'status', 'both'],
+      SLOW_DEFAULTS.progress,
+      warn,
+    ),
   };
 }

@@ -1,0 +1,36 @@
+import type { RequestHandler } from 'express';
+import type { AgentRegistration } from '@switchyard/engine';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { notFound } from '../http/edge-error.ts';
+import { stateOf, type Binding } from '../http/request-state.ts';
+import type { RequestLimiter } from '../rate-limit/request-limiter.ts';
+
+export interface A2AGuardDeps {
+  authenticator: Authenticator;
+  limiter: RequestLimiter;
+  resolveAgent: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
+}
+
+/**
+ * What every A2A call passes before its binding reads the body, in this order: authenticate
+ * (digest §9 rule 2), rate-limit the tenant and credential (§9 rule 7), then check that the agent
+ * in the URL is the caller's. Another tenant's agent answers exactly like a missing one (§9 rule 4).
+ * Mounted on `/agents/:tenantId/:agentId`.
+ */
+export function a2aGuard(binding: Binding, { authenticator, limiter, resolveAgent }: A2AGuardDeps): RequestHandler {
+  return async (req, _res, next) => {
+    const state = stateOf(req);
+    state.binding = binding;
+    const identity = await authenticator.authenticate(req.headers);
+    state.identity = identity;
+    state.log = state.log.child({ tenantId: identity.caller.tenantId, principal: identity.caller.principal });
+    await limiter.consume(identity);
+    const tenantId = String(req.params['tenantId']);
+    const agentId = String(req.params['agentId']);
+    const agent = tenantId === identity.caller.tenantId ? await resolveAgent(tenantId, agentId) : null;
+    if (!agent) throw notFound();
+    state.agent = agent;
+    state.log = state.log.child({ agentId });
+    next();
+  };
+}

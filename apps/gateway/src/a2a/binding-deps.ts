@@ -1,0 +1,34 @@
+import type { Request } from 'express';
+import type { TraceCarrier } from '@switchyard/engine';
+import type { ErrorMapping } from '@switchyard/protocol';
+import type { CardBuilder } from '../cards/card-builder.ts';
+import { a2aContextOf } from '../http/request-state.ts';
+import type { StreamRegistry } from '../sse/stream-registry.ts';
+import type { A2AOperations, OperationContext } from './operations.ts';
+
+/** What both binding handlers need. */
+export interface BindingDeps {
+  operations: A2AOperations;
+  cards: CardBuilder;
+  streams: StreamRegistry;
+  /** Aborted when the gateway stops: blocking waits return, streams end. */
+  shutdown: AbortSignal;
+  bodyLimitBytes: number;
+  mapping: ErrorMapping;
+  heartbeatMs: number;
+  maxBufferBytes: number;
+}
+
+export function operationContext(req: Request, signal: AbortSignal): OperationContext {
+  const { identity, agent } = a2aContextOf(req);
+  return { caller: identity.caller, agent, signal, trace: traceOf(req) };
+}
+
+/** W3C trace context, carried into the job so the worker joins the request's trace (ARCHITECTURE §9). */
+function traceOf(req: Request): TraceCarrier {
+  const { traceparent, tracestate } = req.headers;
+  return {
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+    ...(typeof tracestate === 'string' ? { tracestate } : {}),
+  };
+}

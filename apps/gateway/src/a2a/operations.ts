@@ -1,0 +1,123 @@
+import type { AgentRegistration, StreamItem, TaskService, TraceCarrier } from '@switchyard/engine';
+import {
+  A2AError,
+  type AgentCard,
+  type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '@switchyard/protocol';
+import type { Caller } from '@switchyard/store';
+import type { CardBuilder } from '../cards/card-builder.ts';
+
+/** Who calls, through which agent, and when to give up (client gone or shutdown). */
+export interface OperationContext {
+  caller: Caller;
+  agent: AgentRegistration;
+  signal: AbortSignal;
+  trace: TraceCarrier;
+}
+
+/**
+ * The eleven A2A operations, binding-independent (digest §3, §7.9 rule 35: every binding offers
+ * the same behaviour). Both bindings parse into these request messages and call this class.
+ */
+export class A2AOperations {
+  readonly #service: TaskService;
+  readonly #cards: CardBuilder;
+
+  constructor({ service, cards }: { service: TaskService; cards: CardBuilder }) {
+    this.#service = service;
+    this.#cards = cards;
+  }
+
+  /** Blocking unless `returnImmediately` (§7.2 rule 12); the wait ends early if the client leaves. */
+  async send(ctx: OperationContext, request: SendMessageRequest): Promise<SendMessageResponse> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+  }
+
+  stream(ctx: OperationContext, request: SendMessageRequest): AsyncGenerator<StreamItem> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.sendStreaming(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+  }
+
+  /** `afterSeq` comes from `Last-Event-ID`: resume after the last event the client saw. */
+  subscribe(ctx: OperationContext, request: SubscribeToTaskRequest, afterSeq?: number): AsyncGenerator<StreamItem> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.subscribe(ctx.caller, ctx.agent.id, request.id, { afterSeq, signal: ctx.signal });
+  }
+
+  async getTask(ctx: OperationContext, request: GetTaskRequest): Promise<Task> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.getTask(ctx.caller, ctx.agent.id, request.id, request.historyLength);
+  }
+
+  /** `nextPageToken`, `tasks`, `pageSize` and `totalSize` are always present (§1, §7.4 rule 22). */
+  async listTasks(ctx: OperationContext, request: ListTasksRequest): Promise<ListTasksResponse> {
+    checkTenant(ctx, request.tenant);
+    const page = await this.#service.listTasks(ctx.caller, ctx.agent.id, request);
+    return {
+      tasks: page.tasks ?? [],
+      nextPageToken: page.nextPageToken ?? '',
+      pageSize: page.pageSize ?? request.pageSize ?? 50,
+      totalSize: page.totalSize ?? 0,
+    };
+  }
+
+  async cancelTask(ctx: OperationContext, request: CancelTaskRequest): Promise<Task> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.cancelTask(ctx.caller, ctx.agent.id, request.id);
+  }
+
+  async createPushConfig(ctx: OperationContext, request: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.push.create(ctx.caller, ctx.agent.id, request);
+  }
+
+  async getPushConfig(ctx: OperationContext, request: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+    checkTenant(ctx, request.tenant);
+    return this.#service.push.get(ctx.caller, ctx.agent.id, request.taskId, request.id);
+  }
+
+  async listPushConfigs(
+    ctx: OperationContext,
+    request: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    checkTenant(ctx, request.tenant);
+    const page = await this.#service.push.list(ctx.caller, ctx.agent.id, request.taskId, request);
+    return { configs: page.configs ?? [], nextPageToken: page.nextPageToken ?? '' };
+  }
+
+  /** Empty is `{}` in ProtoJSON (digest §12 #17). */
+  async deletePushConfig(ctx: OperationContext, request: DeleteTaskPushNotificationConfigRequest): Promise<Record<string, never>> {
+    checkTenant(ctx, request.tenant);
+    await this.#service.push.delete(ctx.caller, ctx.agent.id, request.taskId, request.id);
+    return {};
+  }
+
+  /** The extended card: capability always declared, always configured (§7.8). */
+  extendedCard(ctx: OperationContext, tenant?: string): AgentCard {
+    checkTenant(ctx, tenant);
+    return this.#cards.extendedCard(ctx.agent).card;
+  }
+}
+
+/**
+ * `tenant` is a routing value, not an authority (digest §2.6, §9 rule 5): when a request names one
+ * it must be the caller's own, and any other reads as not found, revealing nothing.
+ */
+function checkTenant(ctx: OperationContext, tenant: string | undefined): void {
+  if (tenant !== undefined && tenant !== ctx.caller.tenantId) {
+    throw new A2AError('TaskNotFound', { message: 'Not found' });
+  }
+}

@@ -1,0 +1,15 @@
+import type { Redis } from 'ioredis';
+import type { HintPublisher } from '@switchyard/events';
+import type { QueueKeys } from '@switchyard/queue';
+import type { PostgresAdminStore, PostgresOutboxStore } from '@switchyard/store';
+
+export interface AdminDeps {
+  admin: PostgresAdminStore;
+  outbox: PostgresOutboxStore;
+  /** Publishes revocations on keys.authChannel. */
+  redis: Redis;
+  keys: QueueKeys;
+  /** Wakes pushers after a replay. */
+  hints: HintPublisher;
+  bodyLimitBytes: number;
+}

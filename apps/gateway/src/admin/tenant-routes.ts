@@ -1,0 +1,28 @@
+import { Router } from 'express';
+import { TenantExistsError } from '@switchyard/store';
+import { adminConflict, adminNotFound } from './admin-error.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { newTenantBody, readAdminBody } from './admin-schemas.ts';
+
+/** Tenants and their webhook signing secrets. A secret is shown when created or rotated, never listed. */
+export function tenantRoutes({ admin, bodyLimitBytes }: AdminDeps): Router {
+  const router = Router();
+  router.post('/tenants', async (req, res) => {
+    const body = await readAdminBody(req, newTenantBody, bodyLimitBytes);
+    try {
+      res.status(201).json(await admin.createTenant(body));
+    } catch (err) {
+      if (err instanceof TenantExistsError) throw adminConflict(`tenant ${body.id} already exists`);
+      throw err;
+    }
+  });
+  router.get('/tenants', async (_req, res) => {
+    res.json({ tenants: await admin.listTenants() });
+  });
+  router.post('/tenants/:tenantId/webhook-secret\\:rotate', async (req, res) => {
+    const webhookSecret = await admin.rotateWebhookSecret(req.params['tenantId'] ?? '');
+    if (webhookSecret === null) throw adminNotFound('tenant');
+    res.json({ webhookSecret });
+  });
+  return router;
+}

@@ -1,0 +1,55 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { unauthenticated, unavailable } from '@switchyard/protocol';
+import type { Identity } from '../http/request-state.ts';
+import type { ApiKeyCache } from './api-key-cache.ts';
+import type { JwtVerifier } from './jwt-verifier.ts';
+
+export const API_KEY_HEADER = 'x-api-key';
+
+/**
+ * The `WWW-Authenticate` challenges of every 401 (digest §9 rule 2), one per scheme the cards
+ * declare: the API key header and, when JWT is configured, Bearer.
+ */
+export function authChallenges(jwtEnabled: boolean): string[] {
+  return ['ApiKey header="X-API-Key"', ...(jwtEnabled ? ['Bearer realm="switchyard"'] : [])];
+}
+
+/**
+ * Turns request headers into an Identity (digest §9 rule 2: every request is authenticated).
+ * `X-API-Key` wins when both are sent. Every failure is the same Unauthenticated, so a caller
+ * learns nothing about which keys exist.
+ */
+export class Authenticator {
+  readonly #apiKeys: ApiKeyCache;
+  readonly #jwt: JwtVerifier | undefined;
+
+  constructor({ apiKeys, jwt }: { apiKeys: ApiKeyCache; jwt?: JwtVerifier | undefined }) {
+    this.#apiKeys = apiKeys;
+    this.#jwt = jwt;
+  }
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<Identity> {
+    const apiKey = headers[API_KEY_HEADER];
+    if (typeof apiKey === 'string' && apiKey !== '') {
+      const found = await this.#apiKeys.authenticate(apiKey.trim());
+      if (!found) throw unauthenticated('Invalid API key');
+      return {
+        caller: { tenantId: found.tenantId, principal: found.principal, admin: found.role === 'tenant_admin' },
+        credentialId: `key:${found.keyId}`,
+      };
+    }
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+    if (bearer !== undefined && this.#jwt) {
+      let identity: Identity | null;
+      try {
+        identity = await this.#jwt(bearer);
+      } catch (cause) {
+        // The issuer's key set could not be fetched: not the caller's fault, try again later.
+        throw unavailable(5, cause);
+      }
+      if (!identity) throw unauthenticated('Invalid bearer token');
+      return identity;
+    }
+    throw unauthenticated();
+  }
+}

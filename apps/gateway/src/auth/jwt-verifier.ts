@@ -1,0 +1,40 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { Identity } from '../http/request-state.ts';
+
+export interface JwtOptions {
+  jwksUrl: string;
+  issuer?: string | undefined;
+  audience?: string | undefined;
+  /** Claim naming the tenant. */
+  tenantClaim: string;
+  /** Claim whose value `tenant_admin` grants tenant-admin visibility. */
+  roleClaim: string;
+}
+
+export type JwtVerifier = (token: string) => Promise<Identity | null>;
+
+/**
+ * Bearer JWTs signed by a key from the issuer's JWKS (jose caches and refreshes the key set).
+ * A token without a tenant or subject identifies nobody: null, which the caller turns into 401.
+ */
+export function createJwtVerifier(options: JwtOptions): JwtVerifier {
+  const jwks = createRemoteJWKSet(new URL(options.jwksUrl));
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, {
+        ...(options.issuer ? { issuer: options.issuer } : {}),
+        ...(options.audience ? { audience: options.audience } : {}),
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JOSEError && !(err instanceof joseErrors.JWKSTimeout)) return null;
+      throw err;
+    }
+    const tenantId = payload[options.tenantClaim];
+    if (typeof tenantId !== 'string' || tenantId === '' || typeof payload.sub !== 'string' || payload.sub === '') return null;
+    return {
+      caller: { tenantId, principal: payload.sub, admin: payload[options.roleClaim] === 'tenant_admin' },
+      credentialId: `jwt:${payload.sub}`,
+    };
+  };
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import type { AgentRegistration } from '@switchyard/engine';
+import { ProtocolBinding, type AgentCard, type SecurityRequirement, type SecurityScheme } from '@switchyard/protocol';
+import { cardTemplateSchema, templateExtensions, templateSkills, type CardTemplate } from './card-template.ts';
+
+export interface CardSettings {
+  /** Origin clients reach the gateway at (PUBLIC_URL), without a trailing slash. */
+  publicUrl: string;
+  /** Declare the Bearer scheme too. */
+  jwtEnabled: boolean;
+}
+
+/** A card ready to serve: its JSON and a strong ETag over exactly those bytes (digest §4.4). */
+export interface ServedCard {
+  card: AgentCard;
+  json: string;
+  etag: string;
+}
+
+/** `/agents/{tenantId}/{agentId}`: every agent has its own interfaces (one card per agent, §4.4). */
+export function agentBasePath(tenantId: string, agentId: string): string {
+  return `/agents/${encodeURIComponent(tenantId)}/${encodeURIComponent(agentId)}`;
+}
+
+/**
+ * Builds the public and extended cards of a registration. Registrations are cached by the agent
+ * directory for a few seconds and returned as the same object, so cards are memoized per object.
+ */
+export class CardBuilder {
+  readonly #settings: CardSettings;
+  readonly #memo = new WeakMap<AgentRegistration, { public: ServedCard; extended: ServedCard }>();
+
+  constructor(settings: CardSettings) {
+    this.#settings = settings;
+  }
+
+  publicCard(agent: AgentRegistration): ServedCard {
+    return this.#build(agent).public;
+  }
+
+  /** GetExtendedAgentCard (§7.8): the public card plus the registration's `extendedSkills`. */
+  extendedCard(agent: AgentRegistration): ServedCard {
+    return this.#build(agent).extended;
+  }
+
+  /** The registration's template, parsed; throws when the stored card is malformed. */
+  template(agent: AgentRegistration): CardTemplate {
+    return cardTemplateSchema.parse(agent.card);
+  }
+
+  #build(agent: AgentRegistration) {
+    let built = this.#memo.get(agent);
+    if (!built) {
+      const template = this.template(agent);
+      const card = this.#card(agent, template);
+      const extended = { ...card, skills: [...card.skills, ...templateSkills(template.extendedSkills ?? [])] };
+      built = { public: serve(card), extended: serve(extended) };
+      this.#memo.set(agent, built);
+    }
+    return built;
+  }
+
+  #card(agent: AgentRegistration, template: CardTemplate): AgentCard {
+    const base = `${this.#settings.publicUrl}${agentBasePath(agent.tenantId, agent.id)}`;
+    const extensions = templateExtensions(template);
+    const securitySchemes: Record<string, SecurityScheme> = {
+      apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
+    };
+    const securityRequirements: SecurityRequirement[] = [{ schemes: { apiKey: { list: [] } } }];
+    if (this.#settings.jwtEnabled) {
+      securitySchemes['bearer'] = { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } };
+      securityRequirements.push({ schemes: { bearer: { list: [] } } });
+    }
+    return {
+      name: template.name,
+      description: template.description,
+      supportedInterfaces: [
+        { url: `${base}/rpc`, protocolBinding: ProtocolBinding.JSONRPC, protocolVersion: '1.0' },
+        { url: `${base}/rest`, protocolBinding: ProtocolBinding.HTTP_JSON, protocolVersion: '1.0' },
+      ],
+      ...(template.provider ? { provider: template.provider } : {}),
+      version: template.version,
+      ...(template.documentationUrl ? { documentationUrl: template.documentationUrl } : {}),
+      capabilities: {
+        streaming: true,
+        pushNotifications: true,
+        ...(extensions && extensions.length > 0 ? { extensions } : {}),
+        extendedAgentCard: true,
+      },
+      securitySchemes,
+      securityRequirements,
+      defaultInputModes: template.defaultInputModes,
+      defaultOutputModes: template.defaultOutputModes,
+      skills: templateSkills(template.skills),
+      ...(template.iconUrl ? { iconUrl: template.iconUrl } : {}),
+    };
+  }
+}
+
+function serve(card: AgentCard): ServedCard {
+  const json = JSON.stringify(card);
+  const etag = `"${createHash('sha256').update(json).digest('base64url')}"`;
+  return { card, json, etag };
+}

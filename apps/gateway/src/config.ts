@@ -1,0 +1,90 @@
+import { isIP } from 'node:net';
+import { boolVar, commonEnvSchema, ConfigError, intVar, parseEnv, z } from '@switchyard/runtime';
+
+/** Used when SWITCHYARD_ADMIN_TOKEN is unset outside production; createGateway logs a warning. */
+export const DEV_ADMIN_TOKEN = 'switchyard-dev-admin-token';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const cidrList = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((c) => c.trim()).filter((c) => c !== ''))
+  .refine((list) => list.every(isCidr), 'must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)');
+
+const gatewayEnvSchema = commonEnvSchema.extend({
+  NODE_ENV: z.string().default('development'),
+  /** Listening port. Default 8080. */
+  PORT: intVar(8080, 0, 65535),
+  /** Origin clients reach the gateway at; cards advertise interface URLs under it. Default http://localhost:${PORT}. */
+  PUBLIC_URL: optionalString,
+  /** Bearer token of the admin API (/admin/v1). Required when NODE_ENV=production. */
+  SWITCHYARD_ADMIN_TOKEN: optionalString,
+  /** `tenant/agent` whose card `GET /.well-known/agent-card.json` serves. Default demo/echo. */
+  SWITCHYARD_DEFAULT_AGENT: z.string().regex(/^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9-]*$/, 'must be tenant/agent').default('demo/echo'),
+  /** Largest request body, in bytes. Default 4 MiB. */
+  BODY_LIMIT_BYTES: intVar(4 * 1024 * 1024, 1024),
+  /** Ceiling of a blocking SendMessage, in ms; then the task is returned as it stands. Default 30000. */
+  BLOCKING_TIMEOUT_MS: intVar(30_000, 0),
+  /** SSE keep-alive comment interval, in ms. Default 15000. */
+  SSE_HEARTBEAT_MS: intVar(15_000, 100),
+  /** Bytes a slow SSE client may leave unread before its stream is cut. Default 1 MiB. */
+  SSE_MAX_BUFFER_BYTES: intVar(1024 * 1024, 1024),
+  /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */
+  HTTP_ERROR_MAPPING: z.enum(['v1.0.1', 'v1.0.0']).default('v1.0.1'),
+  /** Requests per second per tenant. Default 200. */
+  RATE_LIMIT_TENANT_PER_SEC: intVar(200, 1),
+  /** Requests per second per API key (or JWT subject). Default 50. */
+  RATE_LIMIT_KEY_PER_SEC: intVar(50, 1),
+  /** JWKS of the JWT issuer; JWT bearer auth is on when set. */
+  JWT_JWKS_URL: optionalString.refine((v) => v === undefined || URL.canParse(v), 'must be a URL'),
+  JWT_ISSUER: optionalString,
+  JWT_AUDIENCE: optionalString,
+  /** Claim naming the tenant. Default `tenant`. */
+  JWT_TENANT_CLAIM: z.string().min(1).default('tenant'),
+  /** Claim whose value `tenant_admin` makes the caller a tenant admin. Default `switchyard_role`. */
+  JWT_ROLE_CLAIM: z.string().min(1).default('switchyard_role'),
+  /** CIDRs webhooks may target although not public (tests: 127.0.0.0/8). Default none. */
+  WEBHOOK_ALLOW_CIDRS: cidrList,
+  /** Close SSE streams at INPUT_REQUIRED (digest §7.7). Default true. */
+  STREAM_CLOSE_ON_INPUT_REQUIRED: boolVar(true),
+  /** Close SSE streams at AUTH_REQUIRED (digest §7.7). Default false. */
+  STREAM_CLOSE_ON_AUTH_REQUIRED: boolVar(false),
+  /** On SIGTERM, in-flight requests get this long before connections are cut, in ms. Default 10000. */
+  SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+});
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+/** Parses the gateway's environment once (STYLE.md rule 5); throws ConfigError naming bad variables. */
+export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
+  const parsed = parseEnv(gatewayEnvSchema, env);
+  const production = parsed.NODE_ENV === 'production';
+  if (production && parsed.SWITCHYARD_ADMIN_TOKEN === undefined) {
+    throw new ConfigError(['SWITCHYARD_ADMIN_TOKEN: required when NODE_ENV=production']);
+  }
+  if (parsed.SWITCHYARD_ADMIN_TOKEN !== undefined && parsed.SWITCHYARD_ADMIN_TOKEN.length < 16) {
+    throw new ConfigError(['SWITCHYARD_ADMIN_TOKEN: must be at least 16 characters']);
+  }
+  const publicUrl = (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, '');
+  if (!URL.canParse(publicUrl)) throw new ConfigError(['PUBLIC_URL: must be a URL']);
+  return Object.freeze({
+    ...parsed,
+    PUBLIC_URL: publicUrl,
+    SWITCHYARD_ADMIN_TOKEN: parsed.SWITCHYARD_ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
+    adminTokenIsDefault: parsed.SWITCHYARD_ADMIN_TOKEN === undefined,
+    jwtEnabled: parsed.JWT_JWKS_URL !== undefined,
+  });
+}
+
+function isCidr(value: string): boolean {
+  const [address = '', bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d{1,3}$/.test(bits) && n <= (family === 4 ? 32 : 128);
+}

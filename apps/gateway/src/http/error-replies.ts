@@ -1,0 +1,58 @@
+import type { Response } from 'express';
+import {
+  toHttpError,
+  toJsonRpcError,
+  type A2AError,
+  type ErrorMapping,
+  type JsonRpcErrorResponse,
+  type JsonRpcId,
+} from '@switchyard/protocol';
+import { forcedHttpStatus } from './edge-error.ts';
+
+/** Media type of HTTP+JSON bodies (digest §1, §12 #3: a2a+json is the 1.0.1 preference). */
+export const A2A_JSON = 'application/a2a+json';
+
+/**
+ * JSON-RPC replies are HTTP 200 (digest §4.1) except where the spec has no JSON-RPC code and the
+ * failure belongs to HTTP: authentication (401), rate limits (429), body size (413) and the edge
+ * errors of edge-error.ts.
+ */
+export function jsonRpcHttpStatus(error: A2AError): number {
+  const forced = forcedHttpStatus(error);
+  if (forced !== undefined) return forced;
+  switch (error.kind) {
+    case 'Unauthenticated':
+      return 401;
+    case 'ResourceExhausted':
+      return 429;
+    case 'PayloadTooLarge':
+      return 413;
+    default:
+      return 200;
+  }
+}
+
+export function jsonRpcErrorBody(error: A2AError, id: JsonRpcId): JsonRpcErrorResponse {
+  return { jsonrpc: '2.0', id, error: toJsonRpcError(error) };
+}
+
+export function sendJsonRpcError(res: Response, error: A2AError, id: JsonRpcId): void {
+  setRetryAfter(res, error);
+  res.status(jsonRpcHttpStatus(error)).type('application/json').send(JSON.stringify(jsonRpcErrorBody(error, id)));
+}
+
+/** google.rpc.Status in AIP-193 form (digest §5.4) with the configured mapping column. */
+export function restErrorBody(error: A2AError, mapping: ErrorMapping) {
+  const http = toHttpError(error, mapping);
+  const status = forcedHttpStatus(error) ?? http.status;
+  return { status, headers: http.headers, body: { error: { ...http.body.error, code: status } } };
+}
+
+export function sendRestError(res: Response, error: A2AError, mapping: ErrorMapping): void {
+  const { status, headers, body } = restErrorBody(error, mapping);
+  res.set(headers).status(status).type(A2A_JSON).send(JSON.stringify(body));
+}
+
+function setRetryAfter(res: Response, error: A2AError): void {
+  if (error.retryAfterSeconds !== undefined) res.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+}

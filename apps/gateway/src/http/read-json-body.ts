@@ -1,0 +1,77 @@
+import type { Request } from 'express';
+import { jsonParseError, payloadTooLarge } from '@switchyard/protocol';
+import { unsupportedMediaType } from './edge-error.ts';
+
+/** JSON-RPC uses application/json; HTTP+JSON prefers application/a2a+json; accept both (digest §1, §12 #3). */
+const JSON_MEDIA_TYPES = new Set(['application/json', 'application/a2a+json']);
+
+/**
+ * Reads and parses a JSON request body. Returns undefined when there is no body. Refuses a body
+ * over `limitBytes` with PayloadTooLarge (digest §9 rule 7) without buffering past the limit, and a
+ * non-JSON media type with 415. Like body-parser, a refused body is left to drain so the client
+ * still reads the reply.
+ */
+export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
+  const declared = req.headers['content-length'];
+  const hasBody = declared !== undefined ? declared !== '0' : req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return undefined;
+  if (!isJsonMediaType(req.headers['content-type'])) throw unsupportedMediaType();
+  if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
+  const raw = await collect(req, limitBytes);
+  if (raw.length === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch (cause) {
+    throw jsonParseError(cause);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw jsonParseError(cause);
+  }
+}
+
+export function isJsonMediaType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const [type = '', ...params] = header.split(';');
+  if (!JSON_MEDIA_TYPES.has(type.trim().toLowerCase())) return false;
+  // JSON is UTF-8 on the wire (RFC 8259 §8.1); another declared charset cannot be honoured.
+  return params.every((p) => {
+    const [name = '', value = ''] = p.split('=');
+    return name.trim().toLowerCase() !== 'charset' || /^"?utf-8"?$/i.test(value.trim());
+  });
+}
+
+function collect(req: Request, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        cleanup();
+        req.resume();
+        reject(payloadTooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from '@switchyard/telemetry';
+import { initState } from './request-state.ts';
+
+/**
+ * Gives each request its state and a child logger, and writes one structured line when the reply
+ * is done: tenant, agent, A2A method and task, never credentials or bodies.
+ */
+export function requestLog(log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const state = initState(req, log.child({ requestId }));
+    res.once('close', () => {
+      const { identity, agent, method, taskId } = state;
+      state.log.info(
+        {
+          http: { method: req.method, path: req.path, status: res.statusCode },
+          durationMs: Math.round(performance.now() - started),
+          ...(identity ? { tenantId: identity.caller.tenantId, principal: identity.caller.principal } : {}),
+          ...(agent ? { agentId: agent.id } : {}),
+          ...(method ? { a2aMethod: method } : {}),
+          ...(taskId ? { taskId } : {}),
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

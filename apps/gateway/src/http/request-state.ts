@@ -1,0 +1,49 @@
+import type { Request } from 'express';
+import type { AgentRegistration } from '@switchyard/engine';
+import type { JsonRpcId } from '@switchyard/protocol';
+import type { Caller } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+
+/** Which wire format errors for this request are written in (digest §5.4). */
+export type Binding = 'jsonrpc' | 'rest' | 'admin' | 'plain';
+
+/** Who the request speaks for and which credential it used (rate limits count per credential). */
+export interface Identity {
+  caller: Caller;
+  /** `key:<id>` for API keys, `jwt:<sub>`; never the secret itself. */
+  credentialId: string;
+}
+
+/** Per-request state, typed (express's `res.locals` is `any`). */
+export interface RequestState {
+  binding: Binding;
+  log: Logger;
+  /** The JSON-RPC request id once the envelope was read; error replies echo it. */
+  jsonRpcId: JsonRpcId;
+  identity?: Identity;
+  agent?: AgentRegistration;
+  /** A2A method name, for logs. */
+  method?: string;
+  taskId?: string;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+export function initState(req: Request, log: Logger): RequestState {
+  const state: RequestState = { binding: 'plain', log, jsonRpcId: null };
+  states.set(req, state);
+  return state;
+}
+
+export function stateOf(req: Request): RequestState {
+  const state = states.get(req);
+  if (!state) throw new Error('request state missing: the request-log middleware must run first');
+  return state;
+}
+
+/** The authenticated caller and resolved agent; only valid behind the A2A guard. */
+export function a2aContextOf(req: Request): { identity: Identity; agent: AgentRegistration; log: Logger } {
+  const { identity, agent, log } = stateOf(req);
+  if (!identity || !agent) throw new Error('A2A context missing: the A2A guard must run first');
+  return { identity, agent, log };
+}

@@ -1,0 +1,58 @@
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  jsonParseError,
+  jsonRpcIdOf,
+  parseJsonRpcRequest,
+  parseRequestParams,
+  type JsonRpcRequestEnvelope,
+} from '@switchyard/protocol';
+import { operationContext, type BindingDeps } from '../a2a/binding-deps.ts';
+import { checkServiceParams } from '../a2a/service-params.ts';
+import { clientSignal } from '../http/client-signal.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
+import { a2aContextOf, stateOf } from '../http/request-state.ts';
+import { jsonRpcSseFormat } from '../sse/binding-formats.ts';
+import { lastEventIdOf } from '../sse/last-event-id.ts';
+import { streamSse } from '../sse/sse-stream.ts';
+import { dispatchUnary } from './jsonrpc-dispatch.ts';
+
+/**
+ * `POST {base}/rpc`: one JSON-RPC 2.0 request per HTTP request (digest §4.1). The order of checks
+ * decides which error a bad request gets: body (413/415/-32700), envelope (-32600/-32601, batches
+ * included), service parameters (-32009/-32008), params (-32602), then the operation.
+ */
+export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
+  return async (req, res) => {
+    const state = stateOf(req);
+    const body = await readJsonBody(req, deps.bodyLimitBytes);
+    // An empty body is not JSON at all (-32700), unlike `{}` (-32600).
+    if (body === undefined) throw jsonParseError();
+    state.jsonRpcId = jsonRpcIdOf(body);
+    const envelope = parseJsonRpcRequest(body);
+    state.method = envelope.method;
+    checkServiceParams(req, res, deps.cards.template(a2aContextOf(req).agent));
+    if (envelope.method === 'SendStreamingMessage' || envelope.method === 'SubscribeToTask') {
+      await stream(req, res, deps, envelope);
+      return;
+    }
+    const ctx = operationContext(req, clientSignal(res, deps.shutdown));
+    const result = await dispatchUnary(deps.operations, ctx, envelope.method, envelope.params);
+    if (res.writableEnded || res.destroyed) return;
+    res.status(200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result }));
+  };
+}
+
+async function stream(req: Request, res: Response, deps: BindingDeps, envelope: JsonRpcRequestEnvelope): Promise<void> {
+  const stop = new AbortController();
+  const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
+  const items =
+    envelope.method === 'SendStreamingMessage'
+      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
+      : deps.operations.subscribe(ctx, parseRequestParams('SubscribeToTask', envelope.params), lastEventIdOf(req));
+  await streamSse(res, items, jsonRpcSseFormat(envelope.id), stop, {
+    heartbeatMs: deps.heartbeatMs,
+    maxBufferBytes: deps.maxBufferBytes,
+    registry: deps.streams,
+    log: stateOf(req).log,
+  });
+}

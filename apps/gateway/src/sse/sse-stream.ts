@@ -1,0 +1,89 @@
+import type { Response } from 'express';
+import { fromUnknown, type A2AError } from '@switchyard/protocol';
+import type { StreamItem } from '@switchyard/engine';
+import type { Logger } from '@switchyard/telemetry';
+import type { StreamRegistry } from './stream-registry.ts';
+
+/** How one binding frames stream items and a mid-stream error (digest §4.1, §4.2, §12 #16). */
+export interface SseFormat {
+  item(item: StreamItem): unknown;
+  error(error: A2AError): unknown;
+}
+
+export interface SseOptions {
+  /** Keep-alive comment interval, ms. */
+  heartbeatMs: number;
+  /** Unread bytes a client may leave before the stream is cut (slow consumer). */
+  maxBufferBytes: number;
+  registry: StreamRegistry;
+  log: Logger;
+}
+
+/**
+ * Sends an engine stream as Server-Sent Events. Headers are committed only once the first item is
+ * ready, so an error before it (unknown task, terminal task, bad input) propagates to the caller
+ * and becomes an ordinary error reply, as a2a-js's json_rpc_handler does. Every event carries
+ * `id: <seq>` for Last-Event-ID resume. An error after the start is sent as a final event and the
+ * stream closes. `stop` is the controller whose signal the generator was created with: it is
+ * aborted when the client leaves, when the client reads too slowly (memory stays bounded), and at
+ * shutdown.
+ */
+export async function streamSse(
+  res: Response,
+  items: AsyncGenerator<StreamItem>,
+  format: SseFormat,
+  stop: AbortController,
+  options: SseOptions,
+): Promise<void> {
+  const first = await items.next();
+  let closed = false;
+  const finish = (comment?: string) => {
+    if (closed) return;
+    closed = true;
+    stop.abort();
+    if (!res.writableEnded) res.end(comment === undefined ? undefined : `: ${comment}\n\n`);
+  };
+  const write = (chunk: string): boolean => {
+    if (closed || res.writableEnded) return false;
+    if (!res.write(chunk) && res.writableLength > options.maxBufferBytes) {
+      options.log.warn({ bufferedBytes: res.writableLength }, 'SSE client too slow; closing its stream');
+      finish('slow consumer');
+      // A client that reads nothing at all would hold the buffer forever.
+      setTimeout(() => res.destroy(), 5000).unref();
+      return false;
+    }
+    return true;
+  };
+  res.once('close', () => {
+    closed = true;
+    stop.abort();
+  });
+  res.status(200).set({
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.flushHeaders();
+  const unregister = options.registry.add((reason) => finish(reason));
+  const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs);
+  try {
+    let next = first;
+    while (!next.done && !closed) {
+      write(`id: ${next.value.seq}\ndata: ${JSON.stringify(format.item(next.value))}\n\n`);
+      if (closed) break;
+      next = await items.next();
+    }
+  } catch (err) {
+    const error = fromUnknown(err);
+    if (!closed) {
+      if (error.kind === 'Internal') options.log.error({ err }, 'stream failed');
+      write(`data: ${JSON.stringify(format.error(error))}\n\n`);
+    }
+  } finally {
+    clearInterval(heartbeat);
+    unregister();
+    finish();
+    await items.return(undefined).catch(() => undefined);
+  }
+}

@@ -1,0 +1,100 @@
+import type { UrlPolicy } from '@switchyard/engine';
+import type { ClaimedDelivery, OutboxStore } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+import type { Dispatcher } from 'undici';
+import { retryDelayMs, type RetryPolicy } from './backoff.ts';
+import { postWebhook, type PostOutcome } from './post-webhook.ts';
+import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
+
+/** What became of a claimed delivery; `retry` carries when it is due again. */
+export type DeliveryResult =
+  | { outcome: 'delivered'; status: number }
+  | { outcome: 'retry'; nextAttemptAt: Date; error: string }
+  | { outcome: 'dead'; error: string }
+  /** Nothing recorded: a forced shutdown, a lost claim or a store error. The lock lapses and it is sent again. */
+  | { outcome: 'abandoned'; reason: string };
+
+export interface DeliverDeps {
+  outbox: OutboxStore;
+  dispatcher: Dispatcher;
+  policy: UrlPolicy;
+  workerId: string;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  log: Logger;
+  /** Jitter source, [0, 1). */
+  random: () => number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends one claimed delivery and records the outcome under the claim: 2xx → delivered; anything
+ * else → retry at now + backoff, or dead once `attempts` reaches the limit, keeping the last error.
+ * Never throws: the outcome is the result, and a store failure leaves the claim to lapse, which is
+ * a duplicate at worst (at-least-once).
+ */
+export async function deliver(delivery: ClaimedDelivery, deps: DeliverDeps): Promise<DeliveryResult> {
+  const started = Date.now();
+  const sent = await attempt(delivery, deps, new Date(started));
+  // Where it went, without path or query: those may carry the receiver's own secrets.
+  const fields = { ...keyFields(delivery), attempt: delivery.attempts, host: hostOf(delivery.config.url), durationMs: Date.now() - started };
+  if (!sent.ok && sent.aborted) {
+    deps.log.info(fields, 'push delivery abandoned by shutdown');
+    return { outcome: 'abandoned', reason: sent.error };
+  }
+  try {
+    if (sent.ok) {
+      const kept = await deps.outbox.markDelivered({ ...keyOf(delivery), workerId: deps.workerId, status: sent.status });
+      deps.log.info({ ...fields, status: sent.status, recorded: kept }, 'push delivered');
+      return kept ? { outcome: 'delivered', status: sent.status } : lostClaim(deps, fields);
+    }
+    const status = sent.status === undefined ? {} : { status: sent.status };
+    const base = { ...keyOf(delivery), workerId: deps.workerId, error: sent.error, ...status };
+    if (delivery.attempts >= deps.retry.maxAttempts) {
+      const kept = await deps.outbox.markFailed({ ...base, dead: true });
+      deps.log.error({ ...fields, ...status, error: sent.error }, 'push delivery dead-lettered');
+      return kept ? { outcome: 'dead', error: sent.error } : lostClaim(deps, fields);
+    }
+    const nextAttemptAt = new Date(Date.now() + retryDelayMs(deps.retry, delivery.attempts, deps.random));
+    const kept = await deps.outbox.markFailed({ ...base, nextAttemptAt });
+    deps.log.warn({ ...fields, ...status, error: sent.error, nextAttemptAt }, 'push delivery failed; will retry');
+    return kept ? { outcome: 'retry', nextAttemptAt, error: sent.error } : lostClaim(deps, fields);
+  } catch (err) {
+    deps.log.error({ ...fields, err }, 'could not record a push delivery outcome; it will be sent again');
+    return { outcome: 'abandoned', reason: 'store error' };
+  }
+}
+
+async function attempt(delivery: ClaimedDelivery, deps: DeliverDeps, now: Date): Promise<PostOutcome> {
+  let request: WebhookRequest;
+  try {
+    request = buildWebhookRequest(delivery, now);
+  } catch (err) {
+    // A signing secret that does not decode: an operator must rotate it; retrying shows the error.
+    deps.log.error({ ...keyFields(delivery), err }, 'could not sign a push delivery');
+    return { ok: false, error: 'could not sign the delivery (invalid tenant webhook secret)' };
+  }
+  return postWebhook(request, deps);
+}
+
+/** The claim was taken over (lock lapsed) or the config was deleted meanwhile: not ours to record. */
+function lostClaim(deps: DeliverDeps, fields: Record<string, unknown>): DeliveryResult {
+  deps.log.warn(fields, 'push delivery claim lost (config deleted or lock lapsed); outcome not recorded');
+  return { outcome: 'abandoned', reason: 'claim lost' };
+}
+
+function keyOf(d: ClaimedDelivery) {
+  return { tenantId: d.tenantId, taskId: d.taskId, configId: d.configId, seq: d.seq };
+}
+
+function keyFields(d: ClaimedDelivery) {
+  return { ...keyOf(d), deliveryId: d.deliveryId };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid url)';
+  }
+}

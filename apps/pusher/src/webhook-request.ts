@@ -1,0 +1,35 @@
+import type { ClaimedDelivery } from '@switchyard/store';
+import { Webhook } from 'standardwebhooks';
+
+/** What goes on the wire for one delivery attempt. */
+export interface WebhookRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export const USER_AGENT = 'Switchyard-Pusher';
+
+/**
+ * The POST for one delivery (digest §8): the bare StreamResponse as `application/a2a+json`, the
+ * config's `Authorization` and notification token, and a Standard Webhooks signature over
+ * id.timestamp.body with the tenant's secret. `webhook-id` is the delivery id, identical on every
+ * retry, so receivers dedupe on it; the timestamp is the attempt's, so a replayed capture ages out.
+ */
+export function buildWebhookRequest(delivery: ClaimedDelivery, now: Date): WebhookRequest {
+  const body = JSON.stringify(delivery.payload);
+  const headers: Record<string, string> = {
+    'content-type': 'application/a2a+json',
+    'user-agent': USER_AGENT,
+    'webhook-id': delivery.deliveryId,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': new Webhook(delivery.webhookSecret).sign(delivery.deliveryId, now, body),
+  };
+  const auth = delivery.config.authentication;
+  // AuthenticationInfo.credentials is optional; a bare scheme authenticates nothing, so the header
+  // goes out only with credentials (digest §8: `Authorization: <scheme> <credentials>`).
+  if (auth?.credentials) headers.authorization = `${auth.scheme} ${auth.credentials}`;
+  // 1.0.1 names no carriage for `token`; the SDKs send this header (digest §12 #6).
+  if (delivery.config.token) headers['x-a2a-notification-token'] = delivery.config.token;
+  return { url: delivery.config.url, body, headers };
+}

@@ -1,0 +1,107 @@
+import { createQueueKeys } from '@switchyard/queue';
+import { waitFor } from '@switchyard/testing';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from './receiver.ts';
+import { appendEvents, createTask, deliveriesOf, eventFor, newTenant, openPusherTestEnv, testScope, type PusherTestEnv } from './pusher-fixtures.ts';
+
+let env: PusherTestEnv;
+let receiver: Receiver;
+const scope = testScope(() => env);
+
+beforeAll(async () => {
+  env = await openPusherTestEnv();
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  await scope.dispose();
+  receiver.requests.length = 0;
+  receiver.respond = () => ({ status: 204 });
+});
+afterAll(async () => {
+  await receiver.close();
+  await env.testDb.drop();
+});
+
+describe('a delivery (digest §8: POST one StreamResponse)', () => {
+  it('posts the bare StreamResponse as application/a2a+json with auth, token and a verifiable Standard Webhooks signature', async () => {
+    const { tenantId, webhookSecret } = await newTenant(env);
+    const task = await createTask(env, tenantId, {
+      id: 'hook',
+      url: `${receiver.origin}/a2a/hook`,
+      token: 'tok-123',
+      authentication: { scheme: 'Bearer', credentials: 'cred-456' },
+    });
+    await appendEvents(env, tenantId, task, 1);
+
+    const results = await scope.pusher().deliverOnce();
+
+    expect(results).toEqual([{ outcome: 'delivered', status: 204 }]);
+    const [req] = receiver.requests;
+    expect(receiver.requests).toHaveLength(1);
+    expect(req!.path).toBe('/a2a/hook');
+    expect(req!.headers['content-type']).toBe('application/a2a+json');
+    expect(req!.headers.authorization).toBe('Bearer cred-456');
+    expect(req!.headers['x-a2a-notification-token']).toBe('tok-123');
+    expect(req!.headers['user-agent']).toBe('Switchyard-Pusher');
+    expect(req!.headers['webhook-id']).toBe(`${task.taskId}.hook.1`);
+    const headers = { ...req!.headers } as Record<string, string>;
+    const verified = new Webhook(webhookSecret).verify(req!.body, headers);
+    // Event 1 is the task snapshot; no JSON-RPC envelope, no wrapper: exactly one oneof member.
+    expect(Object.keys(verified as object)).toEqual(['task']);
+    expect((verified as { task: { id: string } }).task.id).toBe(task.taskId);
+  });
+
+  it('signs with the tenant secret only: another secret does not verify', async () => {
+    const { tenantId } = await newTenant(env);
+    const other = await newTenant(env);
+    await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    await scope.pusher().deliverOnce();
+    const [req] = receiver.requests;
+    expect(() => new Webhook(other.webhookSecret).verify(req!.body, { ...req!.headers } as Record<string, string>)).toThrow();
+  });
+
+  it('sends no Authorization or token header when the config has none', async () => {
+    const { tenantId } = await newTenant(env);
+    await createTask(env, tenantId, { id: 'plain', url: `${receiver.origin}/plain` });
+    await scope.pusher().deliverOnce();
+    const [req] = receiver.requests;
+    expect(req!.headers.authorization).toBeUndefined();
+    expect(req!.headers['x-a2a-notification-token']).toBeUndefined();
+  });
+
+  it('records the receiver status and marks the delivery delivered', async () => {
+    const { tenantId } = await newTenant(env);
+    receiver.respond = () => ({ status: 200 });
+    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    await scope.pusher().deliverOnce();
+    const [row] = await deliveriesOf(env, tenantId, task.taskId);
+    expect(row).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, lockedBy: null });
+    expect(row!.deliveredAt).toBeInstanceOf(Date);
+  });
+
+  it('wakes on the Redis push channel without waiting for its poll', async () => {
+    const { tenantId } = await newTenant(env);
+    // A poll far longer than the wait below: only the hint can make the delivery go out in time.
+    const pusher = scope.pusher({ pollMs: 60_000 });
+    await pusher.start();
+    await waitFor(() => pusher.state === 'running');
+    // The loop's first claim ran on start and found nothing; now it waits on the channel.
+    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    await appendEvents(env, tenantId, task, 2);
+    const publisher = scope.redis.connect();
+    await publisher.publish(createQueueKeys(scope.redis.prefix).pushChannel, '1');
+    await waitFor(() => receiver.requests.length === 3, { timeoutMs: 10_000, what: 'three deliveries after one hint' });
+    const bodies = receiver.requests.map((r) => JSON.parse(r.body) as unknown);
+    expect(bodies.slice(1)).toEqual([eventFor(task.taskId, task.contextId, 2), eventFor(task.taskId, task.contextId, 3)]);
+  });
+
+  it('reports readiness: Postgres, migrations, Redis and the loop', async () => {
+    const pusher = scope.pusher();
+    expect((await pusher.ready()).running).toBe(false);
+    await pusher.start();
+    await waitFor(async () => Object.values(await pusher.ready()).every(Boolean), { what: 'ready' });
+    const metrics = await pusher.metrics();
+    expect(metrics.body).toContain('switchyard_push_outbox_pending');
+  });
+});

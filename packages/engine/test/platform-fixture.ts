@@ -1,0 +1,132 @@
+import { bundledAgents, type Agent } from '@switchyard/agents';
+import { HintPublisher, SubscriptionHub } from '@switchyard/events';
+import { createQueueKeys, TaskQueue } from '@switchyard/queue';
+import {
+  createDb,
+  createSecretBox,
+  PostgresAdminStore,
+  PostgresPushConfigStore,
+  PostgresTaskStore,
+  type Caller,
+} from '@switchyard/store';
+import { silentLogger } from '@switchyard/telemetry';
+import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import {
+  CachedAgentDirectory,
+  createWorkerRuntime,
+  engineConfig,
+  TaskService,
+  TaskWriter,
+  type AgentRegistration,
+  type EngineConfig,
+  type WorkerRuntime,
+} from '../src/index.ts';
+
+export const SECRET = 'test-secret-key-0123456789';
+
+/** A real platform in one process: Postgres DB and Redis prefix of its own, service and workers. */
+export interface Platform {
+  db: TestDatabase;
+  redis: TestRedis;
+  keys: ReturnType<typeof createQueueKeys>;
+  store: PostgresTaskStore;
+  admin: PostgresAdminStore;
+  service: TaskService;
+  config: EngineConfig;
+  agent(id: string): Promise<AgentRegistration>;
+  startWorker(overrides?: { concurrency?: number; workerId?: string; findAgent?: (executor: string) => Agent | undefined }): WorkerRuntime;
+  env(): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export const alice: Caller = { tenantId: 'acme', principal: 'alice', admin: false };
+export const bob: Caller = { tenantId: 'acme', principal: 'bob', admin: false };
+export const mallory: Caller = { tenantId: 'evil', principal: 'mallory', admin: false };
+
+export async function startPlatform(overrides: Partial<EngineConfig> = {}): Promise<Platform> {
+  const db = await createTestDatabase();
+  const redis = createTestRedis();
+  const keys = createQueueKeys(redis.prefix);
+  const kdb = createDb(db.pool);
+  const secrets = createSecretBox(SECRET);
+  const store = new PostgresTaskStore({ db: kdb, secrets });
+  const admin = new PostgresAdminStore({ db: kdb, secrets });
+  for (const tenant of ['acme', 'evil']) {
+    await admin.ensureTenant({ id: tenant, name: tenant });
+    for (const a of bundledAgents) {
+      await admin.upsertAgent({ tenantId: tenant, id: a.executor, card: a.card as unknown as Record<string, unknown>, executor: a.executor, settings: {} });
+    }
+  }
+  const config = engineConfig({ leaseMs: 1500, reaperIntervalMs: 300, dispatchGraceMs: 1000, retryBaseMs: 50, pollIntervalMs: 200, ...overrides });
+  const commands = redis.connect();
+  const log = silentLogger();
+  const service = new TaskService({
+    store,
+    pushConfigs: new PostgresPushConfigStore({ db: kdb, secrets }),
+    writer: new TaskWriter({ store, hints: new HintPublisher({ redis: commands, keys }), log }),
+    dispatcher: new TaskQueue({ connection: commands, keys }),
+    hub: new SubscriptionHub({ subscriber: redis.connect(), keys }),
+    agents: new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) }),
+    config,
+    urlPolicy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
+    log,
+  });
+  const workers: WorkerRuntime[] = [];
+  return {
+    db,
+    redis,
+    keys,
+    store,
+    admin,
+    service,
+    config,
+    async agent(id) {
+      const a = await admin.getAgent('acme', id);
+      if (!a) throw new Error(`no agent ${id}`);
+      return a;
+    },
+    startWorker({ concurrency = 4, workerId, findAgent } = {}) {
+      const w = createWorkerRuntime({
+        pool: db.pool,
+        redis: redis.connect(),
+        subscriber: redis.connect(),
+        keys,
+        secrets,
+        log,
+        concurrency,
+        engine: config,
+        shutdownGraceMs: 200,
+        ...(workerId ? { workerId } : {}),
+        ...(findAgent ? { findAgent } : {}),
+      });
+      w.start();
+      workers.push(w);
+      return w;
+    },
+    env() {
+      return {
+        DATABASE_URL: db.url,
+        REDIS_URL: redis.url,
+        SWITCHYARD_REDIS_PREFIX: redis.prefix,
+        SWITCHYARD_SECRET_KEY: SECRET,
+        LOG_LEVEL: 'warn',
+        LEASE_MS: String(config.leaseMs),
+        REAPER_INTERVAL_MS: String(config.reaperIntervalMs),
+        DISPATCH_GRACE_MS: String(config.dispatchGraceMs),
+        RETRY_BASE_MS: String(config.retryBaseMs),
+        WORKER_OPS_PORT: '0',
+        SHUTDOWN_GRACE_MS: '500',
+      };
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.stop()));
+      await redis.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+export function userMessage(text: string, extra: Record<string, unknown> = {}) {
+  return { messageId: crypto.randomUUID(), role: 'ROLE_USER' as const, parts: [{ text }], ...extra };
+}
+

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBundledAgent, type Agent } from '@switchyard/agents';
+import { isTerminal, TaskState } from '@switchyard/protocol';
+import { waitFor } from '@switchyard/testing';
+import { FAILED_MESSAGE } from '../src/index.ts';
+import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+
+let p: Platform;
+const flaky: Agent = {
+  executor: 'flaky',
+  card: { name: 'flaky', description: 'fails twice, then works', version: '1.0.0', skills: [], defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'] },
+  async execute(ctx) {
+    if (ctx.message.parts[0]?.text === 'always' || ctx.task.attempt < 3) throw new Error('secret internal detail: db password wrong');
+    await ctx.complete('finally');
+  },
+};
+const findAgent = (executor: string) => (executor === 'flaky' ? flaky : findBundledAgent(executor));
+
+beforeAll(async () => {
+  p = await startPlatform({ maxAttempts: 3 });
+  await p.admin.upsertAgent({ tenantId: 'acme', id: 'flaky', card: flaky.card as unknown as Record<string, unknown>, executor: 'flaky', settings: {} });
+  p.startWorker({ findAgent });
+});
+afterAll(() => p.close());
+
+describe('retries (issue: errors and lapsed leases share one backoff and limit)', () => {
+  it('an agent error is retried with backoff and the task completes on a later attempt', async () => {
+    const agent = (await p.admin.getAgent('acme', 'flaky'))!;
+    const r = await p.service.send(alice, agent, { message: userMessage('try') });
+    if (!('task' in r)) throw new Error('expected a task');
+    expect(r.task.status.state).toBe(TaskState.COMPLETED);
+    expect((await p.store.getTaskRecord('acme', r.task.id))?.attempts).toBe(3);
+  });
+
+  it('after the last attempt the task fails with a short safe message (no internals)', async () => {
+    const agent = (await p.admin.getAgent('acme', 'flaky'))!;
+    const r = await p.service.send(alice, agent, { message: userMessage('always') });
+    if (!('task' in r)) throw new Error('expected a task');
+    expect(r.task.status.state).toBe(TaskState.FAILED);
+    const text = r.task.status.message?.parts[0]?.text;
+    expect(text).toBe(FAILED_MESSAGE);
+    expect(JSON.stringify(r.task)).not.toContain('password');
+  });
+});
+
+describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
+  it('FLUSHALL while tasks are SUBMITTED and WORKING: every task still completes', async () => {
+    const slow = await p.admin.upsertAgent({ tenantId: 'acme', id: 'slow-flush', card: (await p.agent('slow')).card, executor: 'slow', settings: { delayMs: 400 } });
+    const agent = (await p.admin.getAgent('acme', slow.id))!;
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await p.service.send(alice, agent, { message: userMessage(`t${i}`), configuration: { returnImmediately: true } });
+      if ('task' in r) ids.push(r.task.id);
+    }
+    await waitFor(async () => {
+      const states = await Promise.all(ids.map(async (id) => (await p.store.getTaskRecord('acme', id))?.state));
+      return states.includes(TaskState.WORKING) && states.includes(TaskState.SUBMITTED);
+    });
+    const conn = p.redis.connect();
+    // Only this test's keys: other test files share the server.
+    let cursor = '0';
+    do {
+      const [next, keys] = await conn.scan(cursor, 'MATCH', `*${p.redis.prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await conn.del(...keys);
+    } while (cursor !== '0');
+    await waitFor(
+      async () => {
+        const records = await Promise.all(ids.map((id) => p.store.getTaskRecord('acme', id)));
+        return records.every((r) => r && isTerminal(r.state));
+      },
+      { timeoutMs: 30_000, what: 'all tasks terminal after Redis was emptied' },
+    );
+    const records = await Promise.all(ids.map((id) => p.store.getTaskRecord('acme', id)));
+    expect(records.map((r) => r?.state)).toEqual(ids.map(() => TaskState.COMPLETED));
+  });
+});
+

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isA2AErrorOfKind, TaskState } from '@switchyard/protocol';
+import { waitFor } from '@switchyard/testing';
+import { alice, bob, mallory, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform();
+  p.startWorker();
+});
+afterAll(() => p.close());
+
+describe('send (ARCHITECTURE.md §4)', () => {
+  it('a blocking send to echo returns the COMPLETED task with the echo artifact', async () => {
+    const agent = await p.agent('echo');
+    const result = await p.service.send(alice, agent, { message: userMessage('hello') });
+    expect('task' in result).toBe(true);
+    if (!('task' in result)) return;
+    expect(result.task.status.state).toBe(TaskState.COMPLETED);
+    expect(result.task.artifacts?.[0]?.parts).toEqual([{ text: 'hello' }]);
+    expect(result.task.history?.[0]?.parts).toEqual([{ text: 'hello' }]);
+  });
+
+  it('§5 an agent may answer with a Message, which never shows up in GetTask', async () => {
+    const agent = await p.agent('echo');
+    const result = await p.service.send(alice, agent, { message: userMessage('reply') });
+    expect('message' in result).toBe(true);
+    if (!('message' in result)) return;
+    expect(result.message.role).toBe('ROLE_AGENT');
+    const list = await p.service.listTasks(alice, 'echo', {});
+    expect(list.tasks.every((t) => t.id !== result.message.taskId)).toBe(true);
+  });
+
+  it('§7.2 rule 13 returnImmediately answers at once with a Task that later completes', async () => {
+    const agent = await p.agent('echo');
+    const result = await p.service.send(alice, agent, { message: userMessage('later'), configuration: { returnImmediately: true } });
+    if (!('task' in result)) throw new Error('expected a task');
+    expect([TaskState.SUBMITTED, TaskState.WORKING]).toContain(result.task.status.state);
+    const done = await waitFor(async () => {
+      const t = await p.service.getTask(alice, 'echo', result.task.id);
+      return t.status.state === TaskState.COMPLETED && t;
+    });
+    expect(done.artifacts?.[0]?.parts).toEqual([{ text: 'later' }]);
+  });
+
+  it('§7.2 rule 10 a message to an input-required task continues it; §7.1 rule 3 infers contextId', async () => {
+    const agent = await p.agent('booking');
+    const first = await p.service.send(alice, agent, { message: userMessage('book a flight to Paris') });
+    if (!('task' in first)) throw new Error('expected a task');
+    expect(first.task.status.state).toBe(TaskState.INPUT_REQUIRED);
+    const second = await p.service.send(alice, agent, { message: userMessage('2', { taskId: first.task.id }) });
+    if (!('task' in second)) throw new Error('expected a task');
+    expect(second.task.status.state).toBe(TaskState.COMPLETED);
+    expect(second.task.contextId).toBe(first.task.contextId);
+  });
+
+  it('§7.2 rule 9 a message to a terminal task is UnsupportedOperation', async () => {
+    const agent = await p.agent('echo');
+    const done = await p.service.send(alice, agent, { message: userMessage('x') });
+    if (!('task' in done)) throw new Error('expected a task');
+    await expect(p.service.send(alice, agent, { message: userMessage('again', { taskId: done.task.id }) })).rejects.toSatisfy((e) =>
+      isA2AErrorOfKind(e, 'UnsupportedOperation'),
+    );
+  });
+
+  it('§7.1 rule 4 a contextId that differs from the task is InvalidParams and changes nothing', async () => {
+    const agent = await p.agent('booking');
+    const first = await p.service.send(alice, agent, { message: userMessage('book a hotel in Rome') });
+    if (!('task' in first)) throw new Error('expected a task');
+    const before = await p.store.getTaskRecord('acme', first.task.id);
+    await expect(
+      p.service.send(alice, agent, { message: userMessage('3', { taskId: first.task.id, contextId: 'other' }) }),
+    ).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'InvalidParams'));
+    const after = await p.store.getTaskRecord('acme', first.task.id);
+    expect(after?.version).toBe(before?.version);
+  });
+
+  it('§7.1 rule 2 an unknown taskId is TaskNotFound and creates nothing', async () => {
+    const agent = await p.agent('echo');
+    await expect(
+      p.service.send(alice, agent, { message: userMessage('x', { taskId: crypto.randomUUID() }) }),
+    ).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'TaskNotFound'));
+  });
+});
+
+describe('isolation (ARCHITECTURE.md §3 rule 6)', () => {
+  it('another principal or tenant gets TaskNotFound on every operation; a tenant admin sees all', async () => {
+    const agent = await p.agent('echo');
+    const r = await p.service.send(alice, agent, { message: userMessage('mine') });
+    if (!('task' in r)) throw new Error('expected a task');
+    for (const other of [bob, mallory]) {
+      await expect(p.service.getTask(other, 'echo', r.task.id)).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'TaskNotFound'));
+      await expect(p.service.cancelTask(other, 'echo', r.task.id)).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'TaskNotFound'));
+      const list = await p.service.listTasks(other, 'echo', {});
+      expect(list.tasks.some((t) => t.id === r.task.id)).toBe(false);
+    }
+    const admin = { ...bob, admin: true };
+    expect((await p.service.getTask(admin, 'echo', r.task.id)).id).toBe(r.task.id);
+  });
+});

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import { deleteDeliveredPushes } from './delete-delivered-pushes.ts';
+import { deleteExpiredEvents } from './delete-expired-events.ts';
+import { deleteExpiredIdempotencyKeys } from './delete-expired-idempotency-keys.ts';
+import { deleteExpiredTasks } from './delete-expired-tasks.ts';
+import { resolveRetentionOptions, type RetentionOptions } from './retention-options.ts';
+
+/** Rows deleted, per table. */
+export interface RetentionResult {
+  tasks: number;
+  taskMessages: number;
+  artifactChunks: number;
+  /** Events of deleted tasks plus expired events of terminal tasks. */
+  taskEvents: number;
+  pushConfigs: number;
+  /** Rows of deleted tasks plus delivered rows past their TTL. */
+  pushDeliveries: number;
+  idempotencyKeys: number;
+}
+
+/**
+ * Retention (ARCHITECTURE.md §8), run by a scheduled job. How long ids stay valid, with defaults:
+ *
+ * - A task id answers GetTask (and its history and artifacts) while the task is live, forever,
+ *   and for `terminalTaskTtlMs` (30 days) after its last update once terminal; then TaskNotFound.
+ * - Its event log (SubscribeToTask, Last-Event-ID resume) is complete while the task is live and
+ *   for `eventTtlMs` (24 hours) after it ended; later a resume gets the Task snapshot only.
+ * - A messageId deduplicates resends for `idempotencyTtlMs` (24 hours) after first use; a later
+ *   resend starts a new task. It never outlives its task (the options are checked for that).
+ * - A push delivery id (webhook-id) is kept `deliveredPushTtlMs` (7 days) after delivery; pending
+ *   and dead deliveries stay until their task is deleted (dead letters can be replayed till then).
+ *
+ * Every delete is bounded (at most `batchSize` rows, or tasks, per statement or transaction) and
+ * repeated until a batch comes back short, so no statement touches a whole table or holds locks
+ * for long, and a run that is stopped midway has done consistent work.
+ */
+export async function runRetention(db: Db, options: RetentionOptions = {}): Promise<RetentionResult> {
+  const o = resolveRetentionOptions(options);
+  const now = options.now ?? (await databaseNow(db));
+  const before = (ms: number) => new Date(now.getTime() - ms);
+
+  const result: RetentionResult = {
+    tasks: 0,
+    taskMessages: 0,
+    artifactChunks: 0,
+    taskEvents: 0,
+    pushConfigs: 0,
+    pushDeliveries: 0,
+    idempotencyKeys: 0,
+  };
+
+  const taskCutoff = before(o.terminalTaskTtlMs);
+  for (;;) {
+    const batch = await deleteExpiredTasks(db, taskCutoff, o.batchSize);
+    for (const key of Object.keys(batch) as (keyof typeof batch)[]) result[key] += batch[key];
+    if (batch.tasks < o.batchSize) break;
+  }
+  result.taskEvents += await drain((n) => deleteExpiredEvents(db, before(o.eventTtlMs), n), o.batchSize);
+  result.idempotencyKeys += await drain(
+    (n) => deleteExpiredIdempotencyKeys(db, before(o.idempotencyTtlMs), n),
+    o.batchSize,
+  );
+  result.pushDeliveries += await drain(
+    (n) => deleteDeliveredPushes(db, before(o.deliveredPushTtlMs), n),
+    o.batchSize,
+  );
+  return result;
+}
+
+async function databaseNow(db: Db): Promise<Date> {
+  const { rows } = await sql<{ now: Date }>`SELECT now() AS now`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('SELECT now() returned no row');
+  return row.now;
+}
+
+/** Repeats a bounded delete until a batch comes back short; the total deleted. */
+async function drain(
+  deleteBatch: (batchSize: number) => Promise<number>,
+  batchSize: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await deleteBatch(batchSize);
+    total += n;
+    if (n < batchSize) return total;
+  }
+}

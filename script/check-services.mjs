@@ -1,0 +1,38 @@
+// Checks that Postgres and Redis answer at DATABASE_URL / REDIS_URL, and says clearly what is
+// missing otherwise. Plain JS on purpose: it runs before dependencies are installed.
+import net from 'node:net';
+import { execSync } from 'node:child_process';
+
+function reachable(url, port) {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect({ host: u.hostname || '127.0.0.1', port: Number(u.port || port) });
+    s.setTimeout(2000);
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('timeout', () => (s.destroy(), resolve(false)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+function hasDocker() {
+  try {
+    execSync('docker info', { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pg = await reachable(process.env.DATABASE_URL, 5432);
+const redis = await reachable(process.env.REDIS_URL, 6379);
+if (pg && redis) process.exit(0);
+const missing = [!pg && `Postgres (${process.env.DATABASE_URL})`, !redis && `Redis (${process.env.REDIS_URL})`].filter(Boolean);
+if (hasDocker()) {
+  console.error(`not reachable: ${missing.join(', ')}; a Docker engine is running, so start them with: docker compose up -d postgres redis`);
+} else {
+  console.error(
+    `not reachable: ${missing.join(', ')}.\n` +
+      'Set DATABASE_URL / REDIS_URL, or run Postgres on 127.0.0.1:5432 and Redis on 127.0.0.1:6379, or run a Docker engine (docker compose up -d postgres redis).',
+  );
+}
+process.exit(1);
