@@ -139,14 +139,21 @@ export function createPusher(options: PusherOptions) {
     get state(): PusherState {
       return state;
     },
-    /** Starts the loop at once (polling works without Redis), then subscribes to wake-ups. */
+    /**
+     * Starts the loop at once, then subscribes to wake-ups; resolves when subscribed. Without Redis
+     * it stays pending while the loop delivers by polling (Redis only ever speeds delivery up).
+     */
     async start(): Promise<void> {
       if (state !== 'created') throw new Error(`pusher cannot start from state ${state}`);
       state = 'running';
       loop = run();
       log.info({ workerId: settings.workerId, concurrency: settings.concurrency }, 'pusher running');
       subscriber.on('message', onMessage);
-      await subscriber.subscribe(keys.pushChannel);
+      try {
+        await subscriber.subscribe(keys.pushChannel);
+      } catch (err) {
+        if (state === 'running') log.warn({ err, pollMs: settings.pollMs }, 'no push wake-ups from Redis: delivering by polling only');
+      }
     },
     async stop(): Promise<void> {
       if (state === 'stopped' || state === 'draining') return;
@@ -157,7 +164,10 @@ export function createPusher(options: PusherOptions) {
       await loop;
       if (wasRunning) {
         subscriber.off('message', onMessage);
-        await subscriber.unsubscribe(keys.pushChannel).catch((err: unknown) => log.warn({ err }, 'unsubscribe failed'));
+        // Only on a live connection: with Redis down the command would queue until it returns.
+        if (subscriber.status === 'ready') {
+          await subscriber.unsubscribe(keys.pushChannel).catch((err: unknown) => log.warn({ err }, 'unsubscribe failed'));
+        }
       }
       if (!(await drain(settings.shutdownGraceMs ?? settings.timeoutMs + 5000))) {
         log.warn({ inFlight: inFlight.size }, 'grace period over: aborting sends; their claims lapse and they are sent again');

@@ -29,3 +29,4 @@ export { loadPushConfigSecrets, type PushConfigSecrets } from './push-configs/lo
 
 export * from './admin/index.ts';
 export * from './outbox/index.ts';
+export * from './retention/index.ts';

@@ -103,6 +103,11 @@ export interface TaskPatch {
   clearLease?: boolean;
   /** Sets run_after (dispatch not before). */
   runAfter?: Date;
+  /**
+   * A new run generation (a continuation after input or auth): attempts count again from zero, so
+   * a long conversation is not failed by the retry limit of its earlier runs.
+   */
+  resetAttempts?: boolean;
 }
 
 export interface ChangeTaskInput {

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { AgentRegistration } from '@switchyard/engine';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { notFound } from '../http/edge-error.ts';
+import { pathParam } from '../http/path-param.ts';
 import { stateOf, type Binding } from '../http/request-state.ts';
 import type { RequestLimiter } from '../rate-limit/request-limiter.ts';
 
@@ -25,8 +26,8 @@ export function a2aGuard(binding: Binding, { authenticator, limiter, resolveAgen
     state.identity = identity;
     state.log = state.log.child({ tenantId: identity.caller.tenantId, principal: identity.caller.principal });
     await limiter.consume(identity);
-    const tenantId = String(req.params['tenantId']);
-    const agentId = String(req.params['agentId']);
+    const tenantId = pathParam(req, 'tenantId');
+    const agentId = pathParam(req, 'agentId');
     const agent = tenantId === identity.caller.tenantId ? await resolveAgent(tenantId, agentId) : null;
     if (!agent) throw notFound();
     state.agent = agent;

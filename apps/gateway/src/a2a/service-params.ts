@@ -28,7 +28,8 @@ export function checkServiceParams(req: Request, res: Response, template: CardTe
 }
 
 function versionOf(req: Request): string | undefined {
-  const header = req.headers['a2a-version'];
+  const raw = req.headers['a2a-version'];
+  const header = Array.isArray(raw) ? raw.join(',') : raw;
   if (typeof header === 'string' && header.trim() !== '') return header;
   // Service parameter names are case-insensitive (digest §6), in the query as in headers.
   for (const [name, value] of new URLSearchParams(req.originalUrl.split('?')[1] ?? '')) {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pathParam } from '../http/path-param.ts';
 import { findBundledAgent } from '@switchyard/agents';
 import { agentBasePath } from '../cards/card-builder.ts';
 import { adminInvalid, adminNotFound } from './admin-error.ts';
@@ -13,8 +14,8 @@ export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: str
     return { card: `${base}/.well-known/agent-card.json`, jsonRpc: `${base}/rpc`, rest: `${base}/rest` };
   };
   router.put('/tenants/:tenantId/agents/:agentId', async (req, res) => {
-    const tenantId = req.params['tenantId'] ?? '';
-    const agentId = parseAdmin(slug, req.params['agentId']);
+    const tenantId = pathParam(req, 'tenantId');
+    const agentId = parseAdmin(slug, pathParam(req, 'agentId'));
     const body = await readAdminBody(req, agentBody, bodyLimitBytes);
     if (!findBundledAgent(body.executor)) {
       throw adminInvalid(`unknown executor ${body.executor}`, [
@@ -26,13 +27,13 @@ export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: str
     res.json({ agent, urls: urls(tenantId, agentId) });
   });
   router.get('/tenants/:tenantId/agents', async (req, res) => {
-    const tenantId = req.params['tenantId'] ?? '';
+    const tenantId = pathParam(req, 'tenantId');
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     const agents = await admin.listAgents(tenantId);
     res.json({ agents: agents.map((agent) => ({ ...agent, urls: urls(tenantId, agent.id) })) });
   });
   router.delete('/tenants/:tenantId/agents/:agentId', async (req, res) => {
-    if (!(await admin.deleteAgent(req.params['tenantId'] ?? '', req.params['agentId'] ?? ''))) throw adminNotFound('agent');
+    if (!(await admin.deleteAgent(pathParam(req, 'tenantId'), pathParam(req, 'agentId')))) throw adminNotFound('agent');
     res.json({});
   });
   return router;

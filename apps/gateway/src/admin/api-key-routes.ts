@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pathParam } from '../http/path-param.ts';
 import { publishRevocation } from '../auth/revocation-channel.ts';
 import { adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -12,27 +13,27 @@ import { newApiKeyBody, readAdminBody } from './admin-schemas.ts';
 export function apiKeyRoutes({ admin, redis, keys, bodyLimitBytes }: AdminDeps): Router {
   const router = Router();
   router.post('/tenants/:tenantId/api-keys', async (req, res) => {
-    const tenantId = req.params['tenantId'] ?? '';
+    const tenantId = pathParam(req, 'tenantId');
     const body = await readAdminBody(req, newApiKeyBody, bodyLimitBytes);
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     res.status(201).json(await admin.createApiKey({ tenantId, ...body }));
   });
   router.get('/tenants/:tenantId/api-keys', async (req, res) => {
-    const tenantId = req.params['tenantId'] ?? '';
+    const tenantId = pathParam(req, 'tenantId');
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     res.json({ keys: await admin.listApiKeys(tenantId) });
   });
   router.post('/tenants/:tenantId/api-keys/:keyId\\:rotate', async (req, res) => {
-    const tenantId = req.params['tenantId'] ?? '';
-    const keyId = req.params['keyId'] ?? '';
+    const tenantId = pathParam(req, 'tenantId');
+    const keyId = pathParam(req, 'keyId');
     const issued = await admin.rotateApiKey(tenantId, keyId);
     if (!issued) throw adminNotFound('live API key');
     await publishRevocation(redis, keys, { kind: 'api-key', tenantId, keyId });
     res.json(issued);
   });
   router.delete('/tenants/:tenantId/api-keys/:keyId', async (req, res) => {
-    const tenantId = req.params['tenantId'] ?? '';
-    const keyId = req.params['keyId'] ?? '';
+    const tenantId = pathParam(req, 'tenantId');
+    const keyId = pathParam(req, 'keyId');
     if (!(await admin.revokeApiKey(tenantId, keyId))) throw adminNotFound('API key');
     await publishRevocation(redis, keys, { kind: 'api-key', tenantId, keyId });
     res.json({});

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pathParam } from '../http/path-param.ts';
 import { z } from '@switchyard/runtime';
 import { adminInvalid, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -24,7 +25,7 @@ export function deadLetterRoutes({ outbox, hints }: AdminDeps): Router {
   router.get('/tenants/:tenantId/dead-letters', async (req, res) => {
     const query = parseAdmin(listQuery, Object.fromEntries(new URLSearchParams(req.originalUrl.split('?')[1] ?? '')));
     try {
-      const page = await outbox.listDeadLetters({ tenantId: req.params['tenantId'] ?? '', ...query });
+      const page = await outbox.listDeadLetters({ tenantId: pathParam(req, 'tenantId'), ...query });
       res.json({ deadLetters: page.deliveries, nextCursor: page.nextCursor });
     } catch (err) {
       if (err instanceof RangeError) throw adminInvalid('cursor is not one this server issued', [{ field: 'cursor', description: 'invalid' }]);
@@ -32,13 +33,17 @@ export function deadLetterRoutes({ outbox, hints }: AdminDeps): Router {
     }
   });
   router.post('/tenants/:tenantId/dead-letters\\:replay', async (req, res) => {
-    const replayed = await outbox.replayAllDeadLetters(req.params['tenantId'] ?? '');
+    const replayed = await outbox.replayAllDeadLetters(pathParam(req, 'tenantId'));
     if (replayed > 0) await hints.publishPushDue();
     res.json({ replayed });
   });
   router.post('/tenants/:tenantId/dead-letters/:taskId/:configId/:seq\\:replay', async (req, res) => {
-    const key = parseAdmin(deliveryKey, req.params);
-    if (!(await outbox.replayDeadLetter({ tenantId: req.params['tenantId'] ?? '', ...key }))) throw adminNotFound('dead letter');
+    const key = parseAdmin(deliveryKey, {
+      taskId: pathParam(req, 'taskId'),
+      configId: pathParam(req, 'configId'),
+      seq: pathParam(req, 'seq'),
+    });
+    if (!(await outbox.replayDeadLetter({ tenantId: pathParam(req, 'tenantId'), ...key }))) throw adminNotFound('dead letter');
     await hints.publishPushDue();
     res.json({ replayed: 1 });
   });

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pathParam } from '../http/path-param.ts';
 import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -20,7 +21,7 @@ export function tenantRoutes({ admin, bodyLimitBytes }: AdminDeps): Router {
     res.json({ tenants: await admin.listTenants() });
   });
   router.post('/tenants/:tenantId/webhook-secret\\:rotate', async (req, res) => {
-    const webhookSecret = await admin.rotateWebhookSecret(req.params['tenantId'] ?? '');
+    const webhookSecret = await admin.rotateWebhookSecret(pathParam(req, 'tenantId'));
     if (webhookSecret === null) throw adminNotFound('tenant');
     res.json({ webhookSecret });
   });

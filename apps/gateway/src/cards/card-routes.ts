@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AgentRegistration } from '@switchyard/engine';
 import { notFound } from '../http/edge-error.ts';
+import { pathParam } from '../http/path-param.ts';
 import type { CardBuilder, ServedCard } from './card-builder.ts';
 
 export interface CardRouteDeps {
@@ -27,7 +28,7 @@ export function cardRoutes({ cards, resolveAgent, defaultAgent }: CardRouteDeps)
     await serveAgent(tenantId, agentId, req, res);
   });
   router.get('/agents/:tenantId/:agentId/.well-known/agent-card.json', async (req, res) => {
-    await serveAgent(String(req.params['tenantId']), String(req.params['agentId']), req, res);
+    await serveAgent(pathParam(req, 'tenantId'), pathParam(req, 'agentId'), req, res);
   });
   return router;
 }

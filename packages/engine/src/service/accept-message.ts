@@ -101,7 +101,7 @@ async function continueTask(
         taskId,
         expectedVersion: record.version,
         fromStates: [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED],
-        patch: { state: TaskState.WORKING, statusMessage: null, clearLease: true, runAfter: new Date() },
+        patch: { state: TaskState.WORKING, statusMessage: null, clearLease: true, runAfter: new Date(), resetAttempts: true },
         appendMessage: { ...message, contextId: record.contextId, taskId },
         event: statusEvent(record, TaskState.WORKING),
       });

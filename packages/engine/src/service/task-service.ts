@@ -95,8 +95,9 @@ export class TaskService {
     { afterSeq, signal }: { afterSeq?: number | undefined; signal: AbortSignal },
   ): AsyncGenerator<StreamItem> {
     const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    if (afterSeq !== undefined && afterSeq < record.version) {
-      yield* followTask(this.deps, record, afterSeq, signal);
+    // A resume (Last-Event-ID) gets exactly the events after it, never a second snapshot.
+    if (afterSeq !== undefined && (afterSeq < record.version || !isTerminal(record.state))) {
+      yield* followTask(this.deps, record, Math.min(afterSeq, record.version), signal);
       return;
     }
     if (isTerminal(record.state)) {

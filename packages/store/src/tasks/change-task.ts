@@ -23,6 +23,7 @@ function patchColumns(patch: TaskPatch): UpdateObject<Database, 'tasks'> {
   if (patch.lastError !== undefined) set.last_error = patch.lastError;
   if (patch.clearLease) Object.assign(set, { lease_owner: null, lease_expires_at: null });
   if (patch.runAfter !== undefined) set.run_after = patch.runAfter;
+  if (patch.resetAttempts) set.attempts = 0;
   return set;
 }
 

@@ -1,0 +1,22 @@
+import { Router } from 'express';
+import { methodNotAllowed } from '../http/edge-error.ts';
+import { stateOf } from '../http/request-state.ts';
+import { jsonRpcHandler } from '../jsonrpc/jsonrpc-handler.ts';
+import { restHandler } from '../rest/rest-handler.ts';
+import { a2aGuard, type A2AGuardDeps } from './a2a-guard.ts';
+import type { BindingDeps } from './binding-deps.ts';
+
+/**
+ * One agent's interfaces, mounted at `/agents/:tenantId/:agentId` (its card is served by the card
+ * routes): the JSON-RPC endpoint `/rpc` and the HTTP+JSON routes under `/rest`.
+ */
+export function agentRouter(guard: A2AGuardDeps, deps: BindingDeps): Router {
+  const router = Router({ mergeParams: true });
+  router.post('/rpc', a2aGuard('jsonrpc', guard), jsonRpcHandler(deps));
+  router.all('/rpc', (req) => {
+    stateOf(req).binding = 'jsonrpc';
+    throw methodNotAllowed(req.method);
+  });
+  router.use('/rest', a2aGuard('rest', guard), restHandler(deps));
+  return router;
+}

@@ -1,0 +1,24 @@
+// CLI: seeds the demo tenant, agents and API key, then prints where to reach them.
+// Usage: node apps/gateway/src/bin/seed-demo.ts   (env: DATABASE_URL, SWITCHYARD_SECRET_KEY, PUBLIC_URL, SWITCHYARD_DEMO_API_KEY)
+import { createDb, createPool, createSecretBox, PostgresAdminStore } from '@switchyard/store';
+import { loadGatewayConfig } from '../config.ts';
+import { seedDemo } from '../seed-demo.ts';
+
+const config = loadGatewayConfig(process.env);
+const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: 2, applicationName: 'switchyard-seed-demo' });
+try {
+  const admin = new PostgresAdminStore({ db: createDb(pool), secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY) });
+  const demoApiKey = process.env['SWITCHYARD_DEMO_API_KEY'] || undefined;
+  const result = await seedDemo({ admin, publicUrl: config.PUBLIC_URL, demoApiKey });
+  console.log(`tenant: ${result.tenantId}`);
+  for (const agent of result.agents) {
+    console.log(`\nagent ${agent.id} (executor ${agent.executor})`);
+    console.log(`  card:     ${agent.card}`);
+    console.log(`  JSON-RPC: ${agent.jsonRpc}`);
+    console.log(`  HTTP+JSON: ${agent.rest}`);
+  }
+  console.log(`\nAPI key for ${result.principal} (tenant_admin)${demoApiKey ? '' : ', generated: store it now, it is not shown again'}:`);
+  console.log(`  X-API-Key: ${result.apiKey}`);
+} finally {
+  await pool.end();
+}

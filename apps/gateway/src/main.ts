@@ -1,0 +1,35 @@
+// Gateway entry point: validated config → pools and clients → createGateway → listen; drain on SIGTERM.
+import { Redis } from 'ioredis';
+import { createQueueKeys } from '@switchyard/queue';
+import { handleSignals } from '@switchyard/runtime';
+import { createPool, createSecretBox } from '@switchyard/store';
+import { createLogger } from '@switchyard/telemetry';
+import { loadGatewayConfig } from './config.ts';
+import { createGateway } from './create-gateway.ts';
+
+const config = loadGatewayConfig(process.env);
+const log = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
+const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: config.PG_POOL_MAX, applicationName: 'switchyard-gateway' });
+// BullMQ needs maxRetriesPerRequest: null on the connection it shares.
+const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+const gateway = createGateway({
+  pool,
+  redis,
+  subscriber,
+  keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
+  secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+  log,
+  config,
+});
+await gateway.start(config.PORT);
+handleSignals(
+  {
+    async stop() {
+      await gateway.stop();
+      redis.disconnect();
+      await pool.end();
+    },
+  },
+  log,
+);

@@ -1,0 +1,65 @@
+import { bundledAgents } from '@switchyard/agents';
+import type { AdminStore } from '@switchyard/store';
+import { agentBasePath } from './cards/card-builder.ts';
+
+export interface SeedDemoOptions {
+  admin: AdminStore;
+  /** Origin the printed URLs use (PUBLIC_URL). */
+  publicUrl: string;
+  /** Fixed demo key (SWITCHYARD_DEMO_API_KEY, ≥ 16 characters); a fresh one is issued when absent. */
+  demoApiKey?: string | undefined;
+}
+
+export interface SeededAgent {
+  id: string;
+  executor: string;
+  card: string;
+  jsonRpc: string;
+  rest: string;
+}
+
+export interface SeedDemoResult {
+  tenantId: string;
+  agents: SeededAgent[];
+  apiKey: string;
+  principal: string;
+}
+
+export const DEMO_TENANT = 'demo';
+export const DEMO_PRINCIPAL = 'demo-user';
+
+/** Agent id per bundled executor; the invoice reconciler is registered under a shorter id. */
+const AGENT_IDS: Record<string, string> = { echo: 'echo', 'invoice-reconciler': 'invoices', booking: 'booking', slow: 'slow' };
+
+/** The slow agent streams a few visible steps in the demo; elsewhere its defaults apply. */
+const DEMO_SETTINGS: Record<string, Record<string, unknown>> = { slow: { delayMs: 5000, steps: 5, progress: 'both' } };
+
+/**
+ * Idempotent demo setup: tenant `demo`, every bundled agent with its own card, and a tenant-admin
+ * API key for `demo-user`. Running it again changes nothing except issuing another key when no
+ * fixed key is given.
+ */
+export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions): Promise<SeedDemoResult> {
+  await admin.ensureTenant({ id: DEMO_TENANT, name: 'Demo tenant' });
+  const agents: SeededAgent[] = [];
+  for (const agent of bundledAgents) {
+    const id = AGENT_IDS[agent.executor] ?? agent.executor;
+    await admin.upsertAgent({
+      tenantId: DEMO_TENANT,
+      id,
+      card: { ...agent.card },
+      executor: agent.executor,
+      settings: DEMO_SETTINGS[agent.executor] ?? {},
+    });
+    const base = `${publicUrl}${agentBasePath(DEMO_TENANT, id)}`;
+    agents.push({ id, executor: agent.executor, card: `${base}/.well-known/agent-card.json`, jsonRpc: `${base}/rpc`, rest: `${base}/rest` });
+  }
+  const issued = await admin.createApiKey({
+    tenantId: DEMO_TENANT,
+    principal: DEMO_PRINCIPAL,
+    role: 'tenant_admin',
+    description: 'demo key (seed-demo)',
+    ...(demoApiKey ? { plaintext: demoApiKey } : {}),
+  });
+  return { tenantId: DEMO_TENANT, agents, apiKey: issued.plaintext, principal: DEMO_PRINCIPAL };
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SubscriptionHub, taskEventFeed } from '@switchyard/events';
+import { isTerminal, TaskState } from '@switchyard/protocol';
+import type { StreamItem } from '../src/index.ts';
+import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform();
+  p.startWorker();
+  await p.admin.upsertAgent({ tenantId: 'acme', id: 'fifty', card: (await p.agent('slow')).card, executor: 'slow', settings: { steps: 50, delayMs: 1500 } });
+});
+afterAll(() => p.close());
+
+async function fifty() {
+  return (await p.admin.getAgent('acme', 'fifty'))!;
+}
+
+function stateOf(item: StreamItem) {
+  return item.response.statusUpdate?.status.state ?? item.response.task?.status.state;
+}
+
+describe('streams (digest §7.2 rule 18, §7.6)', () => {
+  it('a stream starts with the Task snapshot, then every event in order, and closes at the terminal state', async () => {
+    const items: StreamItem[] = [];
+    for await (const item of p.service.sendStreaming(alice, await fifty(), { message: userMessage('go') }, {}, new AbortController().signal)) {
+      items.push(item);
+    }
+    expect(items[0]?.response.task).toBeDefined();
+    const seqs = items.map((i) => i.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBe(seqs[i - 1]! + 1);
+    const last = items.at(-1)!;
+    expect(isTerminal(stateOf(last)!)).toBe(true);
+  });
+
+  it('a stream that reconnects with Last-Event-ID at every point of a 50-event task receives every event exactly once, in order', async () => {
+    const r = await p.service.send(alice, await fifty(), { message: userMessage('go'), configuration: { returnImmediately: true } });
+    if (!('task' in r)) throw new Error('expected a task');
+    const received: StreamItem[] = [];
+    // The first connection takes the snapshot; every later one resumes after the last id seen.
+    let lastId: number | undefined;
+    for (let connection = 0; connection < 500; connection++) {
+      const abort = new AbortController();
+      let gotOne = false;
+      const stream = p.service.subscribe(alice, 'fifty', r.task.id, { afterSeq: lastId, signal: abort.signal });
+      for await (const item of stream) {
+        received.push(item);
+        lastId = item.seq;
+        gotOne = true;
+        abort.abort(); // disconnect right after every event
+        break;
+      }
+      if (!gotOne) break;
+      const state = stateOf(received.at(-1)!);
+      if (state && isTerminal(state)) break;
+    }
+    const all = await p.store.readEvents('acme', r.task.id, received[0]!.seq);
+    expect(received.slice(1).map((i) => i.seq)).toEqual(all.map((e) => e.seq));
+    expect(received.slice(1).map((i) => i.response)).toEqual(all.map((e) => e.payload));
+    expect(received.filter((i) => i.response.artifactUpdate).length).toBeGreaterThan(0);
+    expect(stateOf(received.at(-1)!)).toBe(TaskState.COMPLETED);
+  });
+
+  it('pub/sub loss (the subscriber connection killed mid-task) delays events but loses none', async () => {
+    const sub = p.redis.connect();
+    const id = (await sub.client('ID')) as number;
+    const hub = new SubscriptionHub({ subscriber: sub, keys: p.keys });
+    const r = await p.service.send(alice, await fifty(), { message: userMessage('go'), configuration: { returnImmediately: true } });
+    if (!('task' in r)) throw new Error('expected a task');
+    const abort = new AbortController();
+    const seqs: number[] = [];
+    const killer = p.redis.connect();
+    for await (const event of taskEventFeed({
+      hub,
+      readEvents: (t, task, after, limit) => p.store.readEvents(t, task, after, limit),
+      tenantId: 'acme',
+      taskId: r.task.id,
+      afterSeq: 0,
+      pollIntervalMs: 500,
+      signal: abort.signal,
+    })) {
+      seqs.push(event.seq);
+      if (seqs.length === 10) await killer.client('KILL', 'ID', String(id));
+      const state = event.payload.statusUpdate?.status.state;
+      if (state && isTerminal(state)) break;
+    }
+    abort.abort();
+    await hub.close();
+    const record = await p.store.getTaskRecord('acme', r.task.id);
+    expect(seqs).toEqual(Array.from({ length: record!.version }, (_, i) => i + 1));
+  });
+
+  it('§7.6 rule 30 subscribing to a terminal task is UnsupportedOperation', async () => {
+    const done = await p.service.send(alice, await p.agent('echo'), { message: userMessage('x') });
+    if (!('task' in done)) throw new Error('expected a task');
+    const stream = p.service.subscribe(alice, 'echo', done.task.id, { signal: new AbortController().signal });
+    await expect(stream.next()).rejects.toMatchObject({ kind: 'UnsupportedOperation' });
+  });
+});
