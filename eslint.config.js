@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.tools/**', 'apps/console/public/**', '**/*.d.ts', 'test-results/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.tools/**',
+      'apps/console/public/**',
+      '**/*.d.ts',
+      'test-results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -18,17 +27,33 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       'import-x/no-cycle': ['error', { maxDepth: 10 }],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@switchyard/*/src/*', '@switchyard/*/src', '**/packages/*/src/*', '../../packages/*'], message: 'Import another package by its name, never by a path into its src/.' }] },
+        {
+          patterns: [
+            {
+              group: ['@switchyard/*/src/*', '@switchyard/*/src', '**/packages/*/src/*', '../../packages/*'],
+              message: 'Import another package by its name, never by a path into its src/.',
+            },
+          ],
+        },
       ],
       'no-console': 'error',
     },
   },
   {
-    files: ['**/main.ts', '**/bin/**/*.ts', 'packages/client/src/cli/**/*.ts', 'bench/**/*.ts', '**/test/**/*.ts'],
+    files: [
+      '**/main.ts',
+      '**/bin/**/*.ts',
+      'packages/client/src/cli/**/*.ts',
+      'bench/**/*.ts',
+      '**/test/**/*.ts',
+    ],
     rules: { 'no-console': 'off' },
   },
   {

@@ -140,8 +140,8 @@ export function createPusher(options: PusherOptions) {
       return state;
     },
     /**
-     * Starts the loop at once, then subscribes to wake-ups; resolves when subscribed. Without Redis
-     * it stays pending while the loop delivers by polling (Redis only ever speeds delivery up).
+     * Starts the loop at once, then subscribes to wake-ups; resolves when subscribed (or stopped).
+     * Without Redis it stays pending while the loop delivers by polling: Redis only speeds delivery up.
      */
     async start(): Promise<void> {
       if (state !== 'created') throw new Error(`pusher cannot start from state ${state}`);
@@ -149,8 +149,11 @@ export function createPusher(options: PusherOptions) {
       loop = run();
       log.info({ workerId: settings.workerId, concurrency: settings.concurrency }, 'pusher running');
       subscriber.on('message', onMessage);
+      // ioredis queues the command while Redis is away and may never settle it, so stop() must
+      // be able to end the wait.
+      const halted = new Promise<void>((resolve) => halt.signal.addEventListener('abort', () => resolve(), { once: true }));
       try {
-        await subscriber.subscribe(keys.pushChannel);
+        await Promise.race([subscriber.subscribe(keys.pushChannel), halted]);
       } catch (err) {
         if (state === 'running') log.warn({ err, pollMs: settings.pollMs }, 'no push wake-ups from Redis: delivering by polling only');
       }

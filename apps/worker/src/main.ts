@@ -9,7 +9,11 @@ import { createWorkerRuntime } from '@switchyard/engine';
 
 const config = loadWorkerConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
-const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: config.PG_POOL_MAX, applicationName: 'switchyard-worker' });
+const pool = createPool({
+  connectionString: config.DATABASE_URL,
+  maxConnections: config.PG_POOL_MAX,
+  applicationName: 'switchyard-worker',
+});
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 const worker = createWorkerRuntime({

@@ -46,7 +46,10 @@ export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfi
 }
 
 /** Exponential backoff with equal jitter: half fixed (so recovery stays prompt), half random. */
-export function retryDelayMs(config: Pick<EngineConfig, 'retryBaseMs' | 'retryMaxMs'>, attempts: number): number {
+export function retryDelayMs(
+  config: Pick<EngineConfig, 'retryBaseMs' | 'retryMaxMs'>,
+  attempts: number,
+): number {
   const ceiling = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.max(0, attempts - 1));
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }

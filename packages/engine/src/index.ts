@@ -9,6 +9,17 @@ export { closesStream } from './service/task-stream.ts';
 export { TaskRunner, FAILED_MESSAGE } from './runner/task-runner.ts';
 export type { RunnerDeps } from './runner/runner-deps.ts';
 export { Reaper, LEASE_EXHAUSTED_MESSAGE, type ReaperStats } from './reaper.ts';
-export { checkWebhookUrl, isAllowedAddress, UrlRefusedError, type UrlPolicy, type LookupFn } from './push/url-policy.ts';
+export {
+  checkWebhookUrl,
+  isAllowedAddress,
+  UrlRefusedError,
+  type UrlPolicy,
+  type LookupFn,
+} from './push/url-policy.ts';
 export { CachedAgentDirectory } from './cached-agent-directory.ts';
-export { createWorkerRuntime, type WorkerOptions, type WorkerRuntime, type WorkerState } from './worker-runtime.ts';
+export {
+  createWorkerRuntime,
+  type WorkerOptions,
+  type WorkerRuntime,
+  type WorkerState,
+} from './worker-runtime.ts';

@@ -22,7 +22,14 @@ export interface ReaperStats {
  * reapers may run at once; BullMQ job ids derived from the row dedupe their enqueues.
  */
 export class Reaper {
-  private readonly deps: { store: TaskStore; writer: TaskWriter; dispatcher: Dispatcher; config: EngineConfig; log: Logger; onAction?: (kind: keyof ReaperStats) => void };
+  private readonly deps: {
+    store: TaskStore;
+    writer: TaskWriter;
+    dispatcher: Dispatcher;
+    config: EngineConfig;
+    log: Logger;
+    onAction?: (kind: keyof ReaperStats) => void;
+  };
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
 
@@ -37,7 +44,8 @@ export class Reaper {
         .finally(() => {
           this.running = null;
           // Jitter spreads many workers' reapers apart.
-          if (this.timer) this.timer = setTimeout(tick, this.deps.config.reaperIntervalMs * (0.75 + Math.random() / 2));
+          if (this.timer)
+            this.timer = setTimeout(tick, this.deps.config.reaperIntervalMs * (0.75 + Math.random() / 2));
         });
     };
     this.timer = setTimeout(tick, this.deps.config.reaperIntervalMs * Math.random());
@@ -60,26 +68,49 @@ export class Reaper {
         maxAttempts: config.maxAttempts,
         backoffMs: (attempts) => retryDelayMs(config, attempts),
         failEvent: (task) => {
-          const statusMessage = { messageId: randomUUID(), role: 'ROLE_AGENT' as const, contextId: task.contextId, taskId: task.id, parts: [{ text: LEASE_EXHAUSTED_MESSAGE }] };
+          const statusMessage = {
+            messageId: randomUUID(),
+            role: 'ROLE_AGENT' as const,
+            contextId: task.contextId,
+            taskId: task.id,
+            parts: [{ text: LEASE_EXHAUSTED_MESSAGE }],
+          };
           return { statusMessage, event: statusEvent(task, TaskState.FAILED, statusMessage) };
         },
       });
       if (outcome.outcome === 'requeued') {
         stats.requeued++;
         this.deps.onAction?.('requeued');
-        log.warn({ tenantId: lapsed.tenantId, taskId: lapsed.taskId, leaseOwner: lapsed.leaseOwner }, 'lease lapsed; task re-dispatched');
-        await dispatcher.enqueue({ tenantId: lapsed.tenantId, taskId: lapsed.taskId, version: outcome.task.version, attempts: outcome.task.attempts, runAfter: outcome.runAfter });
+        log.warn(
+          { tenantId: lapsed.tenantId, taskId: lapsed.taskId, leaseOwner: lapsed.leaseOwner },
+          'lease lapsed; task re-dispatched',
+        );
+        await dispatcher.enqueue({
+          tenantId: lapsed.tenantId,
+          taskId: lapsed.taskId,
+          version: outcome.task.version,
+          attempts: outcome.task.attempts,
+          runAfter: outcome.runAfter,
+        });
       } else if (outcome.outcome === 'failed') {
         stats.failed++;
         this.deps.onAction?.('failed');
-        log.warn({ tenantId: lapsed.tenantId, taskId: lapsed.taskId }, 'lease lapsed on the last attempt; task failed');
+        log.warn(
+          { tenantId: lapsed.tenantId, taskId: lapsed.taskId },
+          'lease lapsed on the last attempt; task failed',
+        );
         await writer.announce(outcome.task);
       }
     }
     for (const task of await store.findDispatchable(config.dispatchGraceMs, 200)) {
       stats.dispatched++;
       this.deps.onAction?.('dispatched');
-      await dispatcher.enqueue({ tenantId: task.tenantId, taskId: task.taskId, version: task.version, attempts: task.attempts });
+      await dispatcher.enqueue({
+        tenantId: task.tenantId,
+        taskId: task.taskId,
+        version: task.version,
+        attempts: task.attempts,
+      });
     }
     return stats;
   }

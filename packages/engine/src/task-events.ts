@@ -1,4 +1,10 @@
-import { formatTimestamp, type JsonObject, type Message, type StreamResponse, type TaskState } from '@switchyard/protocol';
+import {
+  formatTimestamp,
+  type JsonObject,
+  type Message,
+  type StreamResponse,
+  type TaskState,
+} from '@switchyard/protocol';
 import type { ArtifactChunkInput, TaskRecord } from '@switchyard/store';
 
 /** Factories for the StreamResponse events appended to a task's log (STYLE.md rule 8). */
@@ -18,7 +24,10 @@ export function statusEvent(
   };
 }
 
-export function artifactEvent(task: Pick<TaskRecord, 'id' | 'contextId'>, chunk: ArtifactChunkInput): StreamResponse {
+export function artifactEvent(
+  task: Pick<TaskRecord, 'id' | 'contextId'>,
+  chunk: ArtifactChunkInput,
+): StreamResponse {
   return {
     artifactUpdate: {
       taskId: task.id,

@@ -1,5 +1,11 @@
 import type { Logger } from '@switchyard/telemetry';
-import type { ChangeTaskInput, CreateTaskInput, CreateTaskResult, TaskRecord, TaskStore } from '@switchyard/store';
+import type {
+  ChangeTaskInput,
+  CreateTaskInput,
+  CreateTaskResult,
+  TaskRecord,
+  TaskStore,
+} from '@switchyard/store';
 import type { StreamResponse } from '@switchyard/protocol';
 import type { HintSink } from './ports.ts';
 
@@ -43,7 +49,10 @@ export class TaskWriter {
       });
       if (task.visibility === 'task') await this.hints.publishPushDue();
     } catch (err) {
-      this.log.warn({ err, tenantId: task.tenantId, taskId: task.id }, 'hint publish failed; subscribers will poll');
+      this.log.warn(
+        { err, tenantId: task.tenantId, taskId: task.id },
+        'hint publish failed; subscribers will poll',
+      );
     }
   }
 }

@@ -3,7 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
 import { TaskConsumer, TaskQueue, type QueueKeys } from '@switchyard/queue';
-import { createDb, migrationsCurrent, PostgresAdminStore, PostgresTaskStore, type SecretBox } from '@switchyard/store';
+import {
+  createDb,
+  migrationsCurrent,
+  PostgresAdminStore,
+  PostgresTaskStore,
+  type SecretBox,
+} from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
@@ -103,9 +109,15 @@ export function createWorkerRuntime(options: WorkerOptions) {
     },
     async ready(): Promise<Record<string, boolean>> {
       const [postgres, migrations, redisOk] = await Promise.all([
-        pool.query('SELECT 1').then(() => true, () => false),
+        pool.query('SELECT 1').then(
+          () => true,
+          () => false,
+        ),
         migrationsCurrent(pool).catch(() => false),
-        redis.ping().then(() => true, () => false),
+        redis.ping().then(
+          () => true,
+          () => false,
+        ),
       ]);
       return { postgres, migrations, redis: redisOk, running: state === 'running' };
     },

@@ -17,9 +17,18 @@ async function terminalEvents(taskId: string) {
 
 describe('cancellation (ARCHITECTURE.md §6)', () => {
   it('§7.5 CancelTask moves a running task to CANCELED at once and the agent stops', async () => {
-    const slow = await p.admin.upsertAgent({ tenantId: 'acme', id: 'slow-steps', card: (await p.agent('slow')).card, executor: 'slow', settings: { steps: 200, delayMs: 50 } });
+    const slow = await p.admin.upsertAgent({
+      tenantId: 'acme',
+      id: 'slow-steps',
+      card: (await p.agent('slow')).card,
+      executor: 'slow',
+      settings: { steps: 200, delayMs: 50 },
+    });
     const agent = (await p.admin.getAgent('acme', slow.id))!;
-    const r = await p.service.send(alice, agent, { message: userMessage('go'), configuration: { returnImmediately: true } });
+    const r = await p.service.send(alice, agent, {
+      message: userMessage('go'),
+      configuration: { returnImmediately: true },
+    });
     if (!('task' in r)) throw new Error('expected a task');
     await waitFor(async () => (await p.store.getTaskRecord('acme', r.task.id))?.leaseOwner);
     const canceled = await p.service.cancelTask(alice, 'slow-steps', r.task.id);
@@ -37,20 +46,26 @@ describe('cancellation (ARCHITECTURE.md §6)', () => {
   it('§7.5 rule 27 cancel of a terminal task is TaskNotCancelable', async () => {
     const r = await p.service.send(alice, await p.agent('echo'), { message: userMessage('x') });
     if (!('task' in r)) throw new Error('expected a task');
-    await expect(p.service.cancelTask(alice, 'echo', r.task.id)).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'TaskNotCancelable'));
+    await expect(p.service.cancelTask(alice, 'echo', r.task.id)).rejects.toSatisfy((e) =>
+      isA2AErrorOfKind(e, 'TaskNotCancelable'),
+    );
   });
 
   it('cancel racing completion, 100 times: exactly one terminal state each, the loser gets a conflict', async () => {
     const echo = await p.agent('echo');
     const outcomes = await Promise.all(
       Array.from({ length: 100 }, async () => {
-        const r = await p.service.send(alice, echo, { message: userMessage('race') , configuration: { returnImmediately: true } });
+        const r = await p.service.send(alice, echo, {
+          message: userMessage('race'),
+          configuration: { returnImmediately: true },
+        });
         if (!('task' in r)) throw new Error('expected a task');
         // Let some runs start so both orders of the race happen.
         await new Promise((res) => setTimeout(res, Math.random() * 30));
         const cancel = await p.service.cancelTask(alice, 'echo', r.task.id).then(
           () => 'canceled' as const,
-          (e: unknown) => (isA2AErrorOfKind(e, 'TaskNotCancelable') ? ('not-cancelable' as const) : Promise.reject(e)),
+          (e: unknown) =>
+            isA2AErrorOfKind(e, 'TaskNotCancelable') ? ('not-cancelable' as const) : Promise.reject(e),
         );
         return { id: r.task.id, cancel };
       }),
@@ -71,7 +86,9 @@ describe('idempotency (ARCHITECTURE.md §3 rule 5)', () => {
   it('the same message sent 20 times concurrently with one messageId: one task, one execution', async () => {
     const echo = await p.agent('echo');
     const message = userMessage('once');
-    const results = await Promise.all(Array.from({ length: 20 }, () => p.service.send(alice, echo, { message })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => p.service.send(alice, echo, { message })),
+    );
     const ids = new Set(results.map((r) => ('task' in r ? r.task.id : r.message.messageId)));
     expect(ids.size).toBe(1);
     const [id] = [...ids];

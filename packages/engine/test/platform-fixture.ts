@@ -34,7 +34,11 @@ export interface Platform {
   service: TaskService;
   config: EngineConfig;
   agent(id: string): Promise<AgentRegistration>;
-  startWorker(overrides?: { concurrency?: number; workerId?: string; findAgent?: (executor: string) => Agent | undefined }): WorkerRuntime;
+  startWorker(overrides?: {
+    concurrency?: number;
+    workerId?: string;
+    findAgent?: (executor: string) => Agent | undefined;
+  }): WorkerRuntime;
   env(): Record<string, string>;
   close(): Promise<void>;
 }
@@ -54,10 +58,23 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
   for (const tenant of ['acme', 'evil']) {
     await admin.ensureTenant({ id: tenant, name: tenant });
     for (const a of bundledAgents) {
-      await admin.upsertAgent({ tenantId: tenant, id: a.executor, card: a.card as unknown as Record<string, unknown>, executor: a.executor, settings: {} });
+      await admin.upsertAgent({
+        tenantId: tenant,
+        id: a.executor,
+        card: a.card as unknown as Record<string, unknown>,
+        executor: a.executor,
+        settings: {},
+      });
     }
   }
-  const config = engineConfig({ leaseMs: 1500, reaperIntervalMs: 300, dispatchGraceMs: 1000, retryBaseMs: 50, pollIntervalMs: 200, ...overrides });
+  const config = engineConfig({
+    leaseMs: 1500,
+    reaperIntervalMs: 300,
+    dispatchGraceMs: 1000,
+    retryBaseMs: 50,
+    pollIntervalMs: 200,
+    ...overrides,
+  });
   const commands = redis.connect();
   const log = silentLogger();
   const service = new TaskService({
@@ -129,4 +146,3 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
 export function userMessage(text: string, extra: Record<string, unknown> = {}) {
   return { messageId: crypto.randomUUID(), role: 'ROLE_USER' as const, parts: [{ text }], ...extra };
 }
-

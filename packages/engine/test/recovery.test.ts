@@ -8,9 +8,17 @@ import { alice, startPlatform, userMessage, type Platform } from './platform-fix
 let p: Platform;
 const flaky: Agent = {
   executor: 'flaky',
-  card: { name: 'flaky', description: 'fails twice, then works', version: '1.0.0', skills: [], defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'] },
+  card: {
+    name: 'flaky',
+    description: 'fails twice, then works',
+    version: '1.0.0',
+    skills: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+  },
   async execute(ctx) {
-    if (ctx.message.parts[0]?.text === 'always' || ctx.task.attempt < 3) throw new Error('secret internal detail: db password wrong');
+    if (ctx.message.parts[0]?.text === 'always' || ctx.task.attempt < 3)
+      throw new Error('secret internal detail: db password wrong');
     await ctx.complete('finally');
   },
 };
@@ -18,7 +26,13 @@ const findAgent = (executor: string) => (executor === 'flaky' ? flaky : findBund
 
 beforeAll(async () => {
   p = await startPlatform({ maxAttempts: 3 });
-  await p.admin.upsertAgent({ tenantId: 'acme', id: 'flaky', card: flaky.card as unknown as Record<string, unknown>, executor: 'flaky', settings: {} });
+  await p.admin.upsertAgent({
+    tenantId: 'acme',
+    id: 'flaky',
+    card: flaky.card as unknown as Record<string, unknown>,
+    executor: 'flaky',
+    settings: {},
+  });
   p.startWorker({ findAgent });
 });
 afterAll(() => p.close());
@@ -45,15 +59,26 @@ describe('retries (issue: errors and lapsed leases share one backoff and limit)'
 
 describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
   it('FLUSHALL while tasks are SUBMITTED and WORKING: every task still completes', async () => {
-    const slow = await p.admin.upsertAgent({ tenantId: 'acme', id: 'slow-flush', card: (await p.agent('slow')).card, executor: 'slow', settings: { delayMs: 400 } });
+    const slow = await p.admin.upsertAgent({
+      tenantId: 'acme',
+      id: 'slow-flush',
+      card: (await p.agent('slow')).card,
+      executor: 'slow',
+      settings: { delayMs: 400 },
+    });
     const agent = (await p.admin.getAgent('acme', slow.id))!;
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const r = await p.service.send(alice, agent, { message: userMessage(`t${i}`), configuration: { returnImmediately: true } });
+      const r = await p.service.send(alice, agent, {
+        message: userMessage(`t${i}`),
+        configuration: { returnImmediately: true },
+      });
       if ('task' in r) ids.push(r.task.id);
     }
     await waitFor(async () => {
-      const states = await Promise.all(ids.map(async (id) => (await p.store.getTaskRecord('acme', id))?.state));
+      const states = await Promise.all(
+        ids.map(async (id) => (await p.store.getTaskRecord('acme', id))?.state),
+      );
       return states.includes(TaskState.WORKING) && states.includes(TaskState.SUBMITTED);
     });
     const conn = p.redis.connect();
@@ -75,4 +100,3 @@ describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
     expect(records.map((r) => r?.state)).toEqual(ids.map(() => TaskState.COMPLETED));
   });
 });
-

@@ -8,7 +8,13 @@ let p: Platform;
 beforeAll(async () => {
   p = await startPlatform();
   p.startWorker();
-  await p.admin.upsertAgent({ tenantId: 'acme', id: 'fifty', card: (await p.agent('slow')).card, executor: 'slow', settings: { steps: 50, delayMs: 1500 } });
+  await p.admin.upsertAgent({
+    tenantId: 'acme',
+    id: 'fifty',
+    card: (await p.agent('slow')).card,
+    executor: 'slow',
+    settings: { steps: 50, delayMs: 1500 },
+  });
 });
 afterAll(() => p.close());
 
@@ -23,7 +29,13 @@ function stateOf(item: StreamItem) {
 describe('streams (digest §7.2 rule 18, §7.6)', () => {
   it('a stream starts with the Task snapshot, then every event in order, and closes at the terminal state', async () => {
     const items: StreamItem[] = [];
-    for await (const item of p.service.sendStreaming(alice, await fifty(), { message: userMessage('go') }, {}, new AbortController().signal)) {
+    for await (const item of p.service.sendStreaming(
+      alice,
+      await fifty(),
+      { message: userMessage('go') },
+      {},
+      new AbortController().signal,
+    )) {
       items.push(item);
     }
     expect(items[0]?.response.task).toBeDefined();
@@ -36,7 +48,10 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
   });
 
   it('a stream that reconnects with Last-Event-ID at every point of a 50-event task receives every event exactly once, in order', async () => {
-    const r = await p.service.send(alice, await fifty(), { message: userMessage('go'), configuration: { returnImmediately: true } });
+    const r = await p.service.send(alice, await fifty(), {
+      message: userMessage('go'),
+      configuration: { returnImmediately: true },
+    });
     if (!('task' in r)) throw new Error('expected a task');
     const received: StreamItem[] = [];
     // The first connection takes the snapshot; every later one resumes after the last id seen.
@@ -44,7 +59,10 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     for (let connection = 0; connection < 500; connection++) {
       const abort = new AbortController();
       let gotOne = false;
-      const stream = p.service.subscribe(alice, 'fifty', r.task.id, { afterSeq: lastId, signal: abort.signal });
+      const stream = p.service.subscribe(alice, 'fifty', r.task.id, {
+        afterSeq: lastId,
+        signal: abort.signal,
+      });
       for await (const item of stream) {
         received.push(item);
         lastId = item.seq;
@@ -67,7 +85,10 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     const sub = p.redis.connect();
     const id = (await sub.client('ID')) as number;
     const hub = new SubscriptionHub({ subscriber: sub, keys: p.keys });
-    const r = await p.service.send(alice, await fifty(), { message: userMessage('go'), configuration: { returnImmediately: true } });
+    const r = await p.service.send(alice, await fifty(), {
+      message: userMessage('go'),
+      configuration: { returnImmediately: true },
+    });
     if (!('task' in r)) throw new Error('expected a task');
     const abort = new AbortController();
     const seqs: number[] = [];

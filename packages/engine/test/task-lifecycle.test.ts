@@ -33,7 +33,10 @@ describe('send (ARCHITECTURE.md §4)', () => {
 
   it('§7.2 rule 13 returnImmediately answers at once with a Task that later completes', async () => {
     const agent = await p.agent('echo');
-    const result = await p.service.send(alice, agent, { message: userMessage('later'), configuration: { returnImmediately: true } });
+    const result = await p.service.send(alice, agent, {
+      message: userMessage('later'),
+      configuration: { returnImmediately: true },
+    });
     if (!('task' in result)) throw new Error('expected a task');
     expect([TaskState.SUBMITTED, TaskState.WORKING]).toContain(result.task.status.state);
     const done = await waitFor(async () => {
@@ -48,7 +51,9 @@ describe('send (ARCHITECTURE.md §4)', () => {
     const first = await p.service.send(alice, agent, { message: userMessage('book a flight to Paris') });
     if (!('task' in first)) throw new Error('expected a task');
     expect(first.task.status.state).toBe(TaskState.INPUT_REQUIRED);
-    const second = await p.service.send(alice, agent, { message: userMessage('2', { taskId: first.task.id }) });
+    const second = await p.service.send(alice, agent, {
+      message: userMessage('2', { taskId: first.task.id }),
+    });
     if (!('task' in second)) throw new Error('expected a task');
     expect(second.task.status.state).toBe(TaskState.COMPLETED);
     expect(second.task.contextId).toBe(first.task.contextId);
@@ -58,9 +63,9 @@ describe('send (ARCHITECTURE.md §4)', () => {
     const agent = await p.agent('echo');
     const done = await p.service.send(alice, agent, { message: userMessage('x') });
     if (!('task' in done)) throw new Error('expected a task');
-    await expect(p.service.send(alice, agent, { message: userMessage('again', { taskId: done.task.id }) })).rejects.toSatisfy((e) =>
-      isA2AErrorOfKind(e, 'UnsupportedOperation'),
-    );
+    await expect(
+      p.service.send(alice, agent, { message: userMessage('again', { taskId: done.task.id }) }),
+    ).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'UnsupportedOperation'));
   });
 
   it('§7.1 rule 4 a contextId that differs from the task is InvalidParams and changes nothing', async () => {
@@ -69,7 +74,9 @@ describe('send (ARCHITECTURE.md §4)', () => {
     if (!('task' in first)) throw new Error('expected a task');
     const before = await p.store.getTaskRecord('acme', first.task.id);
     await expect(
-      p.service.send(alice, agent, { message: userMessage('3', { taskId: first.task.id, contextId: 'other' }) }),
+      p.service.send(alice, agent, {
+        message: userMessage('3', { taskId: first.task.id, contextId: 'other' }),
+      }),
     ).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'InvalidParams'));
     const after = await p.store.getTaskRecord('acme', first.task.id);
     expect(after?.version).toBe(before?.version);
@@ -89,8 +96,12 @@ describe('isolation (ARCHITECTURE.md §3 rule 6)', () => {
     const r = await p.service.send(alice, agent, { message: userMessage('mine') });
     if (!('task' in r)) throw new Error('expected a task');
     for (const other of [bob, mallory]) {
-      await expect(p.service.getTask(other, 'echo', r.task.id)).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'TaskNotFound'));
-      await expect(p.service.cancelTask(other, 'echo', r.task.id)).rejects.toSatisfy((e) => isA2AErrorOfKind(e, 'TaskNotFound'));
+      await expect(p.service.getTask(other, 'echo', r.task.id)).rejects.toSatisfy((e) =>
+        isA2AErrorOfKind(e, 'TaskNotFound'),
+      );
+      await expect(p.service.cancelTask(other, 'echo', r.task.id)).rejects.toSatisfy((e) =>
+        isA2AErrorOfKind(e, 'TaskNotFound'),
+      );
       const list = await p.service.listTasks(other, 'echo', {});
       expect(list.tasks.some((t) => t.id === r.task.id)).toBe(false);
     }

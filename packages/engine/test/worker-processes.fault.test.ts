@@ -9,13 +9,24 @@ let p: Platform;
 const procs: RunningProcess[] = [];
 
 function startWorker(id: string, extra: Record<string, string> = {}): RunningProcess {
-  const proc = startProcess('apps/worker/src/main.ts', { ...p.env(), WORKER_ID: id, LOG_LEVEL: 'info', ...extra });
+  const proc = startProcess('apps/worker/src/main.ts', {
+    ...p.env(),
+    WORKER_ID: id,
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
   procs.push(proc);
   return proc;
 }
 
 async function stepsAgent(id: string, delayMs: number) {
-  await p.admin.upsertAgent({ tenantId: 'acme', id, card: (await p.agent('slow')).card, executor: 'slow', settings: { steps: STEPS, delayMs } });
+  await p.admin.upsertAgent({
+    tenantId: 'acme',
+    id,
+    card: (await p.agent('slow')).card,
+    executor: 'slow',
+    settings: { steps: STEPS, delayMs },
+  });
   return (await p.admin.getAgent('acme', id))!;
 }
 
@@ -28,7 +39,9 @@ async function sendAndWaitForOwner(agentId: string, owner: string, minChunks: nu
   await waitFor(
     async () => {
       const rec = await p.store.getTaskRecord('acme', r.task.id);
-      const chunks = (await p.store.readEvents('acme', r.task.id, 0)).filter((e) => e.payload.artifactUpdate).length;
+      const chunks = (await p.store.readEvents('acme', r.task.id, 0)).filter(
+        (e) => e.payload.artifactUpdate,
+      ).length;
       return rec?.leaseOwner === owner && chunks >= minChunks;
     },
     { timeoutMs: 30_000, what: `task leased by ${owner} with ${minChunks} chunks` },
@@ -83,14 +96,19 @@ describe('worker processes', () => {
     const taskId = await sendAndWaitForOwner('steps-freeze', 'worker-a', 3);
     a.signal('SIGSTOP');
     const b = startWorker('worker-b');
-    await waitFor(async () => (await p.store.getTaskRecord('acme', taskId))?.leaseOwner === 'worker-b', { timeoutMs: 30_000, what: 'takeover by worker-b' }).catch((e: unknown) => {
+    await waitFor(async () => (await p.store.getTaskRecord('acme', taskId))?.leaseOwner === 'worker-b', {
+      timeoutMs: 30_000,
+      what: 'takeover by worker-b',
+    }).catch((e: unknown) => {
       console.log(b.lines.join('\n'));
       throw e;
     });
     a.signal('SIGCONT');
     await expectExactlyOnceChunks(taskId);
     // The resumed worker noticed it lost the lease and abandoned the run.
-    await waitFor(() => a.logs().some((l) => l.taskId === taskId && l.msg === 'agent run stopped'), { what: 'worker-a abandons the run' });
+    await waitFor(() => a.logs().some((l) => l.taskId === taskId && l.msg === 'agent run stopped'), {
+      what: 'worker-a abandons the run',
+    });
   });
 
   it('cancel from this process while the task runs in a worker process: the agent sees its AbortSignal within a second', async () => {
@@ -100,10 +118,14 @@ describe('worker processes', () => {
     const canceled = await p.service.cancelTask(alice, 'steps-cancel', taskId);
     expect(canceled.status.state).toBe(TaskState.CANCELED);
     // The issue's promise is "within a second"; the pub/sub cancel hint normally takes milliseconds.
-    await waitFor(() => a.logs().some((l) => l.taskId === taskId && l.msg === 'agent run stopped' && l.reason === 'canceled'), {
-      timeoutMs: 1000,
-      what: 'abort observed by the agent',
-    });
+    await waitFor(
+      () =>
+        a.logs().some((l) => l.taskId === taskId && l.msg === 'agent run stopped' && l.reason === 'canceled'),
+      {
+        timeoutMs: 1000,
+        what: 'abort observed by the agent',
+      },
+    );
     expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.CANCELED);
   });
 
@@ -111,7 +133,10 @@ describe('worker processes', () => {
     await stepsAgent('steps-two', 500);
     startWorker('worker-a');
     startWorker('worker-b');
-    const r = await p.service.send(alice, (await p.admin.getAgent('acme', 'steps-two'))!, { message: userMessage('go'), configuration: { returnImmediately: true } });
+    const r = await p.service.send(alice, (await p.admin.getAgent('acme', 'steps-two'))!, {
+      message: userMessage('go'),
+      configuration: { returnImmediately: true },
+    });
     if (!('task' in r)) throw new Error('expected a task');
     // A second dispatch of the same run (as a duplicate enqueue would produce).
     const { TaskQueue } = await import('@switchyard/queue');

@@ -1,4 +1,10 @@
 export { encodeHint, decodeHint, MAX_INLINE_PAYLOAD_BYTES, type TaskHint } from './task-hint.ts';
 export { HintPublisher } from './hint-publisher.ts';
 export { SubscriptionHub, type HintListener } from './subscription-hub.ts';
-export { taskEventFeed, type HintWatcher, type FeedEvent, type ReadEvents, type TaskEventFeedOptions } from './task-event-feed.ts';
+export {
+  taskEventFeed,
+  type HintWatcher,
+  type FeedEvent,
+  type ReadEvents,
+  type TaskEventFeedOptions,
+} from './task-event-feed.ts';

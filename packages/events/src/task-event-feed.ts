@@ -11,7 +11,12 @@ export interface FeedEvent {
 }
 
 /** The narrow port into the event log (the store's readEvents). */
-export type ReadEvents = (tenantId: string, taskId: string, afterSeq: number, limit: number) => Promise<FeedEvent[]>;
+export type ReadEvents = (
+  tenantId: string,
+  taskId: string,
+  afterSeq: number,
+  limit: number,
+) => Promise<FeedEvent[]>;
 
 export interface TaskEventFeedOptions {
   hub: HintWatcher;

@@ -26,7 +26,8 @@ export function encodeHint(hint: TaskHint): string {
 export function decodeHint(raw: string): TaskHint | null {
   try {
     const v = JSON.parse(raw) as Partial<TaskHint>;
-    if (typeof v.tenantId !== 'string' || typeof v.taskId !== 'string' || typeof v.seq !== 'number') return null;
+    if (typeof v.tenantId !== 'string' || typeof v.taskId !== 'string' || typeof v.seq !== 'number')
+      return null;
     return v as TaskHint;
   } catch {
     // A malformed hint is dropped: hints are advisory, the log is the truth.

@@ -1,4 +1,11 @@
 export { createQueueKeys, type QueueKeys } from './queue-keys.ts';
-export { JOB_NAMES, runTaskJobId, type JobCatalog, type JobName, type RetentionJob, type RunTaskJob } from './job-catalog.ts';
+export {
+  JOB_NAMES,
+  runTaskJobId,
+  type JobCatalog,
+  type JobName,
+  type RetentionJob,
+  type RunTaskJob,
+} from './job-catalog.ts';
 export { TaskQueue, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';

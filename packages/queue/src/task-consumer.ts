@@ -41,7 +41,7 @@ export class TaskConsumer {
   }
 
   start(): void {
-    void this.worker.run().catch((err: unknown) => this.worker.emit("error", err as Error));
+    void this.worker.run().catch((err: unknown) => this.worker.emit('error', err as Error));
   }
 
   /** Stop taking new jobs; running handlers continue. */

@@ -45,10 +45,11 @@ export class TaskQueue {
 
   async enqueue(dispatch: Dispatch): Promise<void> {
     const backlogKey = this.keys.tenantBacklog(dispatch.tenantId);
-    const [[, depth]] = (await this.redis.multi().incr(backlogKey).expire(backlogKey, BACKLOG_TTL_S).exec()) as [
-      [Error | null, number],
-      unknown,
-    ];
+    const [[, depth]] = (await this.redis
+      .multi()
+      .incr(backlogKey)
+      .expire(backlogKey, BACKLOG_TTL_S)
+      .exec()) as [[Error | null, number], unknown];
     const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
@@ -72,7 +73,13 @@ export class TaskQueue {
   }
 
   /** Depth and age of the oldest waiting job, for metrics and the console. */
-  async stats(): Promise<{ waiting: number; active: number; delayed: number; failed: number; oldestWaitingAgeMs: number }> {
+  async stats(): Promise<{
+    waiting: number;
+    active: number;
+    delayed: number;
+    failed: number;
+    oldestWaitingAgeMs: number;
+  }> {
     const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
     const oldest = [
       ...(await this.queue.getJobs(['prioritized'], 0, 0, true)),

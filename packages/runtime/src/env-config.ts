@@ -45,22 +45,31 @@ export const urlVar = (fallback: string, protocols: string[]) =>
   z
     .string()
     .default(fallback)
-    .refine((v) => {
-      try {
-        return protocols.includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a ${protocols.join(' or ')} URL`);
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a ${protocols.join(' or ')} URL`,
+    );
 
 /** Settings every process shares. */
 export const commonEnvSchema = z.object({
   DATABASE_URL: urlVar('postgres://postgres@127.0.0.1:5432/switchyard', ['postgres:', 'postgresql:']),
   REDIS_URL: urlVar('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
   /** Prefix (hash tag) of every Redis key; lets several deployments share one Redis. */
-  SWITCHYARD_REDIS_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, - and _ only').default('sy'),
+  SWITCHYARD_REDIS_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, - and _ only')
+    .default('sy'),
   /** Encrypts secrets at rest (push credentials, webhook signing secrets). ≥ 16 characters. */
-  SWITCHYARD_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').default('switchyard-dev-secret-key-change-me'),
+  SWITCHYARD_SECRET_KEY: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .default('switchyard-dev-secret-key-change-me'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Postgres connections per process. */
   PG_POOL_MAX: intVar(10, 1, 500),

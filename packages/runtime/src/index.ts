@@ -1,4 +1,12 @@
 export { z } from 'zod';
-export { ConfigError, parseEnv, intVar, boolVar, urlVar, commonEnvSchema, type CommonConfig } from './env-config.ts';
+export {
+  ConfigError,
+  parseEnv,
+  intVar,
+  boolVar,
+  urlVar,
+  commonEnvSchema,
+  type CommonConfig,
+} from './env-config.ts';
 export { handleSignals, type Lifecycle } from './process-lifecycle.ts';
 export { startOpsServer, type OpsHandlers } from './ops-server.ts';

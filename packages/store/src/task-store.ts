@@ -216,7 +216,12 @@ export interface TaskStore {
   /** Extends the lease; false when the lease is no longer ours or the task is not live. */
   renewLease(input: ClaimInput): Promise<{ ok: boolean; state: TaskState | null }>;
   /** Gives the lease back without counting an attempt (graceful shutdown hand-back). */
-  releaseLease(input: { tenantId: string; taskId: string; workerId: string; refundAttempt: boolean }): Promise<boolean>;
+  releaseLease(input: {
+    tenantId: string;
+    taskId: string;
+    workerId: string;
+    refundAttempt: boolean;
+  }): Promise<boolean>;
   findLapsedLeases(limit: number): Promise<LapsedTask[]>;
   /** SUBMITTED tasks (or WORKING without a lease) due to run and older than `minAgeMs`: the reaper re-enqueues them. */
   findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]>;
@@ -247,7 +252,11 @@ export interface TaskStore {
 
 /** Push configs are owned by a task; the caller's access to the task is checked by the engine. */
 export interface PushConfigStore {
-  createPushConfig(tenantId: string, taskId: string, config: NewPushConfig): Promise<TaskPushNotificationConfig>;
+  createPushConfig(
+    tenantId: string,
+    taskId: string,
+    config: NewPushConfig,
+  ): Promise<TaskPushNotificationConfig>;
   /** Secrets (token, credentials) redacted. */
   getPushConfig(tenantId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig | null>;
   listPushConfigs(

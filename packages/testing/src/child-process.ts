@@ -30,7 +30,9 @@ export function startProcess(entry: string, env: Record<string, string>): Runnin
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, sig) => resolve(code ?? sig ?? -1)),
+  );
   return {
     child,
     lines,

@@ -17,7 +17,8 @@ function withDatabase(url: string, name: string): string {
 
 function serverUrl(): string {
   const url = process.env.DATABASE_URL;
-  if (!url) throw new Error('DATABASE_URL is not set: run tests through vitest (its global setup resolves services)');
+  if (!url)
+    throw new Error('DATABASE_URL is not set: run tests through vitest (its global setup resolves services)');
   return withDatabase(url, 'postgres');
 }
 
@@ -45,7 +46,9 @@ export async function ensureTemplateDatabase(): Promise<string> {
       } finally {
         await client.end();
       }
-      await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(name)}`);
+      await admin.query(
+        `ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(name)}`,
+      );
     }
     return name;
   } finally {
@@ -61,7 +64,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = new pg.Client({ connectionString: serverUrl() });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(template)}`);
+    await admin.query(
+      `CREATE DATABASE ${pg.escapeIdentifier(name)} TEMPLATE ${pg.escapeIdentifier(template)}`,
+    );
   } finally {
     await admin.end();
   }

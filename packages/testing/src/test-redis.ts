@@ -13,7 +13,8 @@ export interface TestRedis {
 
 export function createTestRedis(): TestRedis {
   const url = process.env.REDIS_URL;
-  if (!url) throw new Error('REDIS_URL is not set: run tests through vitest (its global setup resolves services)');
+  if (!url)
+    throw new Error('REDIS_URL is not set: run tests through vitest (its global setup resolves services)');
   const prefix = `sy-test-${randomBytes(5).toString('hex')}`;
   const clients: Redis[] = [];
   return {

@@ -26,13 +26,16 @@ export class UrlRefusedError extends Error {
 }
 
 function parseCidrs(cidrs: readonly string[]): Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> {
-  return cidrs.map((c) => (c.includes('/') ? ipaddr.parseCIDR(c) : ipaddr.parseCIDR(`${c}/${c.includes(':') ? 128 : 32}`)));
+  return cidrs.map((c) =>
+    c.includes('/') ? ipaddr.parseCIDR(c) : ipaddr.parseCIDR(`${c}/${c.includes(':') ? 128 : 32}`),
+  );
 }
 
 /** True when `address` may be contacted under `policy`. */
 export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
   let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
   for (const [net, bits] of parseCidrs(policy.allowCidrs)) {
     if (net.kind() === ip.kind() && ip.match(net, bits)) return true;
   }
@@ -40,7 +43,11 @@ export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
 }
 
 /** Validates a webhook URL and every address its host resolves to; throws UrlRefusedError. */
-export async function checkWebhookUrl(raw: string, policy: UrlPolicy, lookup: LookupFn = defaultLookup): Promise<string[]> {
+export async function checkWebhookUrl(
+  raw: string,
+  policy: UrlPolicy,
+  lookup: LookupFn = defaultLookup,
+): Promise<string[]> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -52,7 +59,9 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy, lookup: Lo
   }
   if (url.username || url.password) throw new UrlRefusedError('webhook url must not carry credentials');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = ipaddr.isValid(host) ? [host] : (await lookup(host).catch(() => [])).map((a) => a.address);
+  const addresses = ipaddr.isValid(host)
+    ? [host]
+    : (await lookup(host).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) throw new UrlRefusedError(`webhook host ${host} does not resolve`);
   for (const address of addresses) {
     if (!isAllowedAddress(address, policy)) {

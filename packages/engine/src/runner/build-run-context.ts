@@ -18,12 +18,15 @@ export async function buildRunContext(
   const [history, artifacts, storedChunks] = await Promise.all([
     store.getHistory(record.tenantId, record.id),
     store.getArtifacts(record.tenantId, record.id),
-    record.attempts > 1 ? store.countRunArtifactChunks(record.tenantId, record.id) : Promise.resolve(new Map<string, number>()),
+    record.attempts > 1
+      ? store.countRunArtifactChunks(record.tenantId, record.id)
+      : Promise.resolve(new Map<string, number>()),
   ]);
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);
   const memory: ContextMemory = {
-    get: async <T>(key: string) => (await store.getMemory(record.tenantId, record.agentId, record.contextId, key)) as T | undefined,
+    get: async <T>(key: string) =>
+      (await store.getMemory(record.tenantId, record.agentId, record.contextId, key)) as T | undefined,
     set: (key, value) => store.setMemory(record.tenantId, record.agentId, record.contextId, key, value),
   };
   return new RunContext({

@@ -14,19 +14,22 @@ export function keepLease(
 ): () => void {
   let lastRenewed = Date.now();
   let stopped = false;
-  const timer = setInterval(() => {
-    store
-      .renewLease(lease)
-      .then(({ ok, state }) => {
-        if (stopped) return;
-        if (ok) lastRenewed = Date.now();
-        else onLost(state && isTerminal(state) ? 'canceled' : 'lease-lost');
-      })
-      .catch((err: unknown) => {
-        onError(err);
-        if (!stopped && Date.now() - lastRenewed > lease.leaseMs) onLost('lease-lost');
-      });
-  }, Math.max(50, Math.floor(lease.leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      store
+        .renewLease(lease)
+        .then(({ ok, state }) => {
+          if (stopped) return;
+          if (ok) lastRenewed = Date.now();
+          else onLost(state && isTerminal(state) ? 'canceled' : 'lease-lost');
+        })
+        .catch((err: unknown) => {
+          onError(err);
+          if (!stopped && Date.now() - lastRenewed > lease.leaseMs) onLost('lease-lost');
+        });
+    },
+    Math.max(50, Math.floor(lease.leaseMs / 3)),
+  );
   timer.unref();
   return () => {
     stopped = true;

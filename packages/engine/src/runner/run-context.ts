@@ -1,6 +1,20 @@
-import { RunEndedError, type AgentContext, type AgentLogger, type ArtifactChunk, type ContextMemory, type MessageInput, type TaskSnapshot } from '@switchyard/agents';
+import {
+  RunEndedError,
+  type AgentContext,
+  type AgentLogger,
+  type ArtifactChunk,
+  type ContextMemory,
+  type MessageInput,
+  type TaskSnapshot,
+} from '@switchyard/agents';
 import { isTerminal, TaskState, type Message, type StreamResponse } from '@switchyard/protocol';
-import { isConflict, type ArtifactChunkInput, type TaskPatch, type TaskRecord, type TaskStore } from '@switchyard/store';
+import {
+  isConflict,
+  type ArtifactChunkInput,
+  type TaskPatch,
+  type TaskRecord,
+  type TaskStore,
+} from '@switchyard/store';
 import { agentMessage } from '../agent-message.ts';
 import { artifactEvent, messageEvent, statusEvent } from '../task-events.ts';
 import type { TaskWriter } from '../task-writer.ts';
@@ -59,13 +73,19 @@ export class RunContext implements AgentContext {
   async reply(input: MessageInput): Promise<void> {
     if (this.record.visibility !== 'pending') return this.complete(input);
     const message = this.agentMsg(input, false);
-    await this.write({ state: TaskState.COMPLETED, visibility: 'message', reply: message, clearLease: true }, messageEvent(message));
+    await this.write(
+      { state: TaskState.COMPLETED, visibility: 'message', reply: message, clearLease: true },
+      messageEvent(message),
+    );
     this.ended = 'finished';
   }
 
   async setStatus(input: MessageInput): Promise<void> {
     const message = this.agentMsg(input);
-    await this.write({ state: TaskState.WORKING, statusMessage: message, ...this.visible() }, statusEvent(this.record, TaskState.WORKING, message));
+    await this.write(
+      { state: TaskState.WORKING, statusMessage: message, ...this.visible() },
+      statusEvent(this.record, TaskState.WORKING, message),
+    );
   }
 
   async emitArtifact(chunk: ArtifactChunk): Promise<void> {
@@ -83,7 +103,11 @@ export class RunContext implements AgentContext {
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
       ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
     };
-    await this.write({ state: TaskState.WORKING, ...this.visible() }, artifactEvent(this.record, input), input);
+    await this.write(
+      { state: TaskState.WORKING, ...this.visible() },
+      artifactEvent(this.record, input),
+      input,
+    );
   }
 
   requestInput(input: MessageInput): Promise<void> {
@@ -113,7 +137,10 @@ export class RunContext implements AgentContext {
 
   private async end(state: TaskState, input?: MessageInput): Promise<void> {
     const message = input === undefined ? null : this.agentMsg(input);
-    await this.write({ state, statusMessage: message, clearLease: true, ...this.visible() }, statusEvent(this.record, state, message));
+    await this.write(
+      { state, statusMessage: message, clearLease: true, ...this.visible() },
+      statusEvent(this.record, state, message),
+    );
     this.ended = 'finished';
   }
 
@@ -122,7 +149,10 @@ export class RunContext implements AgentContext {
   }
 
   private agentMsg(input: MessageInput, withTask = true): Message {
-    return agentMessage(input, { contextId: this.record.contextId, taskId: withTask ? this.record.id : undefined });
+    return agentMessage(input, {
+      contextId: this.record.contextId,
+      taskId: withTask ? this.record.id : undefined,
+    });
   }
 
   private assertOpen(): void {
@@ -131,7 +161,11 @@ export class RunContext implements AgentContext {
   }
 
   /** One fenced CAS write; on conflict re-read and retry while we still hold the lease. */
-  private async write(patch: TaskPatch, event: StreamResponse, artifactChunk?: ArtifactChunkInput): Promise<void> {
+  private async write(
+    patch: TaskPatch,
+    event: StreamResponse,
+    artifactChunk?: ArtifactChunkInput,
+  ): Promise<void> {
     this.assertOpen();
     for (let attempt = 0; ; attempt++) {
       try {
@@ -150,7 +184,8 @@ export class RunContext implements AgentContext {
         if (!isConflict(err)) throw err;
         const fresh = await this.o.store.getTaskRecord(this.record.tenantId, this.record.id);
         if (!fresh || isTerminal(fresh.state)) this.ended = 'canceled';
-        else if (fresh.leaseOwner !== this.o.workerId || fresh.state !== TaskState.WORKING) this.ended = 'lease-lost';
+        else if (fresh.leaseOwner !== this.o.workerId || fresh.state !== TaskState.WORKING)
+          this.ended = 'lease-lost';
         else if (attempt < 5) {
           // Someone else changed a field we do not own (e.g. a gateway made the task visible).
           this.record = fresh;

@@ -41,7 +41,12 @@ export class TaskRunner {
   async run(job: RunTaskJob): Promise<void> {
     const { store, config, workerId } = this.deps;
     await this.deps.onStarted?.(job.tenantId).catch(() => undefined);
-    const claim = await store.claimTask({ tenantId: job.tenantId, taskId: job.taskId, workerId, leaseMs: config.leaseMs });
+    const claim = await store.claimTask({
+      tenantId: job.tenantId,
+      taskId: job.taskId,
+      workerId,
+      leaseMs: config.leaseMs,
+    });
     if (!claim) return this.deferIfEarly(job);
     const key = `${job.tenantId}/${job.taskId}`;
     let finish!: () => void;
@@ -73,7 +78,10 @@ export class TaskRunner {
   async idle(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (this.active.size > 0 && Date.now() < deadline) {
-      await Promise.race([Promise.all([...this.active.values()].map((r) => r.done)), new Promise((r) => setTimeout(r, 100))]);
+      await Promise.race([
+        Promise.all([...this.active.values()].map((r) => r.done)),
+        new Promise((r) => setTimeout(r, 100)),
+      ]);
     }
     return this.active.size === 0;
   }
@@ -86,13 +94,20 @@ export class TaskRunner {
   ): Promise<void> {
     const { deps } = this;
     const task = claim.task;
-    const log = deps.log.child({ tenantId: task.tenantId, taskId: task.id, agentId: task.agentId, attempt: task.attempts });
+    const log = deps.log.child({
+      tenantId: task.tenantId,
+      taskId: task.id,
+      agentId: task.agentId,
+      attempt: task.attempts,
+    });
     if (claim.movedToWorking) await deps.writer.announce(claim.task);
     const registration = await deps.agents.getAgent(task.tenantId, task.agentId);
     const agent = registration ? deps.findAgent(registration.executor) : undefined;
     if (!registration || !agent) {
       log.error({ executor: registration?.executor }, 'no agent implementation for this task');
-      await this.settleFailure(claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) => log.warn({ err }, 'could not fail task'));
+      await this.settleFailure(claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) =>
+        log.warn({ err }, 'could not fail task'),
+      );
       return;
     }
     const ctx = await buildRunContext(deps, claim.task, registration, controller, log);
@@ -103,10 +118,14 @@ export class TaskRunner {
       (err) => log.warn({ err }, 'lease renewal failed'),
     );
     const unwatch = deps.hub.watch(task.tenantId, task.id, (hint) => {
-      if (hint !== 'resync' && (hint.state === TaskState.CANCELED || hint.state === TaskState.FAILED)) stop('canceled');
+      if (hint !== 'resync' && (hint.state === TaskState.CANCELED || hint.state === TaskState.FAILED))
+        stop('canceled');
     });
     const windowMs = agent.quickReplyWindowMs ?? deps.config.defaultQuickReplyMs;
-    const windowTimer = setTimeout(() => void this.upgrade(ctx).catch((err: unknown) => log.warn({ err }, 'upgrade failed')), windowMs);
+    const windowTimer = setTimeout(
+      () => void this.upgrade(ctx).catch((err: unknown) => log.warn({ err }, 'upgrade failed')),
+      windowMs,
+    );
     try {
       await agent.execute(ctx);
       if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
@@ -133,7 +152,12 @@ export class TaskRunner {
     if (fresh && fresh.visibility === 'pending') await makeVisible(this.deps, fresh, this.deps.workerId);
   }
 
-  private async onRunError(ctx: RunContext, err: unknown, reason: StopReason | null, log: RunnerDeps['log']): Promise<void> {
+  private async onRunError(
+    ctx: RunContext,
+    err: unknown,
+    reason: StopReason | null,
+    log: RunnerDeps['log'],
+  ): Promise<void> {
     if (reason) return; // logged once by execute()
     if (err instanceof RunEndedError) {
       log.info({ reason: err.reason }, 'agent run stopped');
@@ -147,7 +171,9 @@ export class TaskRunner {
     log.error({ err }, 'agent run failed');
     const message = err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown';
     if (record.attempts >= this.deps.config.maxAttempts) {
-      await this.settleFailure(record, FAILED_MESSAGE, message, this.deps.workerId).catch((e: unknown) => log.warn({ err: e }, 'could not fail task'));
+      await this.settleFailure(record, FAILED_MESSAGE, message, this.deps.workerId).catch((e: unknown) =>
+        log.warn({ err: e }, 'could not fail task'),
+      );
       return;
     }
     const runAfter = new Date(Date.now() + retryDelayMs(this.deps.config, record.attempts));
@@ -161,7 +187,13 @@ export class TaskRunner {
         patch: { clearLease: true, runAfter, lastError: message },
         event: statusEvent(record, TaskState.WORKING, ctx.current.statusMessage),
       });
-      await this.deps.dispatcher.enqueue({ tenantId: record.tenantId, taskId: record.id, version: retried.version, attempts: retried.attempts, runAfter });
+      await this.deps.dispatcher.enqueue({
+        tenantId: record.tenantId,
+        taskId: record.id,
+        version: retried.version,
+        attempts: retried.attempts,
+        runAfter,
+      });
     } catch (e) {
       // Lost the lease or the task moved on: the reaper or the new owner takes it from here.
       log.warn({ err: e }, 'could not schedule the retry');
@@ -174,14 +206,26 @@ export class TaskRunner {
     internal: string,
     leaseOwner: string = this.deps.workerId,
   ): Promise<void> {
-    const message = { messageId: crypto.randomUUID(), role: 'ROLE_AGENT' as const, contextId: record.contextId, taskId: record.id, parts: [{ text: safeMessage }] };
+    const message = {
+      messageId: crypto.randomUUID(),
+      role: 'ROLE_AGENT' as const,
+      contextId: record.contextId,
+      taskId: record.id,
+      parts: [{ text: safeMessage }],
+    };
     await this.deps.writer.change({
       tenantId: record.tenantId,
       taskId: record.id,
       expectedVersion: record.version,
       fromStates: [TaskState.WORKING],
       leaseOwner,
-      patch: { state: TaskState.FAILED, statusMessage: message, clearLease: true, lastError: internal, ...(record.visibility === 'pending' ? { visibility: 'task' } : {}) },
+      patch: {
+        state: TaskState.FAILED,
+        statusMessage: message,
+        clearLease: true,
+        lastError: internal,
+        ...(record.visibility === 'pending' ? { visibility: 'task' } : {}),
+      },
       event: statusEvent(record, TaskState.FAILED, message),
     });
   }
@@ -189,11 +233,24 @@ export class TaskRunner {
   /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch at once. */
   private async handBack(ctx: RunContext): Promise<void> {
     const record = ctx.current;
-    const released = await this.deps.store.releaseLease({ tenantId: record.tenantId, taskId: record.id, workerId: this.deps.workerId, refundAttempt: true });
+    const released = await this.deps.store.releaseLease({
+      tenantId: record.tenantId,
+      taskId: record.id,
+      workerId: this.deps.workerId,
+      refundAttempt: true,
+    });
     if (!released) return;
     await this.deps.dispatcher
-      .enqueue({ tenantId: record.tenantId, taskId: record.id, version: record.version, attempts: Math.max(0, record.attempts - 1), nonce: `h${Date.now()}` })
-      .catch((err: unknown) => this.deps.log.warn({ err }, 'hand-back enqueue failed; the reaper will dispatch'));
+      .enqueue({
+        tenantId: record.tenantId,
+        taskId: record.id,
+        version: record.version,
+        attempts: Math.max(0, record.attempts - 1),
+        nonce: `h${Date.now()}`,
+      })
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err }, 'hand-back enqueue failed; the reaper will dispatch'),
+      );
   }
 
   /** The claim failed: if only because of retry backoff, schedule the dispatch for later. */
@@ -201,6 +258,12 @@ export class TaskRunner {
     const record = await this.deps.store.getTaskRecord(job.tenantId, job.taskId);
     if (!record || record.leaseOwner || record.runAfter.getTime() <= Date.now()) return;
     if (record.state !== TaskState.SUBMITTED && record.state !== TaskState.WORKING) return;
-    await this.deps.dispatcher.enqueue({ tenantId: record.tenantId, taskId: record.id, version: record.version, attempts: record.attempts, runAfter: record.runAfter });
+    await this.deps.dispatcher.enqueue({
+      tenantId: record.tenantId,
+      taskId: record.id,
+      version: record.version,
+      attempts: record.attempts,
+      runAfter: record.runAfter,
+    });
   }
 }

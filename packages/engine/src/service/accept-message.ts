@@ -83,17 +83,24 @@ async function continueTask(
     // digest §7.1 rule 4: a contextId that differs from the task's is refused before any change.
     if (message.contextId && message.contextId !== record.contextId) {
       throw invalidParams(`message.contextId does not match the context of task ${taskId}`, [
-        { field: 'message.contextId', description: `must be ${record.contextId} (the task's context) or absent` },
+        {
+          field: 'message.contextId',
+          description: `must be ${record.contextId} (the task's context) or absent`,
+        },
       ]);
     }
     const history = await deps.store.getHistory(caller.tenantId, taskId);
     // A retried continuation (same messageId) is answered without appending it again.
     if (history.some((m) => m.messageId === message.messageId)) return { record, dispatch: false };
     if (isTerminal(record.state)) {
-      throw unsupportedOperation(`task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`);
+      throw unsupportedOperation(
+        `task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`,
+      );
     }
     if (!isInterrupted(record.state)) {
-      throw unsupportedOperation(`task ${taskId} is ${record.state}; send a follow-up once it asks for input`);
+      throw unsupportedOperation(
+        `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
+      );
     }
     try {
       const updated = await deps.writer.change({
@@ -101,7 +108,13 @@ async function continueTask(
         taskId,
         expectedVersion: record.version,
         fromStates: [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED],
-        patch: { state: TaskState.WORKING, statusMessage: null, clearLease: true, runAfter: new Date(), resetAttempts: true },
+        patch: {
+          state: TaskState.WORKING,
+          statusMessage: null,
+          clearLease: true,
+          runAfter: new Date(),
+          resetAttempts: true,
+        },
         appendMessage: { ...message, contextId: record.contextId, taskId },
         event: statusEvent(record, TaskState.WORKING),
       });

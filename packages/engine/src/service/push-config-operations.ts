@@ -22,7 +22,8 @@ export class PushConfigOperations {
     try {
       await checkWebhookUrl(config.url, this.deps.urlPolicy);
     } catch (err) {
-      if (err instanceof UrlRefusedError) throw invalidParams(err.message, [{ field: `${field}.url`, description: err.message }]);
+      if (err instanceof UrlRefusedError)
+        throw invalidParams(err.message, [{ field: `${field}.url`, description: err.message }]);
       throw err;
     }
     return {
@@ -33,14 +34,23 @@ export class PushConfigOperations {
     };
   }
 
-  async create(caller: Caller, agentId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  async create(
+    caller: Caller,
+    agentId: string,
+    config: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
     const taskId = config.taskId ?? '';
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
     const prepared = await this.prepare(config, 'config');
     return this.deps.pushConfigs.createPushConfig(caller.tenantId, taskId, prepared);
   }
 
-  async get(caller: Caller, agentId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig> {
+  async get(
+    caller: Caller,
+    agentId: string,
+    taskId: string,
+    id: string,
+  ): Promise<TaskPushNotificationConfig> {
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
     const config = await this.deps.pushConfigs.getPushConfig(caller.tenantId, taskId, id);
     // The spec names TaskNotFound for a missing config as well (digest §8).

@@ -12,7 +12,13 @@ import {
   type SendMessageRequest,
   type Task,
 } from '@switchyard/protocol';
-import { InvalidPageTokenError, isConflict, type Caller, type NewPushConfig, type TaskRecord } from '@switchyard/store';
+import {
+  InvalidPageTokenError,
+  isConflict,
+  type Caller,
+  type NewPushConfig,
+  type TaskRecord,
+} from '@switchyard/store';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { loadVisibleRecord } from './access.ts';
@@ -73,11 +79,18 @@ export class TaskService {
     signal: AbortSignal,
   ): AsyncGenerator<StreamItem> {
     const accepted = await this.accept(caller, agent, request, trace);
-    const windowMs = findBundledAgent(agent.executor)?.quickReplyWindowMs ?? this.deps.config.defaultQuickReplyMs;
-    let record = await waitForRecord(this.waitDeps, caller.tenantId, accepted.record.id, (r) => r.visibility !== 'pending', {
-      timeoutMs: windowMs + 1000,
-      signal,
-    });
+    const windowMs =
+      findBundledAgent(agent.executor)?.quickReplyWindowMs ?? this.deps.config.defaultQuickReplyMs;
+    let record = await waitForRecord(
+      this.waitDeps,
+      caller.tenantId,
+      accepted.record.id,
+      (r) => r.visibility !== 'pending',
+      {
+        timeoutMs: windowMs + 1000,
+        signal,
+      },
+    );
     if (!record) throw taskNotFound(accepted.record.id);
     if (record.visibility === 'pending') record = await makeVisible(this.deps, record);
     if (record.visibility === 'message' && record.reply) {
@@ -101,7 +114,9 @@ export class TaskService {
       return;
     }
     if (isTerminal(record.state)) {
-      throw unsupportedOperation(`task ${taskId} is ${record.state}; a terminal task has nothing more to stream`);
+      throw unsupportedOperation(
+        `task ${taskId} is ${record.state}; a terminal task has nothing more to stream`,
+      );
     }
     yield* this.snapshotThenFollow(record, undefined, signal);
   }
@@ -118,7 +133,9 @@ export class TaskService {
         agentId,
         ...(request.contextId ? { contextId: request.contextId } : {}),
         ...(request.status && request.status !== TaskState.UNSPECIFIED ? { state: request.status } : {}),
-        ...(request.statusTimestampAfter ? { statusTimestampAfter: new Date(request.statusTimestampAfter) } : {}),
+        ...(request.statusTimestampAfter
+          ? { statusTimestampAfter: new Date(request.statusTimestampAfter) }
+          : {}),
         pageSize: request.pageSize ?? 50,
         ...(request.pageToken ? { pageToken: request.pageToken } : {}),
         ...(request.historyLength !== undefined ? { historyLength: request.historyLength } : {}),
@@ -126,7 +143,9 @@ export class TaskService {
       });
     } catch (err) {
       if (err instanceof InvalidPageTokenError) {
-        throw invalidParams('pageToken is not a token this server issued', [{ field: 'pageToken', description: 'invalid or expired' }]);
+        throw invalidParams('pageToken is not a token this server issued', [
+          { field: 'pageToken', description: 'invalid or expired' },
+        ]);
       }
       throw err;
     }
@@ -153,7 +172,12 @@ export class TaskService {
     }
   }
 
-  private async accept(caller: Caller, agent: AgentRegistration, request: SendMessageRequest, trace: TraceCarrier) {
+  private async accept(
+    caller: Caller,
+    agent: AgentRegistration,
+    request: SendMessageRequest,
+    trace: TraceCarrier,
+  ) {
     const inline = request.configuration?.taskPushNotificationConfig;
     let pushConfig: NewPushConfig | undefined;
     if (inline) pushConfig = await this.push.prepare(inline, 'configuration.taskPushNotificationConfig');
@@ -174,7 +198,10 @@ export class TaskService {
         ...trace,
       });
     } catch (err) {
-      this.deps.log.warn({ err, tenantId: record.tenantId, taskId: record.id }, 'enqueue failed; the reaper will dispatch');
+      this.deps.log.warn(
+        { err, tenantId: record.tenantId, taskId: record.id },
+        'enqueue failed; the reaper will dispatch',
+      );
     }
   }
 
@@ -185,7 +212,11 @@ export class TaskService {
     return { task: await this.view(visible, historyLength) };
   }
 
-  private async *snapshotThenFollow(record: TaskRecord, historyLength: number | undefined, signal: AbortSignal) {
+  private async *snapshotThenFollow(
+    record: TaskRecord,
+    historyLength: number | undefined,
+    signal: AbortSignal,
+  ) {
     const snapshot = await consistentSnapshot(this.deps, record, historyLength);
     yield { seq: snapshot.version, response: { task: snapshot.task } };
     if (closesStream(snapshot.state, this.deps)) return;

@@ -1,5 +1,5 @@
 import { taskEventFeed } from '@switchyard/events';
-import { isInterrupted, isTerminal, TaskState, type StreamResponse, type Task } from '@switchyard/protocol';
+import { isTerminal, TaskState, type StreamResponse, type Task } from '@switchyard/protocol';
 import type { TaskRecord } from '@switchyard/store';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -34,7 +34,8 @@ export async function consistentSnapshot(
     });
     const after = await deps.store.getTaskRecord(current.tenantId, current.id);
     if (!view || !after) throw new Error(`task ${current.id} vanished while streaming`);
-    if (after.version === current.version) return { task: view, version: current.version, state: current.state };
+    if (after.version === current.version)
+      return { task: view, version: current.version, state: current.state };
     current = after;
   }
 }
