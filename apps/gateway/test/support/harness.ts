@@ -69,6 +69,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN,
       SWITCHYARD_DEFAULT_AGENT: 'acme/echo',
       BLOCKING_TIMEOUT_MS: '15000',
+      RATE_LIMIT_TENANT_PER_SEC: '100000',
+      RATE_LIMIT_KEY_PER_SEC: '100000',
       ...options.env,
       ...env,
     });

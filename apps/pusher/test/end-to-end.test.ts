@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { bundledAgents } from '@switchyard/agents';
+import { CachedAgentDirectory, createWorkerRuntime, engineConfig, TaskService, TaskWriter, type WorkerRuntime } from '@switchyard/engine';
+import { HintPublisher, SubscriptionHub } from '@switchyard/events';
+import { TaskState, type StreamResponse } from '@switchyard/protocol';
+import { createQueueKeys, TaskQueue } from '@switchyard/queue';
+import { silentLogger } from '@switchyard/telemetry';
+import { createTestRedis, waitFor, type TestRedis } from '@switchyard/testing';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstSeen, startReceiver, type Receiver } from './receiver.ts';
+import { makePusher, newTenant, openPusherTestEnv, type PusherTestEnv } from './pusher-fixtures.ts';
+import type { Pusher } from '../src/create-pusher.ts';
+
+// The whole path in one process: SendMessage with a push config → worker runs the agent → events
+// and outbox rows commit together → the writer's hint wakes the pusher → signed POSTs arrive.
+let env: PusherTestEnv;
+let redis: TestRedis;
+let receiver: Receiver;
+let worker: WorkerRuntime;
+let pusher: Pusher;
+let service: TaskService;
+const STEPS = 5;
+
+beforeAll(async () => {
+  env = await openPusherTestEnv();
+  redis = createTestRedis();
+  receiver = await startReceiver();
+  const keys = createQueueKeys(redis.prefix);
+  const log = silentLogger();
+  const commands = redis.connect();
+  const config = engineConfig({ pollIntervalMs: 100, dispatchGraceMs: 1000 });
+  worker = createWorkerRuntime({
+    pool: env.testDb.pool,
+    redis: redis.connect(),
+    subscriber: redis.connect(),
+    keys,
+    secrets: env.secrets,
+    log,
+    concurrency: 2,
+    engine: config,
+    shutdownGraceMs: 200,
+  });
+  worker.start();
+  // A poll far longer than the test: every wake-up must come from a hint or a finished send.
+  pusher = makePusher(env, redis, { pollMs: 60_000 });
+  await pusher.start();
+  service = new TaskService({
+    store: env.tasks,
+    pushConfigs: env.pushConfigs,
+    writer: new TaskWriter({ store: env.tasks, hints: new HintPublisher({ redis: commands, keys }), log }),
+    dispatcher: new TaskQueue({ connection: commands, keys }),
+    hub: new SubscriptionHub({ subscriber: redis.connect(), keys }),
+    agents: new CachedAgentDirectory({ load: (t: string, a: string) => env.admin.getAgent(t, a) }),
+    config,
+    urlPolicy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
+    log,
+  });
+});
+afterAll(async () => {
+  await pusher?.stop();
+  await worker?.stop();
+  await receiver.close();
+  await redis.cleanup();
+  await env.testDb.drop();
+});
+
+describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () => {
+  it('delivers every event of a task run by a worker, in order, signed, ending with the terminal state', async () => {
+    const { tenantId, webhookSecret } = await newTenant(env);
+    const slow = bundledAgents.find((a) => a.executor === 'slow')!;
+    await env.admin.upsertAgent({ tenantId, id: 'slow', card: slow.card as unknown as Record<string, unknown>, executor: 'slow', settings: { steps: STEPS, delayMs: 200 } });
+    const agent = (await env.admin.getAgent(tenantId, 'slow'))!;
+
+    const sent = await service.send({ tenantId, principal: 'alice', admin: false }, agent, {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] },
+      configuration: {
+        returnImmediately: true,
+        taskPushNotificationConfig: { url: `${receiver.origin}/hook`, token: 'tok-e2e', authentication: { scheme: 'Bearer', credentials: 'cred-e2e' } },
+      },
+    });
+    if (!('task' in sent)) throw new Error('expected a task');
+    const taskId = sent.task.id;
+
+    const last = () => receiver.requests.at(-1);
+    const final = await waitFor(
+      () => {
+        const body = last() && (JSON.parse(last()!.body) as StreamResponse);
+        return body?.statusUpdate?.status.state === TaskState.COMPLETED && body;
+      },
+      { timeoutMs: 20_000, what: 'the COMPLETED push' },
+    );
+
+    expect(final.statusUpdate?.taskId).toBe(taskId);
+    const seqs = firstSeen(receiver.requests, taskId);
+    const events = await env.tasks.readEvents(tenantId, taskId, 0);
+    // Every event of the visible task, each once, in log order.
+    expect(seqs).toEqual(events.map((e) => e.seq));
+    expect(receiver.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual(events.map((e) => e.payload));
+    expect(events.filter((e) => e.payload.artifactUpdate)).toHaveLength(STEPS);
+    for (const req of receiver.requests) {
+      expect(req.headers.authorization).toBe('Bearer cred-e2e');
+      expect(req.headers['x-a2a-notification-token']).toBe('tok-e2e');
+      expect(() => new Webhook(webhookSecret).verify(req.body, { ...req.headers } as Record<string, string>)).not.toThrow();
+    }
+  });
+});
