@@ -14,7 +14,11 @@ export interface RetryPolicy {
  * retrying one dead receiver must spread out, and a receiver coming back is served by whichever
  * retry lands first. `attempt` counts the attempt that just failed, from 1.
  */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(ceiling * random());
 }

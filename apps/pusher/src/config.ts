@@ -8,8 +8,16 @@ import type { PusherSettings } from './create-pusher.ts';
 const cidrList = z
   .string()
   .default('')
-  .transform((raw) => raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0))
-  .refine((cidrs) => cidrs.every(isCidrOrAddress), 'must be a comma-separated list of CIDRs such as 127.0.0.0/8,10.1.0.0/16');
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  )
+  .refine(
+    (cidrs) => cidrs.every(isCidrOrAddress),
+    'must be a comma-separated list of CIDRs such as 127.0.0.0/8,10.1.0.0/16',
+  );
 
 function isCidrOrAddress(value: string): boolean {
   return value.includes('/') ? safe(() => ipaddr.parseCIDR(value)) : ipaddr.isValid(value);
@@ -78,7 +86,11 @@ export function pusherSettings(config: PusherConfig): PusherSettings {
     timeoutMs: config.PUSH_TIMEOUT_MS,
     lockMs: config.PUSH_LOCK_MS,
     pollMs: config.PUSH_POLL_MS,
-    retry: { maxAttempts: config.PUSH_MAX_ATTEMPTS, baseMs: config.PUSH_RETRY_BASE_MS, maxMs: config.PUSH_RETRY_MAX_MS },
+    retry: {
+      maxAttempts: config.PUSH_MAX_ATTEMPTS,
+      baseMs: config.PUSH_RETRY_BASE_MS,
+      maxMs: config.PUSH_RETRY_MAX_MS,
+    },
     policy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: config.WEBHOOK_ALLOW_HTTP },
   };
 }

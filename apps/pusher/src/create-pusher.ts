@@ -1,13 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LookupFn, UrlPolicy } from '@switchyard/engine';
 import type { QueueKeys } from '@switchyard/queue';
-import { createDb, migrationsCurrent, PostgresOutboxStore, type ClaimedDelivery, type SecretBox } from '@switchyard/store';
+import {
+  createDb,
+  migrationsCurrent,
+  PostgresOutboxStore,
+  type ClaimedDelivery,
+  type SecretBox,
+} from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { RetryPolicy } from './backoff.ts';
 import { deliver, type DeliverDeps, type DeliveryResult } from './deliver.ts';
+import { runClaimLoop } from './claim-loop.ts';
 import { createGuardedAgent } from './guarded-agent.ts';
+import { listenForPushWakeups, type PushWakeups } from './push-wakeups.ts';
 import { PusherMetrics } from './pusher-metrics.ts';
 import { WakeSignal } from './wake-signal.ts';
 
@@ -57,7 +65,11 @@ export type PusherState = 'created' | 'running' | 'draining' | 'stopped';
 export function createPusher(options: PusherOptions) {
   const { pool, subscriber, keys, log, settings } = options;
   const outbox = new PostgresOutboxStore({ db: createDb(pool), secrets: options.secrets });
-  const dispatcher = createGuardedAgent({ policy: settings.policy, connectTimeoutMs: settings.timeoutMs, resolve: options.resolve });
+  const dispatcher = createGuardedAgent({
+    policy: settings.policy,
+    connectTimeoutMs: settings.timeoutMs,
+    resolve: options.resolve,
+  });
   const metrics = new PusherMetrics();
   const wake = new WakeSignal();
   const halt = new AbortController();
@@ -76,9 +88,7 @@ export function createPusher(options: PusherOptions) {
   };
   let state: PusherState = 'created';
   let loop: Promise<void> | undefined;
-  const onMessage = (channel: string) => {
-    if (channel === keys.pushChannel) wake.notify();
-  };
+  let wakeups: PushWakeups | undefined;
 
   function send(delivery: ClaimedDelivery): Promise<DeliveryResult> {
     const sending: Promise<DeliveryResult> = deliver(delivery, deps)
@@ -101,27 +111,12 @@ export function createPusher(options: PusherOptions) {
   async function claim(): Promise<{ sends: Array<Promise<DeliveryResult>>; full: boolean }> {
     const limit = settings.concurrency - inFlight.size;
     if (limit <= 0) return { sends: [], full: false };
-    const batch = await outbox.claimDueDeliveries({ workerId: settings.workerId, limit, lockMs: settings.lockMs });
+    const batch = await outbox.claimDueDeliveries({
+      workerId: settings.workerId,
+      limit,
+      lockMs: settings.lockMs,
+    });
     return { sends: batch.map(send), full: batch.length === limit };
-  }
-
-  async function run(): Promise<void> {
-    let failures = 0;
-    while (state === 'running') {
-      let full: boolean;
-      try {
-        ({ full } = await claim());
-        failures = 0;
-      } catch (err) {
-        // Postgres is down or the claim is broken: say so every time, back off, keep trying.
-        failures += 1;
-        log.error({ err, failures }, 'claiming push deliveries failed');
-        await sleep(Math.min(settings.pollMs * 2 ** failures, 30_000), undefined, { signal: halt.signal }).catch(() => {});
-        continue;
-      }
-      // A full batch means more may be due right now; otherwise wait for a reason to look again.
-      if (!full) await wake.wait(settings.pollMs);
-    }
   }
 
   async function drain(graceMs: number): Promise<boolean> {
@@ -146,34 +141,30 @@ export function createPusher(options: PusherOptions) {
     async start(): Promise<void> {
       if (state !== 'created') throw new Error(`pusher cannot start from state ${state}`);
       state = 'running';
-      loop = run();
+      loop = runClaimLoop({
+        claim,
+        isRunning: () => state === 'running',
+        wake,
+        pollMs: settings.pollMs,
+        signal: halt.signal,
+        log,
+      });
       log.info({ workerId: settings.workerId, concurrency: settings.concurrency }, 'pusher running');
-      subscriber.on('message', onMessage);
-      // ioredis queues the command while Redis is away and may never settle it, so stop() must
-      // be able to end the wait.
-      const halted = new Promise<void>((resolve) => halt.signal.addEventListener('abort', () => resolve(), { once: true }));
-      try {
-        await Promise.race([subscriber.subscribe(keys.pushChannel), halted]);
-      } catch (err) {
-        if (state === 'running') log.warn({ err, pollMs: settings.pollMs }, 'no push wake-ups from Redis: delivering by polling only');
-      }
+      wakeups = listenForPushWakeups(subscriber, keys.pushChannel, () => wake.notify(), halt.signal, log);
+      await wakeups.subscribed;
     },
     async stop(): Promise<void> {
       if (state === 'stopped' || state === 'draining') return;
-      const wasRunning = state === 'running';
       state = 'draining';
       halt.abort();
       wake.close();
       await loop;
-      if (wasRunning) {
-        subscriber.off('message', onMessage);
-        // Only on a live connection: with Redis down the command would queue until it returns.
-        if (subscriber.status === 'ready') {
-          await subscriber.unsubscribe(keys.pushChannel).catch((err: unknown) => log.warn({ err }, 'unsubscribe failed'));
-        }
-      }
+      await wakeups?.close();
       if (!(await drain(settings.shutdownGraceMs ?? settings.timeoutMs + 5000))) {
-        log.warn({ inFlight: inFlight.size }, 'grace period over: aborting sends; their claims lapse and they are sent again');
+        log.warn(
+          { inFlight: inFlight.size },
+          'grace period over: aborting sends; their claims lapse and they are sent again',
+        );
         force.abort();
         await Promise.allSettled([...inFlight]);
       }
@@ -188,7 +179,10 @@ export function createPusher(options: PusherOptions) {
     },
     async ready(): Promise<Record<string, boolean>> {
       const [postgres, migrations] = await Promise.all([
-        pool.query('SELECT 1').then(() => true, () => false),
+        pool.query('SELECT 1').then(
+          () => true,
+          () => false,
+        ),
         migrationsCurrent(pool).catch(() => false),
       ]);
       return { postgres, migrations, redis: subscriber.status === 'ready', running: state === 'running' };

@@ -37,14 +37,23 @@ export async function deliver(delivery: ClaimedDelivery, deps: DeliverDeps): Pro
   const started = Date.now();
   const sent = await attempt(delivery, deps, new Date(started));
   // Where it went, without path or query: those may carry the receiver's own secrets.
-  const fields = { ...keyFields(delivery), attempt: delivery.attempts, host: hostOf(delivery.config.url), durationMs: Date.now() - started };
+  const fields = {
+    ...keyFields(delivery),
+    attempt: delivery.attempts,
+    host: hostOf(delivery.config.url),
+    durationMs: Date.now() - started,
+  };
   if (!sent.ok && sent.aborted) {
     deps.log.info(fields, 'push delivery abandoned by shutdown');
     return { outcome: 'abandoned', reason: sent.error };
   }
   try {
     if (sent.ok) {
-      const kept = await deps.outbox.markDelivered({ ...keyOf(delivery), workerId: deps.workerId, status: sent.status });
+      const kept = await deps.outbox.markDelivered({
+        ...keyOf(delivery),
+        workerId: deps.workerId,
+        status: sent.status,
+      });
       deps.log.info({ ...fields, status: sent.status, recorded: kept }, 'push delivered');
       return kept ? { outcome: 'delivered', status: sent.status } : lostClaim(deps, fields);
     }
@@ -57,7 +66,10 @@ export async function deliver(delivery: ClaimedDelivery, deps: DeliverDeps): Pro
     }
     const nextAttemptAt = new Date(Date.now() + retryDelayMs(deps.retry, delivery.attempts, deps.random));
     const kept = await deps.outbox.markFailed({ ...base, nextAttemptAt });
-    deps.log.warn({ ...fields, ...status, error: sent.error, nextAttemptAt }, 'push delivery failed; will retry');
+    deps.log.warn(
+      { ...fields, ...status, error: sent.error, nextAttemptAt },
+      'push delivery failed; will retry',
+    );
     return kept ? { outcome: 'retry', nextAttemptAt, error: sent.error } : lostClaim(deps, fields);
   } catch (err) {
     deps.log.error({ ...fields, err }, 'could not record a push delivery outcome; it will be sent again');

@@ -26,7 +26,10 @@ export function createGuardedAgent(options: GuardedAgentOptions): Agent {
   const base = buildConnector({ lookup, timeout: options.connectTimeoutMs });
   const connect: buildConnector.connector = (target, callback) => {
     if (net.isIP(target.hostname) !== 0 && !isAllowedAddress(target.hostname, policy)) {
-      callback(new UrlRefusedError(`webhook address ${target.hostname} is not public and not in the allow-list`), null);
+      callback(
+        new UrlRefusedError(`webhook address ${target.hostname} is not public and not in the allow-list`),
+        null,
+      );
       return;
     }
     base(target, callback);
@@ -44,14 +47,24 @@ function guardedLookup(policy: UrlPolicy, resolve: LookupFn): LookupFunction {
           .filter((a) => a.family !== 0 && (wanted === 0 || a.family === wanted));
         const first = addresses[0];
         if (!first) {
-          callback(Object.assign(new Error(`webhook host ${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 4);
+          callback(
+            Object.assign(new Error(`webhook host ${hostname} does not resolve`), { code: 'ENOTFOUND' }),
+            '',
+            4,
+          );
           return;
         }
         // Refuse the host outright rather than skip bad addresses: a name that resolves to a
         // private address at all is the rebinding signature, and registration applies the same rule.
         const refused = addresses.find((a) => !isAllowedAddress(a.address, policy));
         if (refused) {
-          callback(new UrlRefusedError(`webhook host ${hostname} resolves to ${refused.address}, which is not public and not in the allow-list`), '', 4);
+          callback(
+            new UrlRefusedError(
+              `webhook host ${hostname} resolves to ${refused.address}, which is not public and not in the allow-list`,
+            ),
+            '',
+            4,
+          );
           return;
         }
         if (lookupOptions.all) callback(null, addresses);

@@ -9,7 +9,11 @@ import { createPusher } from './create-pusher.ts';
 
 const config = loadPusherConfig(process.env);
 const log = createLogger({ name: 'pusher', level: config.LOG_LEVEL });
-const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: config.PG_POOL_MAX, applicationName: 'switchyard-pusher' });
+const pool = createPool({
+  connectionString: config.DATABASE_URL,
+  maxConnections: config.PG_POOL_MAX,
+  applicationName: 'switchyard-pusher',
+});
 // An idle client's socket dying (Postgres restart) must not crash the process: the next claim reconnects.
 pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
 const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });

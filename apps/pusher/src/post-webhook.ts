@@ -4,8 +4,7 @@ import type { WebhookRequest } from './webhook-request.ts';
 
 /** How one attempt ended. `error` is short and safe to store and show: never a URL, header or body. */
 export type PostOutcome =
-  | { ok: true; status: number }
-  | { ok: false; status?: number; error: string; aborted?: boolean };
+  { ok: true; status: number } | { ok: false; status?: number; error: string; aborted?: boolean };
 
 export interface PostOptions {
   dispatcher: Dispatcher;
@@ -42,7 +41,8 @@ export async function postWebhook(req: WebhookRequest, options: PostOptions): Pr
     await res.body.dump({ limit: MAX_DRAIN_BYTES }).catch(() => undefined);
     const status = res.statusCode;
     if (status >= 200 && status < 300) return { ok: true, status };
-    if (status >= 300 && status < 400) return { ok: false, status, error: `HTTP ${status}: redirect not followed (webhooks must answer 2xx)` };
+    if (status >= 300 && status < 400)
+      return { ok: false, status, error: `HTTP ${status}: redirect not followed (webhooks must answer 2xx)` };
     return { ok: false, status, error: `HTTP ${status}` };
   } catch (err) {
     if (options.signal?.aborted) return { ok: false, error: 'aborted by shutdown', aborted: true };

@@ -19,7 +19,9 @@ export class PusherMetrics {
     const lines = [
       '# HELP switchyard_push_attempts_total Push delivery attempts by outcome, in this process.',
       '# TYPE switchyard_push_attempts_total counter',
-      ...Object.entries(this.#outcomes).map(([outcome, n]) => `switchyard_push_attempts_total{outcome="${outcome}"} ${n}`),
+      ...Object.entries(this.#outcomes).map(
+        ([outcome, n]) => `switchyard_push_attempts_total{outcome="${outcome}"} ${n}`,
+      ),
       '# HELP switchyard_push_in_flight Deliveries being sent by this process.',
       '# TYPE switchyard_push_in_flight gauge',
       `switchyard_push_in_flight ${inFlight}`,

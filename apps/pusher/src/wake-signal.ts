@@ -42,11 +42,14 @@ export class WakeSignal {
     if (when >= this.#timerAt) return;
     clearTimeout(this.#timer);
     this.#timerAt = when;
-    this.#timer = setTimeout(() => {
-      this.#timerAt = Infinity;
-      this.#timer = undefined;
-      this.notify();
-    }, Math.max(0, when - Date.now()));
+    this.#timer = setTimeout(
+      () => {
+        this.#timerAt = Infinity;
+        this.#timer = undefined;
+        this.notify();
+      },
+      Math.max(0, when - Date.now()),
+    );
   }
 
   /** Clears the timer and releases a waiter. */

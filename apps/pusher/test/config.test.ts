@@ -41,12 +41,16 @@ describe('loadPusherConfig', () => {
   });
 
   it('names the variable when a value is bad', () => {
-    expect(() => loadPusherConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8,not-a-net' })).toThrow(/WEBHOOK_ALLOW_CIDRS/);
+    expect(() => loadPusherConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8,not-a-net' })).toThrow(
+      /WEBHOOK_ALLOW_CIDRS/,
+    );
     expect(() => loadPusherConfig({ PUSHER_CONCURRENCY: '0' })).toThrow(/PUSHER_CONCURRENCY/);
     expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: 'soon' })).toThrow(ConfigError);
   });
 
   it('refuses a claim lock that does not outlive the send timeout', () => {
-    expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: '30000', PUSH_LOCK_MS: '30000' })).toThrow(/PUSH_LOCK_MS: must be greater than PUSH_TIMEOUT_MS/);
+    expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: '30000', PUSH_LOCK_MS: '30000' })).toThrow(
+      /PUSH_LOCK_MS: must be greater than PUSH_TIMEOUT_MS/,
+    );
   });
 });

@@ -3,7 +3,16 @@ import { waitFor } from '@switchyard/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { appendEvents, createTask, deliveriesOf, eventFor, newTenant, openPusherTestEnv, testScope, type PusherTestEnv } from './pusher-fixtures.ts';
+import {
+  appendEvents,
+  createTask,
+  deliveriesOf,
+  eventFor,
+  newTenant,
+  openPusherTestEnv,
+  testScope,
+  type PusherTestEnv,
+} from './pusher-fixtures.ts';
 
 let env: PusherTestEnv;
 let receiver: Receiver;
@@ -58,7 +67,9 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
     await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
     await scope.pusher().deliverOnce();
     const [req] = receiver.requests;
-    expect(() => new Webhook(other.webhookSecret).verify(req!.body, { ...req!.headers } as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(other.webhookSecret).verify(req!.body, { ...req!.headers } as Record<string, string>),
+    ).toThrow();
   });
 
   it('sends no Authorization or token header when the config has none', async () => {
@@ -91,9 +102,15 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
     await appendEvents(env, tenantId, task, 2);
     const publisher = scope.redis.connect();
     await publisher.publish(createQueueKeys(scope.redis.prefix).pushChannel, '1');
-    await waitFor(() => receiver.requests.length === 3, { timeoutMs: 10_000, what: 'three deliveries after one hint' });
+    await waitFor(() => receiver.requests.length === 3, {
+      timeoutMs: 10_000,
+      what: 'three deliveries after one hint',
+    });
     const bodies = receiver.requests.map((r) => JSON.parse(r.body) as unknown);
-    expect(bodies.slice(1)).toEqual([eventFor(task.taskId, task.contextId, 2), eventFor(task.taskId, task.contextId, 3)]);
+    expect(bodies.slice(1)).toEqual([
+      eventFor(task.taskId, task.contextId, 2),
+      eventFor(task.taskId, task.contextId, 3),
+    ]);
   });
 
   it('reports readiness: Postgres, migrations, Redis and the loop', async () => {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { bundledAgents } from '@switchyard/agents';
-import { CachedAgentDirectory, createWorkerRuntime, engineConfig, TaskService, TaskWriter, type WorkerRuntime } from '@switchyard/engine';
+import {
+  CachedAgentDirectory,
+  createWorkerRuntime,
+  engineConfig,
+  TaskService,
+  TaskWriter,
+  type WorkerRuntime,
+} from '@switchyard/engine';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
 import { TaskState, type StreamResponse } from '@switchyard/protocol';
 import { createQueueKeys, TaskQueue } from '@switchyard/queue';
@@ -69,14 +76,24 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
   it('delivers every event of a task run by a worker, in order, signed, ending with the terminal state', async () => {
     const { tenantId, webhookSecret } = await newTenant(env);
     const slow = bundledAgents.find((a) => a.executor === 'slow')!;
-    await env.admin.upsertAgent({ tenantId, id: 'slow', card: slow.card as unknown as Record<string, unknown>, executor: 'slow', settings: { steps: STEPS, delayMs: 200 } });
+    await env.admin.upsertAgent({
+      tenantId,
+      id: 'slow',
+      card: slow.card as unknown as Record<string, unknown>,
+      executor: 'slow',
+      settings: { steps: STEPS, delayMs: 200 },
+    });
     const agent = (await env.admin.getAgent(tenantId, 'slow'))!;
 
     const sent = await service.send({ tenantId, principal: 'alice', admin: false }, agent, {
       message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] },
       configuration: {
         returnImmediately: true,
-        taskPushNotificationConfig: { url: `${receiver.origin}/hook`, token: 'tok-e2e', authentication: { scheme: 'Bearer', credentials: 'cred-e2e' } },
+        taskPushNotificationConfig: {
+          url: `${receiver.origin}/hook`,
+          token: 'tok-e2e',
+          authentication: { scheme: 'Bearer', credentials: 'cred-e2e' },
+        },
       },
     });
     if (!('task' in sent)) throw new Error('expected a task');
@@ -101,7 +118,9 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
     for (const req of receiver.requests) {
       expect(req.headers.authorization).toBe('Bearer cred-e2e');
       expect(req.headers['x-a2a-notification-token']).toBe('tok-e2e');
-      expect(() => new Webhook(webhookSecret).verify(req.body, { ...req.headers } as Record<string, string>)).not.toThrow();
+      expect(() =>
+        new Webhook(webhookSecret).verify(req.body, { ...req.headers } as Record<string, string>),
+      ).not.toThrow();
     }
   });
 });

@@ -5,7 +5,16 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { createPusher } from '../src/create-pusher.ts';
-import { appendEvents, createTask, deliveriesOf, newTenant, openPusherTestEnv, TEST_SETTINGS, testScope, type PusherTestEnv } from './pusher-fixtures.ts';
+import {
+  appendEvents,
+  createTask,
+  deliveriesOf,
+  newTenant,
+  openPusherTestEnv,
+  TEST_SETTINGS,
+  testScope,
+  type PusherTestEnv,
+} from './pusher-fixtures.ts';
 
 let env: PusherTestEnv;
 let receiver: Receiver;
@@ -39,7 +48,10 @@ describe('lifecycle RUNNING → DRAINING → STOPPED', () => {
 
     expect(pusher.state).toBe('stopped');
     // Seq 1 finished during the drain; seq 2 became due then, but a draining pusher claims nothing.
-    expect((await deliveriesOf(env, tenantId, task.taskId)).map((r) => r.status)).toEqual(['delivered', 'pending']);
+    expect((await deliveriesOf(env, tenantId, task.taskId)).map((r) => r.status)).toEqual([
+      'delivered',
+      'pending',
+    ]);
     expect(receiver.requests.map((r) => r.seq)).toEqual([1]);
     await expect(pusher.deliverOnce()).rejects.toThrow(/stopped/);
   });
@@ -58,15 +70,23 @@ describe('lifecycle RUNNING → DRAINING → STOPPED', () => {
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lockedBy: first.workerId });
     const second = scope.pusher();
     await second.start();
-    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', { what: 'the re-send' });
-    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([`${task.taskId}.hook.1`, `${task.taskId}.hook.1`]);
+    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', {
+      what: 'the re-send',
+    });
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([
+      `${task.taskId}.hook.1`,
+      `${task.taskId}.hook.1`,
+    ]);
   });
 
   it('keeps delivering by polling while Redis is unreachable (Redis only speeds delivery up)', async () => {
     const { tenantId } = await newTenant(env);
     const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
     await appendEvents(env, tenantId, task, 2);
-    const deadRedis = new Redis('redis://127.0.0.1:9', { maxRetriesPerRequest: null, retryStrategy: () => 100 });
+    const deadRedis = new Redis('redis://127.0.0.1:9', {
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 100,
+    });
     deadRedis.on('error', () => {});
     const pusher = createPusher({
       pool: env.testDb.pool,

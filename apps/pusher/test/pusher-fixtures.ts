@@ -67,7 +67,11 @@ export interface SeededTask {
 }
 
 /** A visible task (event 1 = its snapshot) with an optional first push config, made by the real store. */
-export async function createTask(env: PusherTestEnv, tenantId: string, pushConfig?: NewPushConfig): Promise<SeededTask> {
+export async function createTask(
+  env: PusherTestEnv,
+  tenantId: string,
+  pushConfig?: NewPushConfig,
+): Promise<SeededTask> {
   const taskId = randomUUID();
   const contextId = randomUUID();
   const result = await env.tasks.createTask({
@@ -86,7 +90,12 @@ export async function createTask(env: PusherTestEnv, tenantId: string, pushConfi
 }
 
 /** Appends `count` events by compare-and-set changes; each commits its outbox rows with it. */
-export async function appendEvents(env: PusherTestEnv, tenantId: string, task: SeededTask, count: number): Promise<void> {
+export async function appendEvents(
+  env: PusherTestEnv,
+  tenantId: string,
+  task: SeededTask,
+  count: number,
+): Promise<void> {
   for (let i = 0; i < count; i++) {
     const seq = task.version + 1;
     await env.tasks.changeTask({
@@ -100,7 +109,11 @@ export async function appendEvents(env: PusherTestEnv, tenantId: string, task: S
   }
 }
 
-export async function deliveriesOf(env: PusherTestEnv, tenantId: string, taskId: string): Promise<DeliveryRecord[]> {
+export async function deliveriesOf(
+  env: PusherTestEnv,
+  tenantId: string,
+  taskId: string,
+): Promise<DeliveryRecord[]> {
   return env.outbox.listDeliveries(tenantId, taskId);
 }
 
@@ -114,10 +127,15 @@ export const TEST_SETTINGS: Omit<PusherSettings, 'workerId'> = {
   shutdownGraceMs: 3000,
 };
 
-export type TestPusherOverrides = Partial<PusherSettings> & Pick<Partial<PusherOptions>, 'resolve' | 'random'>;
+export type TestPusherOverrides = Partial<PusherSettings> &
+  Pick<Partial<PusherOptions>, 'resolve' | 'random'>;
 
 /** A pusher on the test database and the test's Redis prefix; stop it in afterEach. */
-export function makePusher(env: PusherTestEnv, redis: TestRedis, overrides: TestPusherOverrides = {}): Pusher {
+export function makePusher(
+  env: PusherTestEnv,
+  redis: TestRedis,
+  overrides: TestPusherOverrides = {},
+): Pusher {
   const { resolve, random, ...settings } = overrides;
   return createPusher({
     pool: env.testDb.pool,

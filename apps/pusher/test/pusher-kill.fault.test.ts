@@ -1,7 +1,22 @@
-import { createTestRedis, startProcess, waitFor, type RunningProcess, type TestRedis } from '@switchyard/testing';
+import {
+  createTestRedis,
+  startProcess,
+  waitFor,
+  type RunningProcess,
+  type TestRedis,
+} from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { firstSeen, startReceiver, type Receiver } from './receiver.ts';
-import { appendEvents, createTask, deliveriesOf, newTenant, openPusherTestEnv, SECRET_KEY, type PusherTestEnv, type SeededTask } from './pusher-fixtures.ts';
+import {
+  appendEvents,
+  createTask,
+  deliveriesOf,
+  newTenant,
+  openPusherTestEnv,
+  SECRET_KEY,
+  type PusherTestEnv,
+  type SeededTask,
+} from './pusher-fixtures.ts';
 
 // A real pusher process is SIGKILLed mid-delivery and another one takes over (ARCHITECTURE.md §11:
 // fault tests kill and restart real processes). The outbox must deliver every event at least once
@@ -56,7 +71,11 @@ describe('pusher process killed mid-delivery', () => {
     const { tenantId } = await newTenant(env);
     const tasks: SeededTask[] = [];
     for (const name of ['a', 'b']) {
-      const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/${name}`, token: `tok-${name}` });
+      const task = await createTask(env, tenantId, {
+        id: 'hook',
+        url: `${receiver.origin}/${name}`,
+        token: `tok-${name}`,
+      });
       await appendEvents(env, tenantId, task, EVENTS - 1);
       tasks.push(task);
     }
@@ -104,7 +123,9 @@ describe('pusher process killed mid-delivery', () => {
     // What was in flight at the kill was never acknowledged, so the second pusher sent it again
     // (same webhook-id: the receiver's dedupe key) once the dead pusher's claim lapsed.
     for (const id of cutOff) {
-      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === id).length).toBeGreaterThanOrEqual(2);
+      expect(receiver.requests.filter((r) => r.headers['webhook-id'] === id).length).toBeGreaterThanOrEqual(
+        2,
+      );
     }
     // A graceful stop of the survivor: SIGTERM drains and exits 0.
     second.signal('SIGTERM');

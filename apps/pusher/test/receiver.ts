@@ -101,7 +101,8 @@ export function firstSeen(requests: readonly Received[], taskId: string, configI
   const seen = new Set<number>();
   const order: number[] = [];
   for (const r of requests) {
-    if (r.taskId !== taskId || (configId !== undefined && r.configId !== configId) || seen.has(r.seq)) continue;
+    if (r.taskId !== taskId || (configId !== undefined && r.configId !== configId) || seen.has(r.seq))
+      continue;
     seen.add(r.seq);
     order.push(r.seq);
   }

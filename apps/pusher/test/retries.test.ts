@@ -1,7 +1,15 @@
 import { waitFor } from '@switchyard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { appendEvents, createTask, deliveriesOf, newTenant, openPusherTestEnv, testScope, type PusherTestEnv } from './pusher-fixtures.ts';
+import {
+  appendEvents,
+  createTask,
+  deliveriesOf,
+  newTenant,
+  openPusherTestEnv,
+  testScope,
+  type PusherTestEnv,
+} from './pusher-fixtures.ts';
 
 let env: PusherTestEnv;
 let receiver: Receiver;
@@ -27,9 +35,13 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
     receiver.respond = (_req, i) => ({ status: i < 3 ? 500 : 200 });
     // Jitter pinned to its ceiling, so the backoffs are exactly 50, 100 and 200 ms.
-    await scope.pusher({ retry: { maxAttempts: 8, baseMs: 50, maxMs: 10_000 }, random: () => 0.999_999, pollMs: 20 }).start();
+    await scope
+      .pusher({ retry: { maxAttempts: 8, baseMs: 50, maxMs: 10_000 }, random: () => 0.999_999, pollMs: 20 })
+      .start();
 
-    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', { what: 'delivered' });
+    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', {
+      what: 'delivered',
+    });
 
     expect(receiver.requests).toHaveLength(4);
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -46,7 +58,11 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
 
   it('dead-letters after PUSH_MAX_ATTEMPTS with the last error kept, and a replay sends it again', async () => {
     const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x`, token: 'tok-secret' });
+    const task = await createTask(env, tenantId, {
+      id: 'hook',
+      url: `${receiver.origin}/x`,
+      token: 'tok-secret',
+    });
     receiver.respond = () => ({ status: 503 });
     await scope.pusher({ retry: { maxAttempts: 3, baseMs: 10, maxMs: 20 } }).start();
 
@@ -60,12 +76,24 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
 
     expect(receiver.requests).toHaveLength(3);
     expect(page.deliveries).toHaveLength(1);
-    expect(page.deliveries[0]).toMatchObject({ taskId: task.taskId, configId: 'hook', seq: 1, status: 'dead', attempts: 3, lastStatus: 503, lastError: 'HTTP 503' });
+    expect(page.deliveries[0]).toMatchObject({
+      taskId: task.taskId,
+      configId: 'hook',
+      seq: 1,
+      status: 'dead',
+      attempts: 3,
+      lastStatus: 503,
+      lastError: 'HTTP 503',
+    });
     expect(page.deliveries[0]!.lastError).not.toContain('tok-secret');
 
     receiver.respond = () => ({ status: 202 });
-    expect(await env.outbox.replayDeadLetter({ tenantId, taskId: task.taskId, configId: 'hook', seq: 1 })).toBe(true);
-    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', { what: 'the replay' });
+    expect(
+      await env.outbox.replayDeadLetter({ tenantId, taskId: task.taskId, configId: 'hook', seq: 1 }),
+    ).toBe(true);
+    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', {
+      what: 'the replay',
+    });
     expect(receiver.requests).toHaveLength(4);
     expect(receiver.requests[3]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
     expect((await env.outbox.listDeadLetters({ tenantId, limit: 10 })).deliveries).toEqual([]);
@@ -78,8 +106,15 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     receiver.respond = (req) => ({ status: req.seq === 1 ? 500 : 204 });
     await scope.pusher({ retry: { maxAttempts: 2, baseMs: 10, maxMs: 20 } }).start();
 
-    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId)).every((r) => r.status !== 'pending'), { what: 'settled' });
-    expect((await deliveriesOf(env, tenantId, task.taskId)).map((r) => r.status)).toEqual(['dead', 'delivered', 'delivered']);
+    await waitFor(
+      async () => (await deliveriesOf(env, tenantId, task.taskId)).every((r) => r.status !== 'pending'),
+      { what: 'settled' },
+    );
+    expect((await deliveriesOf(env, tenantId, task.taskId)).map((r) => r.status)).toEqual([
+      'dead',
+      'delivered',
+      'delivered',
+    ]);
     expect(receiver.requests.map((r) => r.seq)).toEqual([1, 1, 2, 3]);
   });
 
@@ -87,7 +122,9 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     const { tenantId } = await newTenant(env);
     const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/slow` });
     receiver.respond = () => ({ status: 204, delayMs: 1000 });
-    const [result] = await scope.pusher({ timeoutMs: 150, retry: { maxAttempts: 1, baseMs: 10, maxMs: 20 } }).deliverOnce();
+    const [result] = await scope
+      .pusher({ timeoutMs: 150, retry: { maxAttempts: 1, baseMs: 10, maxMs: 20 } })
+      .deliverOnce();
     expect(result).toEqual({ outcome: 'dead', error: 'timed out after 150 ms' });
     const [row] = await deliveriesOf(env, tenantId, task.taskId);
     expect(row).toMatchObject({ status: 'dead', lastError: 'timed out after 150 ms', lastStatus: null });

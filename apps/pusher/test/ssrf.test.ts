@@ -2,7 +2,14 @@ import type { LookupFn } from '@switchyard/engine';
 import { waitFor } from '@switchyard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { createTask, deliveriesOf, newTenant, openPusherTestEnv, testScope, type PusherTestEnv } from './pusher-fixtures.ts';
+import {
+  createTask,
+  deliveriesOf,
+  newTenant,
+  openPusherTestEnv,
+  testScope,
+  type PusherTestEnv,
+} from './pusher-fixtures.ts';
 
 let env: PusherTestEnv;
 let receiver: Receiver;
@@ -34,31 +41,50 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
     const { tenantId } = await newTenant(env);
     const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
     const [result] = await scope.pusher({ policy: noAllowList }).deliverOnce();
-    expect(result).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/^refused: webhook address 127\.0\.0\.1 /) });
+    expect(result).toMatchObject({
+      outcome: 'retry',
+      error: expect.stringMatching(/^refused: webhook address 127\.0\.0\.1 /),
+    });
     expect(receiver.requests).toEqual([]);
     const [row] = await deliveriesOf(env, tenantId, task.taskId);
-    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining('refused') });
+    expect(row).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: expect.stringContaining('refused'),
+    });
   });
 
   it('refuses a host name that resolves to loopback (localhost, system resolver)', async () => {
     const { tenantId } = await newTenant(env);
     await createTask(env, tenantId, { id: 'hook', url: `http://localhost:${receiver.port}/x` });
     const [result] = await scope.pusher({ policy: noAllowList }).deliverOnce();
-    expect(result).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/^refused: webhook host localhost resolves to /) });
+    expect(result).toMatchObject({
+      outcome: 'retry',
+      error: expect.stringMatching(/^refused: webhook host localhost resolves to /),
+    });
     expect(receiver.requests).toEqual([]);
   });
 
   it('catches DNS rebinding: a name that resolves to a forbidden address now is refused, and dead-lettered in the end', async () => {
     const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, { id: 'hook', url: `http://hooks.rebind.test:${receiver.port}/x` });
+    const task = await createTask(env, tenantId, {
+      id: 'hook',
+      url: `http://hooks.rebind.test:${receiver.port}/x`,
+    });
     // One public and one loopback answer: a single forbidden address refuses the host.
     const resolve = resolverOf({ 'hooks.rebind.test': ['93.184.215.14', '127.0.0.1'] });
-    const pusher = scope.pusher({ policy: noAllowList, resolve, retry: { maxAttempts: 2, baseMs: 1, maxMs: 1 } });
+    const pusher = scope.pusher({
+      policy: noAllowList,
+      resolve,
+      retry: { maxAttempts: 2, baseMs: 1, maxMs: 1 },
+    });
     expect(await pusher.deliverOnce()).toMatchObject([{ outcome: 'retry' }]);
     const last = await waitFor(async () => (await pusher.deliverOnce())[0], { what: 'the second attempt' });
     expect(last).toMatchObject({ outcome: 'dead', error: expect.stringContaining('resolves to 127.0.0.1') });
     expect(receiver.requests).toEqual([]);
-    expect((await env.outbox.listDeadLetters({ tenantId, limit: 5 })).deliveries.map((d) => d.taskId)).toEqual([task.taskId]);
+    expect(
+      (await env.outbox.listDeadLetters({ tenantId, limit: 5 })).deliveries.map((d) => d.taskId),
+    ).toEqual([task.taskId]);
   });
 
   it('connects to the address the guarded lookup approved (allow-listed), keeping the Host name', async () => {
@@ -77,7 +103,10 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
       receiver.respond = () => ({ status: 302, headers: { location: `${internal.origin}/metadata` } });
       const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/redirects` });
       const [result] = await scope.pusher().deliverOnce();
-      expect(result).toMatchObject({ outcome: 'retry', error: expect.stringContaining('redirect not followed') });
+      expect(result).toMatchObject({
+        outcome: 'retry',
+        error: expect.stringContaining('redirect not followed'),
+      });
       expect(receiver.requests).toHaveLength(1);
       expect(internal.requests).toEqual([]);
       const [row] = await deliveriesOf(env, tenantId, task.taskId);
@@ -90,8 +119,13 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
   it('refuses plain http when the policy requires https', async () => {
     const { tenantId } = await newTenant(env);
     await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
-    const [result] = await scope.pusher({ policy: { allowCidrs: ['127.0.0.0/8'], allowHttp: false } }).deliverOnce();
-    expect(result).toMatchObject({ outcome: 'retry', error: 'refused: webhook url scheme http: is not allowed' });
+    const [result] = await scope
+      .pusher({ policy: { allowCidrs: ['127.0.0.0/8'], allowHttp: false } })
+      .deliverOnce();
+    expect(result).toMatchObject({
+      outcome: 'retry',
+      error: 'refused: webhook url scheme http: is not allowed',
+    });
     expect(receiver.requests).toEqual([]);
   });
 });

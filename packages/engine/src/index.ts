@@ -23,3 +23,4 @@ export {
   type WorkerRuntime,
   type WorkerState,
 } from './worker-runtime.ts';
+export { createTaskService, type TaskServiceOptions, type TaskServiceBundle } from './create-task-service.ts';

@@ -1,22 +1,19 @@
 import { bundledAgents, type Agent } from '@switchyard/agents';
-import { HintPublisher, SubscriptionHub } from '@switchyard/events';
-import { createQueueKeys, TaskQueue } from '@switchyard/queue';
+import { createQueueKeys } from '@switchyard/queue';
 import {
   createDb,
   createSecretBox,
   PostgresAdminStore,
-  PostgresPushConfigStore,
   PostgresTaskStore,
   type Caller,
 } from '@switchyard/store';
 import { silentLogger } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import {
-  CachedAgentDirectory,
+  createTaskService,
   createWorkerRuntime,
   engineConfig,
   TaskService,
-  TaskWriter,
   type AgentRegistration,
   type EngineConfig,
   type WorkerRuntime,
@@ -75,19 +72,18 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
     pollIntervalMs: 200,
     ...overrides,
   });
-  const commands = redis.connect();
   const log = silentLogger();
-  const service = new TaskService({
-    store,
-    pushConfigs: new PostgresPushConfigStore({ db: kdb, secrets }),
-    writer: new TaskWriter({ store, hints: new HintPublisher({ redis: commands, keys }), log }),
-    dispatcher: new TaskQueue({ connection: commands, keys }),
-    hub: new SubscriptionHub({ subscriber: redis.connect(), keys }),
-    agents: new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) }),
-    config,
-    urlPolicy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
+  const bundle = createTaskService({
+    pool: db.pool,
+    redis: redis.connect(),
+    subscriber: redis.connect(),
+    keys,
+    secrets,
     log,
+    engine: config,
+    urlPolicy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
   });
+  const service = bundle.service;
   const workers: WorkerRuntime[] = [];
   return {
     db,
@@ -137,6 +133,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop()));
+      await bundle.close();
       await redis.cleanup();
       await db.drop();
     },

@@ -1,0 +1,99 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness, type RunningGateway } from './support/harness.ts';
+import { send } from './support/http.ts';
+import { userMessage } from './support/messages.ts';
+
+// Digest §9 rule 2: Bearer JWTs from a JWKS, next to API keys; the card declares both schemes.
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'switchyard-test';
+let h: Harness;
+let gateway: RunningGateway;
+let jwks: http.Server;
+let privateKey: CryptoKey;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('ES256');
+  privateKey = pair.privateKey;
+  const jwk: JWK = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  jwks = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  h = await startHarness({ worker: false });
+  gateway = await h.startGateway({
+    JWT_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+    JWT_ISSUER: ISSUER,
+    JWT_AUDIENCE: AUDIENCE,
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  jwks?.close();
+});
+
+function token(claims: Record<string, unknown>, { audience = AUDIENCE, subject = 'alice' } = {}): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience(audience)
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(privateKey);
+}
+
+const bearer = (jwt: string) => ({ headers: { Authorization: `Bearer ${jwt}` } });
+
+describe('JWT bearer authentication', () => {
+  it('the card declares the bearer scheme next to the API key', async () => {
+    const reply = await send('GET', `${gateway.url}/agents/acme/echo/.well-known/agent-card.json`, { noVersion: true });
+    expect(reply.body).toMatchObject({
+      securitySchemes: {
+        apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
+        bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } },
+      },
+      securityRequirements: [{ schemes: { apiKey: { list: [] } } }, { schemes: { bearer: { list: [] } } }],
+    });
+  });
+
+  it('a valid token acts as its subject in its tenant; the same principal by API key sees the task', async () => {
+    const jwt = await token({ tenant: 'acme' });
+    const sent = await send('POST', `${gateway.url}/agents/acme/echo/rest/message:send`, {
+      ...bearer(jwt),
+      body: { message: userMessage('via jwt'), configuration: { returnImmediately: true } },
+    });
+    expect(sent.status).toBe(200);
+    const id = (sent.body as { task: { id: string } }).task.id;
+    const byKey = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, { key: h.fixtures.keys.alice });
+    expect(byKey.status).toBe(200);
+    const byBob = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, ...[bearer(await token({ tenant: 'acme' }, { subject: 'bob' }))]);
+    expect(byBob.status).toBe(404);
+    const byAdmin = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, bearer(await token({ tenant: 'acme', switchyard_role: 'tenant_admin' }, { subject: 'ops' })));
+    expect(byAdmin.status).toBe(200);
+  });
+
+  it('a token for another audience is 401 with both challenges', async () => {
+    const jwt = await token({ tenant: 'acme' }, { audience: 'someone-else' });
+    const reply = await send('POST', `${gateway.url}/agents/acme/echo/rpc`, {
+      ...bearer(jwt),
+      body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} },
+    });
+    expect(reply.status).toBe(401);
+    const challenge = reply.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('ApiKey');
+    expect(challenge).toContain('Bearer');
+  });
+
+  it('a token without a tenant claim identifies nobody (401)', async () => {
+    const reply = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks`, bearer(await token({})));
+    expect(reply.status).toBe(401);
+  });
+
+  it('a token for another tenant cannot reach this tenant\'s agent (404)', async () => {
+    const reply = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks`, bearer(await token({ tenant: 'globex' })));
+    expect(reply.status).toBe(404);
+  });
+});
