@@ -69,7 +69,7 @@ describe('JWT bearer authentication', () => {
     const id = (sent.body as { task: { id: string } }).task.id;
     const byKey = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, { key: h.fixtures.keys.alice });
     expect(byKey.status).toBe(200);
-    const byBob = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, ...[bearer(await token({ tenant: 'acme' }, { subject: 'bob' }))]);
+    const byBob = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, bearer(await token({ tenant: 'acme' }, { subject: 'bob' })));
     expect(byBob.status).toBe(404);
     const byAdmin = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, bearer(await token({ tenant: 'acme', switchyard_role: 'tenant_admin' }, { subject: 'ops' })));
     expect(byAdmin.status).toBe(200);

@@ -81,6 +81,22 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
     expect(req!.headers['x-a2a-notification-token']).toBeUndefined();
   });
 
+  it('refuses a header value with a line break (no header injection) and keeps the secret out of the error', async () => {
+    const { tenantId } = await newTenant(env);
+    await createTask(env, tenantId, {
+      id: 'hook',
+      url: `${receiver.origin}/x`,
+      token: 'tok-secret\r\nX-Evil: 1',
+    });
+    const [result] = await scope.pusher().deliverOnce();
+    expect(result).toMatchObject({
+      outcome: 'retry',
+      error: expect.stringContaining('invalid x-a2a-notification-token header'),
+    });
+    expect(JSON.stringify(result)).not.toContain('tok-secret');
+    expect(receiver.requests).toEqual([]);
+  });
+
   it('records the receiver status and marks the delivery delivered', async () => {
     const { tenantId } = await newTenant(env);
     receiver.respond = () => ({ status: 200 });

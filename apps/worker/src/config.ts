@@ -17,6 +17,16 @@ const workerEnvSchema = commonEnvSchema.extend({
   SHUTDOWN_GRACE_MS: intVar(20_000, 0),
   /** Port of /healthz, /readyz and /metrics. */
   WORKER_OPS_PORT: intVar(9091, 0, 65535),
+  /** Retention runs this often (once per interval across all workers). Unit: ms. */
+  RETENTION_INTERVAL_MS: intVar(3_600_000, 1000),
+  /** Terminal tasks are kept this long after their last update. Default 30 days. */
+  TERMINAL_TASK_TTL_MS: intVar(30 * 86_400_000, 1000),
+  /** Event logs of terminal tasks are kept this long (Last-Event-ID resume window). Default 24 h. */
+  EVENT_TTL_MS: intVar(86_400_000, 1000),
+  /** messageId idempotency horizon (retry window). Default 24 h. */
+  IDEMPOTENCY_TTL_MS: intVar(86_400_000, 1000),
+  /** Delivered push notifications are kept this long. Default 7 days. */
+  DELIVERED_PUSH_TTL_MS: intVar(7 * 86_400_000, 1000),
   /** Unique lease owner id; defaults to host:pid:random. */
   WORKER_ID: z.string().min(1).optional(),
 });

@@ -26,6 +26,13 @@ const worker = createWorkerRuntime({
   concurrency: config.WORKER_CONCURRENCY,
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   ...(config.WORKER_ID ? { workerId: config.WORKER_ID } : {}),
+  retention: {
+    everyMs: config.RETENTION_INTERVAL_MS,
+    terminalTaskTtlMs: config.TERMINAL_TASK_TTL_MS,
+    eventTtlMs: config.EVENT_TTL_MS,
+    idempotencyTtlMs: config.IDEMPOTENCY_TTL_MS,
+    deliveredPushTtlMs: config.DELIVERED_PUSH_TTL_MS,
+  },
   engine: {
     leaseMs: config.LEASE_MS,
     maxAttempts: config.MAX_ATTEMPTS,

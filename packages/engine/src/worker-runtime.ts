@@ -2,12 +2,14 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
-import { TaskConsumer, TaskQueue, type QueueKeys } from '@switchyard/queue';
+import { MaintenanceScheduler, TaskConsumer, TaskQueue, type QueueKeys } from '@switchyard/queue';
 import {
   createDb,
   migrationsCurrent,
   PostgresAdminStore,
   PostgresTaskStore,
+  runRetention,
+  type RetentionOptions,
   type SecretBox,
 } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
@@ -33,6 +35,11 @@ export interface WorkerOptions {
   /** Running agents get this long on shutdown before their tasks are handed back. Default 20 s. */
   shutdownGraceMs?: number;
   workerId?: string;
+  /**
+   * Retention schedule and TTLs (ARCHITECTURE.md §8). Runs once per interval across all workers.
+   * Default: every hour with the store's default TTLs; `false` turns it off (tests).
+   */
+  retention?: (RetentionOptions & { everyMs?: number }) | false;
   /** Executor → agent; defaults to the bundled agents. */
   findAgent?: (executor: string) => Agent | undefined;
 }
@@ -75,6 +82,20 @@ export function createWorkerRuntime(options: WorkerOptions) {
     handle: (job) => runner.run(job),
     onError: (err) => log.error({ err }, 'queue consumer error'),
   });
+  const retention = options.retention === false ? null : { everyMs: 3_600_000, ...options.retention };
+  const maintenance = retention
+    ? new MaintenanceScheduler({
+        connection: redis,
+        keys,
+        retentionEveryMs: retention.everyMs,
+        runRetention: async () => {
+          const { everyMs: _every, ...ttl } = retention;
+          const removed = await runRetention(db, ttl);
+          log.info({ removed }, 'retention run');
+        },
+        onError: (err) => log.error({ err }, 'maintenance error'),
+      })
+    : null;
   let state: WorkerState = 'created';
 
   return {
@@ -89,6 +110,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     start() {
       consumer.start();
       reaper.start();
+      maintenance?.start().catch((err: unknown) => log.error({ err }, 'could not schedule maintenance'));
       state = 'running';
       log.info({ workerId, concurrency: options.concurrency }, 'worker running');
     },
@@ -102,6 +124,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
         await runner.stopAll('shutdown');
       }
       await reaper.stop();
+      await maintenance?.close();
       await consumer.close();
       await queue.close();
       await hub.close();

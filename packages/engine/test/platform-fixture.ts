@@ -109,6 +109,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
         concurrency,
         engine: config,
         shutdownGraceMs: 200,
+        retention: false,
         ...(workerId ? { workerId } : {}),
         ...(findAgent ? { findAgent } : {}),
       });

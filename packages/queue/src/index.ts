@@ -9,3 +9,4 @@ export {
 } from './job-catalog.ts';
 export { TaskQueue, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';
+export { MaintenanceScheduler, type MaintenanceOptions } from './maintenance-scheduler.ts';

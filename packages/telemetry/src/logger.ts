@@ -1,4 +1,5 @@
-import { pino, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { activeTraceIds } from './tracing/trace-ids.ts';
 
 /**
  * The logger every package takes as a dependency: structured JSON (pino), child loggers carry
@@ -12,6 +13,13 @@ export interface LoggerConfig {
   name: string;
   /** pino level; default `info`. `silent` in tests. */
   level?: string;
+  /**
+   * Put `traceId` and `spanId` of the active span on every line, so a log line leads to its trace
+   * (issue 6: logs carry trace ids). Lines written outside a span get neither. Default false.
+   */
+  withTraceIds?: boolean;
+  /** Where lines go; default stdout. Tests pass a stream to read them back. */
+  destination?: DestinationStream;
 }
 
 export const REDACTED_PATHS = [
@@ -27,15 +35,16 @@ export const REDACTED_PATHS = [
   'headers["x-api-key"]',
 ];
 
-export function createLogger({ name, level = 'info' }: LoggerConfig): Logger {
+export function createLogger({ name, level = 'info', withTraceIds = false, destination }: LoggerConfig): Logger {
   const options: LoggerOptions = {
     name,
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    ...(withTraceIds ? { mixin: () => activeTraceIds() ?? {} } : {}),
   };
-  return pino(options);
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** A logger that writes nothing (tests, and libraries used without one). */

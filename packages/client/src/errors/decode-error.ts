@@ -1,0 +1,51 @@
+import { A2AError, fromHttpErrorBody, fromJsonRpcErrorObject } from '@switchyard/protocol';
+import { retryAfterSeconds } from '../retry/retry-after.ts';
+import { A2AResponseError } from './response-error.ts';
+
+/**
+ * Turns a non-success reply into an A2AResponseError, whatever shape the body has: a JSON-RPC
+ * error envelope (the JSON-RPC binding, also on 401/429), a google.rpc.Status (HTTP+JSON, digest
+ * §5.4), or anything else (a proxy's HTML page), which falls back to the status code.
+ */
+export function errorFromReply(status: number, statusText: string, bodyText: string, headers: Headers): A2AResponseError {
+  const body = parseJson(bodyText);
+  const retryAfter = retryAfterSeconds(headers.get('retry-after'));
+  const rpcError = record(record(body)?.['error']);
+  let error: A2AError;
+  if (rpcError && typeof rpcError['code'] === 'number' && record(body)?.['jsonrpc'] === '2.0') {
+    error = fromJsonRpcErrorObject(rpcError);
+  } else if (rpcError) {
+    error = fromHttpErrorBody(status, body);
+  } else {
+    const fallback = fromHttpErrorBody(status, undefined);
+    error = new A2AError(fallback.kind, { message: `HTTP ${status}${statusText ? ` ${statusText}` : ''}` });
+  }
+  return new A2AResponseError(error, status, retryAfter);
+}
+
+/** A JSON-RPC `error` object that arrived inside a 200 reply or an SSE event. */
+export function errorFromJsonRpc(errorObject: unknown, httpStatus: number): A2AResponseError {
+  return new A2AResponseError(fromJsonRpcErrorObject(errorObject), httpStatus);
+}
+
+/** A google.rpc.Status body that arrived as an SSE event of an HTTP+JSON stream. */
+export function errorFromStatusBody(body: unknown, fallbackStatus: number): A2AResponseError {
+  const code = record(record(body)?.['error'])?.['code'];
+  const status = typeof code === 'number' ? code : fallbackStatus;
+  return new A2AResponseError(fromHttpErrorBody(status, body), status);
+}
+
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}

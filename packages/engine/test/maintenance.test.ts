@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkerRuntime } from '../src/index.ts';
+import { silentLogger } from '@switchyard/telemetry';
+import { createSecretBox } from '@switchyard/store';
+import { waitFor } from '@switchyard/testing';
+import { alice, SECRET, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform();
+});
+afterAll(() => p.close());
+
+describe('retention schedule (ARCHITECTURE.md §8)', () => {
+  it('the worker runs retention on its schedule and removes expired terminal tasks', async () => {
+    const worker = createWorkerRuntime({
+      pool: p.db.pool,
+      redis: p.redis.connect(),
+      subscriber: p.redis.connect(),
+      keys: p.keys,
+      secrets: createSecretBox(SECRET),
+      log: silentLogger(),
+      concurrency: 2,
+      engine: p.config,
+      retention: {
+        everyMs: 1000,
+        terminalTaskTtlMs: 1000,
+        eventTtlMs: 1000,
+        idempotencyTtlMs: 1000,
+        deliveredPushTtlMs: 1000,
+      },
+    });
+    worker.start();
+    try {
+      const r = await p.service.send(alice, await p.agent('echo'), { message: userMessage('short-lived') });
+      if (!('task' in r)) throw new Error('expected a task');
+      await waitFor(async () => (await p.store.getTaskRecord('acme', r.task.id)) === null, {
+        timeoutMs: 20_000,
+        what: 'retention deletes the task',
+      });
+      expect(await p.store.readEvents('acme', r.task.id, 0)).toEqual([]);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

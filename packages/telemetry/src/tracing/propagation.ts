@@ -1,0 +1,52 @@
+import { context, ROOT_CONTEXT, type Context, type TextMapGetter } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+
+/** The W3C fields a queue job carries (packages/queue job-catalog.ts `RunTaskJob`). */
+export interface TraceCarrier {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** Header-like input: a job's data, or Node's `IncomingHttpHeaders` (lower-case names). */
+export type CarrierInput = Readonly<Record<string, unknown>>;
+
+// Jobs are documented as W3C trace context whatever OTEL_PROPAGATORS says for HTTP, and the
+// format must not depend on whether the SDK (and its global propagator) was started.
+const w3c = new W3CTraceContextPropagator();
+
+const getter: TextMapGetter<CarrierInput> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+    return undefined;
+  },
+};
+
+/**
+ * The active trace context as W3C fields, to put into a job or an outgoing request. Empty when no
+ * span is active (and then nothing should be written into the job).
+ */
+export function injectTraceContext(ctx: Context = context.active()): TraceCarrier {
+  const carrier: Record<string, string> = {};
+  w3c.inject(ctx, carrier, { set: (c, k, v) => (c[k] = v) });
+  return {
+    ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
+    ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
+  };
+}
+
+/**
+ * A context whose parent is the span described by `carrier` (a job's data or request headers). A
+ * missing or malformed `traceparent` gives `base` unchanged, so callers need no special case.
+ * `base` defaults to the root context: a consumer must not inherit whatever happened to be active.
+ */
+export function extractTraceContext(carrier: CarrierInput | undefined, base: Context = ROOT_CONTEXT): Context {
+  return carrier ? w3c.extract(base, carrier, getter) : base;
+}
+
+/** Runs `fn` with `ctx` active: spans started inside, and log lines written inside, join it. */
+export function runInContext<T>(ctx: Context, fn: () => T): T {
+  return context.with(ctx, fn);
+}
