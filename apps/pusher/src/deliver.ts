@@ -54,23 +54,26 @@ export async function deliver(delivery: ClaimedDelivery, deps: DeliverDeps): Pro
         workerId: deps.workerId,
         status: sent.status,
       });
-      deps.log.info({ ...fields, status: sent.status, recorded: kept }, 'push delivered');
-      return kept ? { outcome: 'delivered', status: sent.status } : lostClaim(deps, fields);
+      if (!kept) return lostClaim(deps, fields);
+      deps.log.info({ ...fields, status: sent.status }, 'push delivered');
+      return { outcome: 'delivered', status: sent.status };
     }
     const status = sent.status === undefined ? {} : { status: sent.status };
     const base = { ...keyOf(delivery), workerId: deps.workerId, error: sent.error, ...status };
     if (delivery.attempts >= deps.retry.maxAttempts) {
       const kept = await deps.outbox.markFailed({ ...base, dead: true });
+      if (!kept) return lostClaim(deps, fields);
       deps.log.error({ ...fields, ...status, error: sent.error }, 'push delivery dead-lettered');
-      return kept ? { outcome: 'dead', error: sent.error } : lostClaim(deps, fields);
+      return { outcome: 'dead', error: sent.error };
     }
     const nextAttemptAt = new Date(Date.now() + retryDelayMs(deps.retry, delivery.attempts, deps.random));
     const kept = await deps.outbox.markFailed({ ...base, nextAttemptAt });
+    if (!kept) return lostClaim(deps, fields);
     deps.log.warn(
       { ...fields, ...status, error: sent.error, nextAttemptAt },
       'push delivery failed; will retry',
     );
-    return kept ? { outcome: 'retry', nextAttemptAt, error: sent.error } : lostClaim(deps, fields);
+    return { outcome: 'retry', nextAttemptAt, error: sent.error };
   } catch (err) {
     deps.log.error({ ...fields, err }, 'could not record a push delivery outcome; it will be sent again');
     return { outcome: 'abandoned', reason: 'store error' };

@@ -146,4 +146,36 @@ describe('worker processes', () => {
     expect(final.attempts).toBe(1);
     await queue.close();
   });
+
+  it('SIGTERM drains: running agents get the grace period, then their tasks are handed back and finish elsewhere', async () => {
+    await stepsAgent('steps-drain', 4000);
+    const a = startWorker('worker-a', { SHUTDOWN_GRACE_MS: '300' });
+    const taskId = await sendAndWaitForOwner('steps-drain', 'worker-a', 2);
+    a.signal('SIGTERM');
+    expect(await a.exited).toBe(0);
+    // Handed back: no lease, the attempt refunded, so the next run is attempt 1 again.
+    const handedBack = await p.store.getTaskRecord('acme', taskId);
+    expect(handedBack?.leaseOwner).toBeNull();
+    startWorker('worker-b');
+    const final = await expectExactlyOnceChunks(taskId);
+    expect(final.attempts).toBe(1);
+  });
+
+  it('SIGTERM lets a short run finish within the grace period; a second signal forces exit', async () => {
+    await stepsAgent('steps-grace', 600);
+    const a = startWorker('worker-a', { SHUTDOWN_GRACE_MS: '10000' });
+    const taskId = await sendAndWaitForOwner('steps-grace', 'worker-a', 1);
+    a.signal('SIGTERM');
+    expect(await a.exited).toBe(0);
+    const record = await p.store.getTaskRecord('acme', taskId);
+    expect(record?.state).toBe(TaskState.COMPLETED);
+
+    await stepsAgent('steps-force', 20_000);
+    const b = startWorker('worker-b', { SHUTDOWN_GRACE_MS: '60000' });
+    await sendAndWaitForOwner('steps-force', 'worker-b', 1);
+    b.signal('SIGTERM');
+    await waitFor(() => b.logs().some((l) => l.msg === 'draining'));
+    b.signal('SIGTERM');
+    expect(await b.exited).toBe(1);
+  });
 });

@@ -18,9 +18,8 @@ export async function buildRunContext(
   const [history, artifacts, storedChunks] = await Promise.all([
     store.getHistory(record.tenantId, record.id),
     store.getArtifacts(record.tenantId, record.id),
-    record.attempts > 1
-      ? store.countRunArtifactChunks(record.tenantId, record.id)
-      : Promise.resolve(new Map<string, number>()),
+    // Not only retries: a run handed back on shutdown (attempt refunded) also resumes a generation.
+    store.countRunArtifactChunks(record.tenantId, record.id),
   ]);
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);

@@ -25,7 +25,7 @@ export function createInMemoryTracing(): InMemoryTracing {
   context.disable();
   propagation.disable();
   const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(contextManager);

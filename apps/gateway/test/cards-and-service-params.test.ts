@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentCard } from '@switchyard/protocol';
+import { A2ATestClient, type BindingName } from './support/a2a-client.ts';
+import { REQUIRED_EXTENSION, TRACE_EXTENSION } from './support/fixtures.ts';
+import { startHarness, type Harness } from './support/harness.ts';
+import { send } from './support/http.ts';
+
+// Digest §4.4 (discovery), §2.5 (card shape) and §6 (A2A-Version, A2A-Extensions).
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const cardUrl = (agent: string) => `${h.url}/agents/${agent}/.well-known/agent-card.json`;
+
+describe('agent cards (digest §4.4)', () => {
+  it('each agent publishes its own card without authentication, with both interfaces and the platform capabilities', async () => {
+    const reply = await send('GET', cardUrl('acme/echo'), { noVersion: true });
+    expect(reply.status).toBe(200);
+    const card = reply.body as AgentCard;
+    expect(card.name).toBe('Echo');
+    expect(card.supportedInterfaces).toEqual([
+      { url: `${h.url}/agents/acme/echo/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${h.url}/agents/acme/echo/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
+    expect(card.capabilities).toEqual({
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: true,
+      extensions: [{ uri: TRACE_EXTENSION, description: 'adds a trace id' }],
+    });
+    expect(card.securitySchemes).toEqual({ apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } } });
+    expect(card.securityRequirements).toEqual([{ schemes: { apiKey: { list: [] } } }]);
+    expect(card.skills.map((s) => s.id)).toEqual(['echo', 'echo-reply']);
+    expect(reply.text).not.toMatch(/extendedSkills|executor|settings/);
+  });
+
+  it('cards carry a strong ETag and Cache-Control, and If-None-Match gets 304', async () => {
+    const first = await send('GET', cardUrl('acme/echo'), { noVersion: true });
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=300');
+    const cached = await send('GET', cardUrl('acme/echo'), { noVersion: true, headers: { 'If-None-Match': etag } });
+    expect(cached.status).toBe(304);
+    expect(cached.text).toBe('');
+    const weak = await send('GET', cardUrl('acme/echo'), { noVersion: true, headers: { 'If-None-Match': `"other", W/${etag}` } });
+    expect(weak.status).toBe(304);
+    const stale = await send('GET', cardUrl('acme/echo'), { noVersion: true, headers: { 'If-None-Match': '"stale"' } });
+    expect(stale.status).toBe(200);
+    const other = await send('GET', cardUrl('acme/booking'), { noVersion: true });
+    expect(other.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('the domain root serves the default agent\'s card', async () => {
+    const root = await send('GET', `${h.url}/.well-known/agent-card.json`, { noVersion: true });
+    const direct = await send('GET', cardUrl('acme/echo'), { noVersion: true });
+    expect(root.status).toBe(200);
+    expect(root.text).toBe(direct.text);
+  });
+
+  it('an unknown agent has no card (404 google.rpc.Status)', async () => {
+    const reply = await send('GET', cardUrl('acme/nobody'), { noVersion: true });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+  });
+});
+
+describe.each<BindingName>(['jsonrpc', 'rest'])('%s service parameters (digest §6)', (binding) => {
+  const client = (agent = 'acme/echo') => new A2ATestClient(binding, `${h.url}/agents/${agent}`, h.fixtures.keys.alice);
+
+  it('a missing A2A-Version means 0.3: VersionNotSupported listing 1.0', async () => {
+    const reply = await client().call('ListTasks', {}, { noVersion: true });
+    expect(reply.ok).toBe(false);
+    if (reply.ok) return;
+    expect(reply.reason).toBe('VERSION_NOT_SUPPORTED');
+    expect(reply.status).toBe(binding === 'jsonrpc' ? 200 : 400);
+    expect(reply.code).toBe(binding === 'jsonrpc' ? -32009 : 400);
+    expect(JSON.stringify(reply.body)).toContain('"supportedVersions":"1.0"');
+  });
+
+  it.each(['0.3', '2.0', 'banana'])('A2A-Version %s is VersionNotSupported', async (version) => {
+    const reply = await client().call('ListTasks', {}, { noVersion: true, headers: { 'A2A-Version': version } });
+    expect(!reply.ok && reply.reason).toBe('VERSION_NOT_SUPPORTED');
+  });
+
+  it('a patch number is ignored: 1.0.1 is served', async () => {
+    const reply = await client().call('ListTasks', {}, { noVersion: true, headers: { 'A2A-Version': '1.0.1' } });
+    expect(reply.ok).toBe(true);
+  });
+
+  it('the version may come as the A2A-Version query parameter', async () => {
+    const url = binding === 'jsonrpc' ? `${h.url}/agents/acme/echo/rpc?A2A-Version=1.0` : `${h.url}/agents/acme/echo/rest/tasks?A2A-Version=1.0`;
+    const reply = await send(binding === 'jsonrpc' ? 'POST' : 'GET', url, {
+      noVersion: true,
+      key: h.fixtures.keys.alice,
+      ...(binding === 'jsonrpc' ? { body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} } } : {}),
+    });
+    expect(reply.status).toBe(200);
+    expect(JSON.stringify(reply.body)).toContain('"tasks"');
+  });
+
+  it('A2A-Extensions: declared extensions are activated and echoed, others ignored', async () => {
+    const reply = await client().call('ListTasks', {}, { headers: { 'A2A-Extensions': `https://unknown.example/x, ${TRACE_EXTENSION}` } });
+    expect(reply.ok).toBe(true);
+    expect(reply.headers.get('a2a-extensions')).toBe(TRACE_EXTENSION);
+    const none = await client().call('ListTasks', {});
+    expect(none.headers.get('a2a-extensions')).toBeNull();
+  });
+
+  it('a required extension the client did not request is ExtensionSupportRequired', async () => {
+    const refused = await client('acme/strict').call('ListTasks', {});
+    expect(!refused.ok && refused.reason).toBe('EXTENSION_SUPPORT_REQUIRED');
+    expect(!refused.ok && refused.code).toBe(binding === 'jsonrpc' ? -32008 : 400);
+    const accepted = await client('acme/strict').call('ListTasks', {}, { headers: { 'A2A-Extensions': REQUIRED_EXTENSION } });
+    expect(accepted.ok).toBe(true);
+    expect(accepted.headers.get('a2a-extensions')).toBe(REQUIRED_EXTENSION);
+  });
+});

@@ -1,0 +1,90 @@
+import { NetworkError } from '../errors/network-error.ts';
+import { errorFromReply } from '../errors/decode-error.ts';
+import { resolveRetryOptions, type ResolvedRetryOptions, type RetryOptions } from '../retry/retry-policy.ts';
+import { withRetry, type RetryListener } from '../retry/with-retry.ts';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Builds the error thrown for a non-2xx reply; the default reads A2A error bodies. */
+export type ErrorDecoder = (status: number, statusText: string, bodyText: string, headers: Headers) => Error;
+
+export interface HttpClientOptions {
+  /** Sent with every request (A2A-Version, credentials, caller's own headers). */
+  headers?: Record<string, string>;
+  /** Default: the global fetch. */
+  fetch?: FetchLike;
+  retry?: RetryOptions;
+  onRetry?: RetryListener;
+  decodeError?: ErrorDecoder;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  /** Serialized as JSON when present. */
+  body?: unknown;
+  contentType?: string;
+  accept: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * One fetch with the client's headers, turned into typed failures: no answer becomes a
+ * NetworkError, a non-2xx reply the decoded error (its body read), and the caller's abort stays
+ * its own reason. `retrying` repeats an operation on transient failures.
+ */
+export class HttpClient {
+  readonly retry: ResolvedRetryOptions;
+  readonly #fetch: FetchLike;
+  readonly #headers: Record<string, string>;
+  readonly #onRetry: RetryListener | undefined;
+  readonly #decodeError: ErrorDecoder;
+
+  constructor(options: HttpClientOptions = {}) {
+    this.retry = resolveRetryOptions(options.retry);
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#headers = { ...options.headers };
+    this.#onRetry = options.onRetry;
+    this.#decodeError = options.decodeError ?? errorFromReply;
+  }
+
+  /** A 2xx response, or a thrown NetworkError / decoded error. */
+  async fetch(request: HttpRequest): Promise<Response> {
+    const headers = new Headers({ ...this.#headers, ...request.headers, Accept: request.accept });
+    if (request.body !== undefined) headers.set('Content-Type', request.contentType ?? 'application/json');
+    let response: Response;
+    try {
+      response = await this.#fetch(request.url, {
+        method: request.method,
+        headers,
+        ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (err) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      throw new NetworkError(`${request.method} ${request.url} failed: ${describe(err)}`, { cause: err });
+    }
+    if (response.ok) return response;
+    let text = '';
+    try {
+      text = await response.text();
+    } catch (err) {
+      if (request.signal?.aborted) throw request.signal.reason;
+    }
+    throw this.#decodeError(response.status, response.statusText, text, response.headers);
+  }
+
+  /** Runs `operation` with this client's retry policy (full-jitter backoff, Retry-After). */
+  retrying<T>(operation: (attempt: number) => Promise<T>, signal?: AbortSignal, options?: { retry?: boolean }): Promise<T> {
+    const policy = options?.retry === false ? { ...this.retry, maxAttempts: 1 } : this.retry;
+    return withRetry(operation, policy, signal, this.#onRetry);
+  }
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? err.cause : undefined;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return cause ? `${cause.message}${typeof code === 'string' && !cause.message.includes(code) ? ` (${code})` : ''}` : err.message;
+}
