@@ -153,6 +153,24 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   let server: Server | undefined;
   let unsubscribe: (() => Promise<void>) | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const drain = async (): Promise<void> => {
+    accepting = false;
+    shutdown.abort();
+    streams.closeAll('server shutting down');
+    if (server) {
+      const listening = server;
+      const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+      listening.closeIdleConnections();
+      const timer = setTimeout(() => listening.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(timer);
+    }
+    await unsubscribe?.();
+    await dispatcher.close();
+    await hub.close();
+  };
 
   return {
     app,
@@ -173,20 +191,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
       log.info({ port: bound, publicUrl: config.PUBLIC_URL }, 'gateway listening');
       return bound;
     },
-    async stop(): Promise<void> {
-      accepting = false;
-      shutdown.abort();
-      streams.closeAll('server shutting down');
-      if (server) {
-        const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
-        server.closeIdleConnections();
-        const timer = setTimeout(() => server?.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-        await closed;
-        clearTimeout(timer);
-      }
-      await unsubscribe?.();
-      await dispatcher.close();
-      await hub.close();
+    stop(): Promise<void> {
+      stopping ??= drain();
+      return stopping;
     },
   };
 }

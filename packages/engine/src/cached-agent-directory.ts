@@ -1,15 +1,17 @@
 import type { AgentDirectory, AgentRegistration } from './ports.ts';
 
+export type LoadAgent = (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
+
 /**
  * Agent registrations change rarely and are read on every request and run, so each process keeps
  * them for a short TTL. A changed registration takes effect within `ttlMs` everywhere.
  */
 export class CachedAgentDirectory implements AgentDirectory {
-  private readonly load: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
+  private readonly load: LoadAgent;
   private readonly ttlMs: number;
   private readonly cache = new Map<string, { at: number; value: Promise<AgentRegistration | null> }>();
 
-  constructor({ load, ttlMs = 5000 }: { load: CachedAgentDirectory['load']; ttlMs?: number }) {
+  constructor({ load, ttlMs = 5000 }: { load: LoadAgent; ttlMs?: number }) {
     this.load = load;
     this.ttlMs = ttlMs;
   }

@@ -16,7 +16,7 @@ export {
   type UrlPolicy,
   type LookupFn,
 } from './push/url-policy.ts';
-export { CachedAgentDirectory } from './cached-agent-directory.ts';
+export { CachedAgentDirectory, type LoadAgent } from './cached-agent-directory.ts';
 export {
   createWorkerRuntime,
   type WorkerOptions,

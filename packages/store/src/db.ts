@@ -15,7 +15,11 @@ export interface DbOptions {
   applicationName?: string;
 }
 
-export function createPool({ connectionString, maxConnections = 10, applicationName = 'switchyard' }: DbOptions): pg.Pool {
+export function createPool({
+  connectionString,
+  maxConnections = 10,
+  applicationName = 'switchyard',
+}: DbOptions): pg.Pool {
   return new pg.Pool({ connectionString, max: maxConnections, application_name: applicationName });
 }
 

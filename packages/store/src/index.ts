@@ -30,3 +30,4 @@ export { loadPushConfigSecrets, type PushConfigSecrets } from './push-configs/lo
 export * from './admin/index.ts';
 export * from './outbox/index.ts';
 export * from './retention/index.ts';
+export * from './console/index.ts';

@@ -132,4 +132,14 @@ describe('claimDueDeliveries', () => {
       lastError: expect.stringContaining('no longer'),
     });
   });
+
+  it('a delivery sealed with another secret key is dead-lettered, and the rest of the batch is still claimed', async () => {
+    const otherKey = createSecretBox('a-different-secret-key');
+    const { taskId: good } = await seedPushedTask(db, secrets, 'acme', [1]);
+    const { taskId: bad } = await seedPushedTask(db, otherKey, 'acme', [1], { token: 'sealed-elsewhere' });
+    const claimed = await claim();
+    expect(claimed.map((d) => d.taskId)).toEqual([good]);
+    const rows = await outbox.listDeliveries('acme', bad);
+    expect(rows[0]).toMatchObject({ status: 'dead', lastError: expect.stringContaining('cannot decrypt') });
+  });
 });

@@ -119,10 +119,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     worker,
     startGateway,
     async stop() {
+      const t = (m: string) => console.log('harness', m, Math.round(performance.now()));
       for (const g of gateways) await g.stop();
+      t('gateways stopped');
       await worker?.stop();
+      t('worker stopped');
       await redis.cleanup();
+      t('redis cleaned');
       await db.drop();
+      t('db dropped');
     },
   };
 }

@@ -1,6 +1,5 @@
 import { isA2AError } from '@switchyard/protocol';
 import { isNetworkError } from '../errors/network-error.ts';
-import { isA2AResponseError } from '../errors/response-error.ts';
 import type { BackoffOptions } from './backoff.ts';
 
 /** How requests are retried. Every field is optional; see the defaults. */
@@ -39,14 +38,23 @@ const TRANSIENT_STATUSES = new Set([502, 503, 504]);
  */
 export function isTransient(error: unknown): boolean {
   if (isNetworkError(error)) return true;
-  if (isA2AResponseError(error)) {
-    if (TRANSIENT_STATUSES.has(error.httpStatus)) return true;
-    if (error.httpStatus === 429 || error.kind === 'ResourceExhausted') return error.retryAfterSeconds !== undefined;
-  }
-  return isA2AError(error) && error.kind === 'Unavailable';
+  const status = numberField(error, 'httpStatus');
+  if (status !== undefined && TRANSIENT_STATUSES.has(status)) return true;
+  const saysWhen = numberField(error, 'retryAfterSeconds') !== undefined;
+  if (status === 429) return saysWhen;
+  if (!isA2AError(error)) return false;
+  return error.kind === 'Unavailable' || (error.kind === 'ResourceExhausted' && saysWhen);
 }
 
 /** The server's `Retry-After`, in ms, when the error carries one. */
 export function retryAfterMsOf(error: unknown): number | undefined {
-  return isA2AError(error) && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
+  const seconds = numberField(error, 'retryAfterSeconds');
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** A numeric field of an error of any class (A2AResponseError, AdminApiError). */
+function numberField(error: unknown, field: 'httpStatus' | 'retryAfterSeconds'): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const value = (error as Record<string, unknown>)[field];
+  return typeof value === 'number' ? value : undefined;
 }

@@ -36,7 +36,7 @@ export async function* readSse(response: Response, options: ReadSseOptions): Asy
   try {
     arm();
     for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (err) {

@@ -10,7 +10,9 @@ const client = new pg.Client({ connectionString: url });
 await client.connect();
 try {
   const { applied, current } = await runMigrations(client);
-  console.log(applied.length ? `applied ${applied.join(', ')}; schema at ${current}` : `schema current at ${current}`);
+  console.log(
+    applied.length ? `applied ${applied.join(', ')}; schema at ${current}` : `schema current at ${current}`,
+  );
 } finally {
   await client.end();
 }

@@ -3,10 +3,12 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
+import { markFailed } from './mark-failed.ts';
 import {
   deliveryIdOf,
   type ClaimDeliveriesInput,
   type ClaimedDelivery,
+  type DeliveryKey,
   type PushTarget,
 } from './outbox-store.ts';
 
@@ -106,6 +108,7 @@ export async function claimDueDeliveries(
 
   const claimed: ClaimedDelivery[] = [];
   const orphans: typeof rows = [];
+  const undecryptable: DeliveryKey[] = [];
   for (const row of rows) {
     // No event to send: the log was pruned under a pending delivery (retention avoids this).
     if (row.payload == null) {
@@ -113,12 +116,23 @@ export async function claimDueDeliveries(
       continue;
     }
     const key = { tenantId: row.tenant_id, taskId: row.task_id, configId: row.config_id, seq: row.seq };
-    const config: PushTarget = { url: row.url };
-    if (row.token_enc) config.token = secrets.open(row.token_enc);
-    if (row.auth_scheme) {
-      config.authentication = { scheme: row.auth_scheme };
-      if (row.auth_credentials_enc)
-        config.authentication.credentials = secrets.open(row.auth_credentials_enc);
+    let config: PushTarget;
+    let webhookSecret: string;
+    try {
+      config = { url: row.url };
+      if (row.token_enc) config.token = secrets.open(row.token_enc);
+      if (row.auth_scheme) {
+        config.authentication = { scheme: row.auth_scheme };
+        if (row.auth_credentials_enc)
+          config.authentication.credentials = secrets.open(row.auth_credentials_enc);
+      }
+      webhookSecret = secrets.open(row.webhook_secret_enc);
+    } catch {
+      // Sealed with another key (SWITCHYARD_SECRET_KEY differs between processes): this row can
+      // never be sent by this process. Dead-letter it with a safe reason instead of failing the
+      // whole batch and re-claiming it forever; an operator fixes the key and replays.
+      undecryptable.push(key);
+      continue;
     }
     claimed.push({
       ...key,
@@ -126,9 +140,17 @@ export async function claimDueDeliveries(
       deliveryId: deliveryIdOf(key),
       payload: row.payload as StreamResponse,
       config,
-      webhookSecret: secrets.open(row.webhook_secret_enc),
+      webhookSecret,
     });
   }
   if (orphans.length > 0) await buryOrphanDeliveries(db, input.workerId, orphans);
+  for (const key of undecryptable) {
+    await markFailed(db, {
+      ...key,
+      workerId: input.workerId,
+      error: 'cannot decrypt push secrets (check SWITCHYARD_SECRET_KEY)',
+      dead: true,
+    });
+  }
   return claimed;
 }

@@ -7,14 +7,16 @@ export interface TraceCarrier {
   tracestate?: string;
 }
 
-/** Header-like input: a job's data, or Node's `IncomingHttpHeaders` (lower-case names). */
-export type CarrierInput = Readonly<Record<string, unknown>>;
+/** Where a context is read from: a job's data (`RunTaskJob`), or Node's `IncomingHttpHeaders`. */
+export type CarrierInput = TraceCarrier | Readonly<Record<string, unknown>>;
+
+type Fields = Readonly<Record<string, unknown>>;
 
 // Jobs are documented as W3C trace context whatever OTEL_PROPAGATORS says for HTTP, and the
 // format must not depend on whether the SDK (and its global propagator) was started.
 const w3c = new W3CTraceContextPropagator();
 
-const getter: TextMapGetter<CarrierInput> = {
+const getter: TextMapGetter<Fields> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
     const value = carrier[key];
@@ -43,7 +45,7 @@ export function injectTraceContext(ctx: Context = context.active()): TraceCarrie
  * `base` defaults to the root context: a consumer must not inherit whatever happened to be active.
  */
 export function extractTraceContext(carrier: CarrierInput | undefined, base: Context = ROOT_CONTEXT): Context {
-  return carrier ? w3c.extract(base, carrier, getter) : base;
+  return carrier ? w3c.extract(base, carrier as Fields, getter) : base;
 }
 
 /** Runs `fn` with `ctx` active: spans started inside, and log lines written inside, join it. */

@@ -1,0 +1,66 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { readCookie, SESSION_COOKIE } from './cookies.ts';
+import type { Session, SessionSigner } from './session-token.ts';
+
+/** Who is calling: a browser session (cookie + CSRF token) or an API client (bearer token). */
+export type Auth = { kind: 'session'; session: Session; csrf: string } | { kind: 'bearer' };
+
+const AUTH = Symbol('console-auth');
+type WithAuth = Request & { [AUTH]?: Auth };
+
+/** The authenticated caller of a request that passed requireAuth. */
+export function authOf(req: Request): Auth {
+  const auth = (req as WithAuth)[AUTH];
+  if (!auth) throw new Error('authOf called on a route without requireAuth');
+  return auth;
+}
+
+/** The CSRF token to embed in a page's forms ('' for bearer callers, who need none). */
+export function csrfOf(req: Request): string {
+  const auth = authOf(req);
+  return auth.kind === 'session' ? auth.csrf : '';
+}
+
+function authenticate(req: Request, signer: SessionSigner): Auth | null {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (bearer !== undefined) return signer.tokenMatches(bearer) ? { kind: 'bearer' } : null;
+  const cookie = readCookie(req, SESSION_COOKIE);
+  const session = cookie === undefined ? null : signer.verify(cookie);
+  return session ? { kind: 'session', session, csrf: signer.csrfToken(session.sid) } : null;
+}
+
+/** JSON and event streams answer 401; a page request is sent to the login page and back. */
+function wantsPage(req: Request): boolean {
+  return (
+    req.method === 'GET' &&
+    !req.path.startsWith('/api/') &&
+    !req.path.endsWith('/stream') &&
+    (req.headers.accept ?? '').includes('text/html')
+  );
+}
+
+/**
+ * Every page, stream and JSON endpoint behind this refuses a caller without the admin token (as a
+ * bearer header) or a valid session cookie. A wrong bearer token is refused even if a cookie is
+ * also present: an explicit credential is never silently replaced by an ambient one.
+ */
+export function requireAuth(signer: SessionSigner): RequestHandler {
+  return (req, res, next) => {
+    const auth = authenticate(req, signer);
+    if (auth) {
+      (req as WithAuth)[AUTH] = auth;
+      return next();
+    }
+    refuse(req, res);
+  };
+}
+
+function refuse(req: Request, res: Response): void {
+  res.set('Cache-Control', 'no-store');
+  if (wantsPage(req)) {
+    res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+    return;
+  }
+  res.set('WWW-Authenticate', 'Bearer realm="switchyard-console"');
+  res.status(401).json({ error: { code: 'unauthenticated', message: 'log in or send Authorization: Bearer <admin token>' } });
+}

@@ -1,0 +1,70 @@
+import type { DeliveryRecord, StoredEvent, TaskRecord } from '@switchyard/store';
+import type { ConsoleServices } from '../console-services.ts';
+import {
+  compareEntries,
+  entryFromChunk,
+  entryFromEvent,
+  entryFromMessage,
+  type TimelineEntry,
+} from './timeline-entry.ts';
+
+/** Everything the task page shows, read at one moment. */
+export interface TaskTimeline {
+  record: TaskRecord;
+  entries: TimelineEntry[];
+  deliveries: DeliveryRecord[];
+  /** Highest event seq shown: the live stream continues after it. */
+  lastSeq: number;
+  /** Highest history position shown. */
+  lastPosition: number;
+}
+
+/**
+ * A task's timeline from the durable records: the event log (status changes, artifact chunks,
+ * Message replies), the history (with storage times), the artifact chunks the log no longer holds
+ * (retention prunes events first), and the push deliveries.
+ */
+export async function loadTimeline(
+  services: Pick<ConsoleServices, 'tasks' | 'reads' | 'outbox'>,
+  tenantId: string,
+  taskId: string,
+): Promise<TaskTimeline | null> {
+  const record = await services.tasks.getTaskRecord(tenantId, taskId);
+  if (!record) return null;
+  const [events, messages, chunks, deliveries] = await Promise.all([
+    services.tasks.readEvents(tenantId, taskId, 0),
+    services.reads.listTaskMessages(tenantId, taskId),
+    services.reads.listArtifactChunks(tenantId, taskId),
+    services.outbox.listDeliveries(tenantId, taskId),
+  ]);
+  const entries = composeEntries(record, events, messages.map(entryFromMessage), chunks.map(entryFromChunk));
+  return {
+    record,
+    entries,
+    deliveries,
+    lastSeq: events.at(-1)?.seq ?? 0,
+    lastPosition: messages.at(-1)?.position ?? -1,
+  };
+}
+
+function composeEntries(
+  record: TaskRecord,
+  events: StoredEvent[],
+  messages: TimelineEntry[],
+  chunks: TimelineEntry[],
+): TimelineEntry[] {
+  const fromLog = events.map((e) => entryFromEvent(e.seq, e.payload, e.createdAt));
+  const logged = new Set(fromLog.map((e) => e.key));
+  const entries = [...fromLog, ...messages, ...chunks.filter((c) => !logged.has(c.key))];
+  const first = events[0]?.seq;
+  if (first === undefined ? record.version > 0 : first > 1) {
+    const missing = (first ?? record.version + 1) - 1;
+    entries.push({
+      key: 'gap',
+      at: record.createdAt,
+      kind: 'gap',
+      note: `${missing} earlier event${missing === 1 ? ' is' : 's are'} no longer in the event log (retention); stored messages and artifact chunks are still shown`,
+    });
+  }
+  return entries.sort(compareEntries);
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, createSecretBox, PostgresAdminStore } from '@switchyard/store';
+import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
+import { seedDemo } from '../src/seed-demo.ts';
+
+let db: TestDatabase;
+let admin: PostgresAdminStore;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  admin = new PostgresAdminStore({ db: createDb(db.pool), secrets: createSecretBox('test-secret-key-0123456789') });
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe('seedDemo', () => {
+  it('registers the bundled agents and a fixed demo key, idempotently', async () => {
+    const key = 'sy_demo-key-for-tests-0123456789';
+    const first = await seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: key });
+    const second = await seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: key });
+    expect(second).toEqual(first);
+    expect(first.agents.map((a) => [a.id, a.executor])).toEqual([
+      ['echo', 'echo'],
+      ['invoices', 'invoice-reconciler'],
+      ['booking', 'booking'],
+      ['slow', 'slow'],
+    ]);
+    expect(first.agents[1]?.card).toBe('http://localhost:8080/agents/demo/invoices/.well-known/agent-card.json');
+    expect(await admin.authenticateApiKey(key)).toMatchObject({ tenantId: 'demo', principal: 'demo-user', role: 'tenant_admin' });
+    expect((await admin.listApiKeys('demo')).length).toBe(1);
+    expect((await admin.listAgents('demo')).map((a) => a.id).sort()).toEqual(['booking', 'echo', 'invoices', 'slow']);
+  });
+
+  it('generates a key when none is given', async () => {
+    const result = await seedDemo({ admin, publicUrl: 'http://localhost:8080' });
+    expect(result.apiKey).toMatch(/^sy_/);
+    expect(await admin.authenticateApiKey(result.apiKey)).toMatchObject({ principal: 'demo-user' });
+  });
+});

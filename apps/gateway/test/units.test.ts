@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@switchyard/runtime';
+import type { ApiKeyIdentity } from '@switchyard/store';
+import { ApiKeyCache } from '../src/auth/api-key-cache.ts';
+import { DEV_ADMIN_TOKEN, loadGatewayConfig } from '../src/config.ts';
+import { isJsonMediaType } from '../src/http/read-json-body.ts';
+import { matchRestRoute } from '../src/rest/rest-routes.ts';
+
+const identity = (keyId: string, tenantId = 'acme'): ApiKeyIdentity => ({ keyId, tenantId, principal: 'p', role: 'user' });
+
+describe('loadGatewayConfig', () => {
+  it('fills the documented defaults', () => {
+    const config = loadGatewayConfig({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      PUBLIC_URL: 'http://localhost:8080',
+      SWITCHYARD_ADMIN_TOKEN: DEV_ADMIN_TOKEN,
+      adminTokenIsDefault: true,
+      SWITCHYARD_DEFAULT_AGENT: 'demo/echo',
+      BODY_LIMIT_BYTES: 4 * 1024 * 1024,
+      BLOCKING_TIMEOUT_MS: 30_000,
+      SSE_HEARTBEAT_MS: 15_000,
+      SSE_MAX_BUFFER_BYTES: 1024 * 1024,
+      HTTP_ERROR_MAPPING: 'v1.0.1',
+      RATE_LIMIT_TENANT_PER_SEC: 200,
+      RATE_LIMIT_KEY_PER_SEC: 50,
+      JWT_TENANT_CLAIM: 'tenant',
+      JWT_ROLE_CLAIM: 'switchyard_role',
+      WEBHOOK_ALLOW_CIDRS: [],
+      STREAM_CLOSE_ON_INPUT_REQUIRED: true,
+      STREAM_CLOSE_ON_AUTH_REQUIRED: false,
+      jwtEnabled: false,
+    });
+    expect(loadGatewayConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
+  });
+
+  it('requires the admin token in production and names bad variables', () => {
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_ADMIN_TOKEN/);
+    expect(() => loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/99' })).toThrow(ConfigError);
+    expect(() => loadGatewayConfig({ HTTP_ERROR_MAPPING: 'v2' })).toThrow(/HTTP_ERROR_MAPPING/);
+    expect(loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_CIDRS).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(loadGatewayConfig({ JWT_JWKS_URL: 'https://id.example/jwks' }).jwtEnabled).toBe(true);
+  });
+});
+
+describe('ApiKeyCache', () => {
+  it('serves repeated lookups from memory and drops a revoked key at once', async () => {
+    let lookups = 0;
+    const cache = new ApiKeyCache({ lookup: async () => (lookups++, identity('k1')) });
+    await cache.authenticate('secret');
+    await cache.authenticate('secret');
+    expect(lookups).toBe(1);
+    cache.revoke({ keyId: 'k1' });
+    await cache.authenticate('secret');
+    expect(lookups).toBe(2);
+  });
+
+  it('does not cache a lookup that was in flight when a revocation arrived', async () => {
+    let release: (() => void) | undefined;
+    const cache = new ApiKeyCache({
+      lookup: () => new Promise<ApiKeyIdentity>((resolve) => (release = () => resolve(identity('k1')))),
+    });
+    const pending = cache.authenticate('secret');
+    cache.revoke({ keyId: 'k1' });
+    release?.();
+    await pending;
+    expect(cache.size).toBe(0);
+  });
+
+  it('never caches a failed lookup, and drops a whole tenant on request', async () => {
+    const cache = new ApiKeyCache({ lookup: async (key) => (key === 'good' ? identity('k1', 'acme') : null) });
+    expect(await cache.authenticate('bad')).toBeNull();
+    await cache.authenticate('good');
+    expect(cache.size).toBe(1);
+    cache.revoke({ tenantId: 'acme' });
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('matchRestRoute (digest §4.2)', () => {
+  it('matches every operation and its /{tenant} twin', () => {
+    expect(matchRestRoute('POST', '/message:send')).toEqual({ op: 'SendMessage' });
+    expect(matchRestRoute('POST', '/acme/message:stream')).toEqual({ op: 'SendStreamingMessage', tenant: 'acme' });
+    expect(matchRestRoute('GET', '/tasks')).toEqual({ op: 'ListTasks' });
+    expect(matchRestRoute('GET', '/acme/tasks')).toEqual({ op: 'ListTasks', tenant: 'acme' });
+    expect(matchRestRoute('GET', '/tasks/t1')).toEqual({ op: 'GetTask', taskId: 't1' });
+    expect(matchRestRoute('POST', '/tasks/t1:cancel')).toEqual({ op: 'CancelTask', taskId: 't1' });
+    expect(matchRestRoute('GET', '/tasks/t1:subscribe')).toEqual({ op: 'SubscribeToTask', taskId: 't1' });
+    expect(matchRestRoute('POST', '/acme/tasks/t1:subscribe')).toEqual({ op: 'SubscribeToTask', taskId: 't1', tenant: 'acme' });
+    expect(matchRestRoute('POST', '/tasks/t1/pushNotificationConfigs')).toEqual({ op: 'CreateTaskPushNotificationConfig', taskId: 't1' });
+    expect(matchRestRoute('GET', '/tasks/t1/pushNotificationConfigs')).toEqual({ op: 'ListTaskPushNotificationConfigs', taskId: 't1' });
+    expect(matchRestRoute('GET', '/tasks/t1/pushNotificationConfigs/c1')).toEqual({ op: 'GetTaskPushNotificationConfig', taskId: 't1', configId: 'c1' });
+    expect(matchRestRoute('DELETE', '/tasks/t1/pushNotificationConfigs/c1')).toEqual({ op: 'DeleteTaskPushNotificationConfig', taskId: 't1', configId: 'c1' });
+    expect(matchRestRoute('GET', '/extendedAgentCard')).toEqual({ op: 'GetExtendedAgentCard' });
+    expect(matchRestRoute('GET', '/acme/extendedAgentCard')).toEqual({ op: 'GetExtendedAgentCard', tenant: 'acme' });
+  });
+
+  it('matches non-tenant routes first: /tasks/tasks is GetTask("tasks")', () => {
+    expect(matchRestRoute('GET', '/tasks/tasks')).toEqual({ op: 'GetTask', taskId: 'tasks' });
+    expect(matchRestRoute('GET', '/tasks/extendedAgentCard')).toEqual({ op: 'GetTask', taskId: 'extendedAgentCard' });
+  });
+
+  it('refuses unknown routes (404) and wrong verbs (405)', () => {
+    expect(() => matchRestRoute('GET', '/nope')).toThrow(expect.objectContaining({ kind: 'MethodNotFound' }));
+    expect(() => matchRestRoute('PUT', '/tasks/t1')).toThrow(/not allowed/);
+    expect(() => matchRestRoute('GET', '/tasks/%E0%A4%A')).toThrow(expect.objectContaining({ kind: 'InvalidRequest' }));
+  });
+});
+
+describe('isJsonMediaType', () => {
+  it.each([
+    ['application/json', true],
+    ['application/a2a+json', true],
+    ['application/json; charset=UTF-8', true],
+    ['text/plain', false],
+    ['application/json; charset=iso-8859-1', false],
+    [undefined, false],
+  ] as const)('%s → %s', (type, expected) => {
+    expect(isJsonMediaType(type)).toBe(expected);
+  });
+});

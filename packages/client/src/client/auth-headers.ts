@@ -1,0 +1,26 @@
+import type { AgentCard } from '@switchyard/protocol';
+import { A2A_VERSION } from '../version.ts';
+
+const DEFAULT_API_KEY_HEADER = 'X-API-Key';
+
+/**
+ * Headers of every A2A request: the version (MUST, digest §6), requested extensions, and the API
+ * key in the header the card's API-key scheme names. Caller-supplied headers win.
+ */
+export function requestHeaders(
+  card: AgentCard | undefined,
+  options: { apiKey?: string | undefined; headers?: Record<string, string> | undefined; extensions?: string[] | undefined },
+): Record<string, string> {
+  const headers: Record<string, string> = { 'A2A-Version': A2A_VERSION };
+  if (options.extensions && options.extensions.length > 0) headers['A2A-Extensions'] = options.extensions.join(', ');
+  if (options.apiKey) headers[apiKeyHeader(card)] = options.apiKey;
+  return { ...headers, ...options.headers };
+}
+
+function apiKeyHeader(card: AgentCard | undefined): string {
+  for (const scheme of Object.values(card?.securitySchemes ?? {})) {
+    const apiKey = scheme.apiKeySecurityScheme;
+    if (apiKey && apiKey.location === 'header' && apiKey.name) return apiKey.name;
+  }
+  return DEFAULT_API_KEY_HEADER;
+}
