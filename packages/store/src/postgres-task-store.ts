@@ -24,7 +24,7 @@ import { countRunArtifactChunks } from './tasks/count-run-artifact-chunks.ts';
 import { createTask } from './tasks/create-task.ts';
 import { findDispatchable } from './tasks/find-dispatchable.ts';
 import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
-import { getTask, getTaskRecord, loadTaskView } from './tasks/get-task.ts';
+import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.ts';
 import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
@@ -66,6 +66,10 @@ export class PostgresTaskStore implements TaskStore {
   getTask(caller: Caller, taskId: string, options?: GetTaskOptions): Promise<Task | null> {
     return getTask(this.#db, caller, taskId, options);
   }
+  viewOf(record: TaskRecord, options: GetTaskOptions = {}): Promise<Task> {
+    return viewOf(this.#db, record, options);
+  }
+
   loadTaskView(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<Task | null> {
     return loadTaskView(this.#db, tenantId, taskId, options);
   }

@@ -208,6 +208,8 @@ export interface TaskStore {
   getTask(caller: Caller, taskId: string, options?: GetTaskOptions): Promise<Task | null>;
   /** The wire Task for a record, ignoring visibility (used after a write the caller made). */
   loadTaskView(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<Task | null>;
+  /** The wire Task for a record already read (saves reading the row again). */
+  viewOf(record: TaskRecord, options?: GetTaskOptions): Promise<Task>;
   listTasks(input: ListTasksInput): Promise<ListTasksPage>;
   getHistory(tenantId: string, taskId: string): Promise<Message[]>;
   getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]>;

@@ -15,6 +15,11 @@ export function authOf(req: Request): Auth {
   return auth;
 }
 
+/** The caller when the request passed requireAuth, else undefined (login and error pages). */
+export function peekAuth(req: Request): Auth | undefined {
+  return (req as WithAuth)[AUTH];
+}
+
 /** The CSRF token to embed in a page's forms ('' for bearer callers, who need none). */
 export function csrfOf(req: Request): string {
   const auth = authOf(req);

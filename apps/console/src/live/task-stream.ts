@@ -70,15 +70,14 @@ export async function streamTask(services: ConsoleServices, stream: SseStream, o
         stream.send('deliveries', { html: markup });
         shown = markup;
       }
-      if (lastSeq >= (record?.version ?? 0)) maybeEnd();
+      maybeEnd();
       await sleep(services.config.CONSOLE_LIVE_POLL_MS, signal);
     }
   })();
 
-  try {
-    await Promise.all([follow, deliveries]);
-  } catch (err) {
+  const fail = (err: unknown) => {
     if (!signal.aborted) services.log.warn({ err, tenantId, taskId }, 'console task stream failed');
     stream.close();
-  }
+  };
+  await Promise.all([follow.catch(fail), deliveries.catch(fail)]);
 }

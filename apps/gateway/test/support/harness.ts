@@ -2,7 +2,7 @@ import net from 'node:net';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
 import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
 import { createDb, createSecretBox, PostgresAdminStore, PostgresTaskStore, type SecretBox } from '@switchyard/store';
-import { silentLogger } from '@switchyard/telemetry';
+import { createLogger, silentLogger } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { createGateway, type Gateway } from '../../src/create-gateway.ts';
 import { loadGatewayConfig } from '../../src/config.ts';
@@ -98,8 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       subscriber: redis.connect(),
       keys,
       secrets,
-      log: silentLogger(),
-      concurrency: 8,
+      concurrency: 8, log: process.env['GW_DEBUG'] ? createLogger({ name: 'worker', level: 'debug' }) : silentLogger(),
       shutdownGraceMs: 0,
       engine: { ...TEST_ENGINE, reaperIntervalMs: 500, dispatchGraceMs: 2000 },
     });

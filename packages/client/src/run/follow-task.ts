@@ -1,4 +1,4 @@
-import { isA2AErrorOfKind, type Task } from '@switchyard/protocol';
+import { isA2AErrorOfKind, type Task, type TaskStatus } from '@switchyard/protocol';
 import { NetworkError } from '../errors/network-error.ts';
 import { fullJitterDelay, sleep } from '../retry/backoff.ts';
 import { isTransient } from '../retry/retry-policy.ts';
@@ -21,6 +21,21 @@ export interface FollowContext {
   signal: AbortSignal;
   /** Shared with the caller, which reports the last seen task on timeout. */
   holder: { tracker?: TaskTracker };
+  /**
+   * After a follow-up message the task may still show the interrupted status it had before the
+   * server took the message in; that exact status (statusKey) does not count as settled.
+   */
+  staleStatus?: string | undefined;
+}
+
+/** Identifies one status: state, timestamp and status message. */
+export function statusKey(status: TaskStatus): string {
+  return `${status.state}|${status.timestamp ?? ''}|${status.message?.messageId ?? ''}`;
+}
+
+function isDone(ctx: FollowContext, task: Task | undefined): boolean {
+  if (!task || !isSettled(task.status.state)) return false;
+  return ctx.staleStatus === undefined || statusKey(task.status) !== ctx.staleStatus;
 }
 
 /**
@@ -33,7 +48,7 @@ export interface FollowContext {
 export async function followTask(ctx: FollowContext): Promise<Task> {
   const { transport, taskId, options, signal, holder } = ctx;
   const current = holder.tracker?.task;
-  if (current && isSettled(current.status.state)) return current;
+  if (current && isDone(ctx, current)) return current;
   const emit = (event: StreamEvent) => {
     if (!holder.tracker) {
       if (!event.response.task) return;
@@ -63,8 +78,7 @@ export async function followTask(ctx: FollowContext): Promise<Task> {
         }
         delivered = true;
         emit(event);
-        const state = holder.tracker?.task.status.state;
-        if (state && isSettled(state)) return await finalRead(ctx);
+        if (isDone(ctx, holder.tracker?.task)) return await finalRead(ctx);
       }
       lastError = new NetworkError('the stream ended before the task settled');
     } catch (err) {
@@ -101,7 +115,7 @@ async function poll(ctx: FollowContext, emit: (event: StreamEvent) => void): Pro
         attempt = 0;
         emit({ response: { task } });
       }
-      if (isSettled(task.status.state)) return task;
+      if (isDone(ctx, task)) return task;
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       if (!isTransient(err)) throw err;

@@ -1,8 +1,8 @@
-import type { AgentCard, Message, SendMessageResponse, Task } from '@switchyard/protocol';
+import { isInterrupted, type AgentCard, type Message, type SendMessageResponse, type Task } from '@switchyard/protocol';
 import { RunTimeoutError } from '../errors/run-timeout-error.ts';
 import type { A2ATransport } from '../transport/transport.ts';
 import { invalidResponse } from '../transport/stream-response.ts';
-import { followTask, type FollowContext } from './follow-task.ts';
+import { followTask, statusKey, type FollowContext } from './follow-task.ts';
 import type { FollowOptions, RunOptions } from './run-options.ts';
 import { TaskTracker } from './task-tracker.ts';
 
@@ -33,7 +33,9 @@ export async function runTask(
     if (!reply.task) throw invalidResponse('SendMessage answered with neither a task nor a message', 200);
     holder.tracker = new TaskTracker(reply.task);
     options.onEvent?.({ response: { task: reply.task } });
-    const task = await followTask(context(transport, card, reply.task.id, options, signal, holder));
+    const followUp = message.taskId !== undefined && isInterrupted(reply.task.status.state);
+    const ctx = context(transport, card, reply.task.id, options, signal, holder);
+    const task = await followTask(followUp ? { ...ctx, staleStatus: statusKey(reply.task.status) } : ctx);
     return { task };
   });
 }

@@ -223,12 +223,10 @@ export class TaskService {
     yield* followTask(this.deps, record, snapshot.version, signal);
   }
 
-  private async view(record: TaskRecord, historyLength?: number): Promise<Task> {
-    const task = await this.deps.store.loadTaskView(record.tenantId, record.id, {
+  private view(record: TaskRecord, historyLength?: number): Promise<Task> {
+    return this.deps.store.viewOf(record, {
       ...(historyLength !== undefined ? { historyLength } : {}),
       includeArtifacts: true,
     });
-    if (!task) throw taskNotFound(record.id);
-    return task;
   }
 }

@@ -3,11 +3,10 @@ import type { Db } from '../db.ts';
 import type { Database } from '../database.ts';
 import { ConflictError } from '../errors.ts';
 import type { ChangeTaskInput, TaskPatch, TaskRecord } from '../task-store.ts';
-import { appendEvent } from './append-event.ts';
-import { insertArtifactChunk } from './insert-artifact-chunk.ts';
-import { appendHistoryMessage } from './append-history-message.ts';
+import { sql } from 'kysely';
+import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
-import { isTaskId, jsonb, toTaskRecord } from './task-row.ts';
+import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
 function patchColumns(patch: TaskPatch): UpdateObject<Database, 'tasks'> {
@@ -37,8 +36,10 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
   const conflict = () => new ConflictError(tenantId, taskId, expectedVersion);
   // An empty state list or a malformed id can match no row: answer as the guard would.
   if (!isTaskId(taskId) || fromStates?.length === 0) throw conflict();
-  return db.transaction().execute(async (tx) => {
-    let update = tx
+  // One statement, one round trip: data-modifying CTEs all hang off the guarded UPDATE, so when
+  // the guard matches no row nothing else is written either, and together they are atomic.
+  const query = db.with('upd', (qc) => {
+    let update = qc
       .updateTable('tasks')
       .set({ ...patchColumns(input.patch), version: (eb) => eb('version', '+', 1), updated_at: now() })
       .where('tenant_id', '=', tenantId)
@@ -46,13 +47,108 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
       .where('version', '=', expectedVersion);
     if (fromStates) update = update.where('state', 'in', fromStates);
     if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
-    const row = await update.returningAll().executeTakeFirst();
-    if (!row) throw conflict();
-
-    const seq = row.version;
-    if (input.appendMessage) await appendHistoryMessage(tx, tenantId, taskId, input.appendMessage);
-    if (input.artifactChunk) await insertArtifactChunk(tx, tenantId, taskId, seq, input.artifactChunk);
-    await appendEvent(tx, { tenantId, taskId, seq, event: input.event, visibility: row.visibility });
-    return toTaskRecord(row);
+    return update.returningAll();
   });
+  const withEvent = query
+    .with('ev', (qc) =>
+      qc
+        .insertInto('task_events')
+        .columns(['tenant_id', 'task_id', 'seq', 'kind', 'payload'])
+        .expression((eb) =>
+          eb
+            .selectFrom('upd')
+            .select((e) => [
+              'upd.tenant_id',
+              'upd.id',
+              'upd.version',
+              e.val(eventKind(input.event)).as('kind'),
+              e.cast<string>(e.val(jsonb(input.event)), 'jsonb').as('payload'),
+            ]),
+        ),
+    )
+    // ARCHITECTURE.md §7: the outbox rows are written with the event, only for visible tasks.
+    .with('deliveries', (qc) =>
+      qc
+        .insertInto('push_deliveries')
+        .columns(['tenant_id', 'task_id', 'config_id', 'seq'])
+        .expression((eb) =>
+          eb
+            .selectFrom('push_configs as pc')
+            .innerJoin('upd', (j) =>
+              j.onRef('upd.tenant_id', '=', 'pc.tenant_id').onRef('upd.id', '=', 'pc.task_id'),
+            )
+            .select(['pc.tenant_id', 'pc.task_id', 'pc.id', 'upd.version'])
+            .where('upd.visibility', '=', sql.lit('task')),
+        ),
+    );
+  let full = withEvent;
+  if (input.appendMessage) {
+    const message = jsonb(input.appendMessage);
+    full = full.with('msg', (qc) =>
+      qc
+        .insertInto('task_messages')
+        .columns(['tenant_id', 'task_id', 'position', 'message'])
+        .expression((eb) =>
+          eb.selectFrom('upd').select((e) => [
+            'upd.tenant_id',
+            'upd.id',
+            // Safe without a lock: the UPDATE's row lock serialises every writer of the task, and a
+            // writer that committed meanwhile bumped the version, so this UPDATE matched nothing.
+            e(
+              e.fn.coalesce(
+                e
+                  .selectFrom('task_messages')
+                  .select((m) => m.fn.max('position').as('p'))
+                  .where('tenant_id', '=', tenantId)
+                  .where('task_id', '=', taskId),
+                e.lit(-1),
+              ),
+              '+',
+              1,
+            ).as('position'),
+            e.cast<string>(e.val(message), 'jsonb').as('message'),
+          ]),
+        ),
+    ) as unknown as typeof withEvent;
+  }
+  if (input.artifactChunk) {
+    const c = input.artifactChunk;
+    full = full.with('chunk', (qc) =>
+      qc
+        .insertInto('artifact_chunks')
+        .columns([
+          'tenant_id',
+          'task_id',
+          'seq',
+          'artifact_id',
+          'append',
+          'last_chunk',
+          'name',
+          'description',
+          'parts',
+          'metadata',
+          'extensions',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom('upd')
+            .select((e) => [
+              'upd.tenant_id',
+              'upd.id',
+              'upd.version',
+              e.val(c.artifactId).as('artifact_id'),
+              e.val(c.append).as('append'),
+              e.val(c.lastChunk).as('last_chunk'),
+              e.val(c.name ?? null).as('name'),
+              e.val(c.description ?? null).as('description'),
+              e.cast<string>(e.val(jsonb(c.parts)), 'jsonb').as('parts'),
+              e.cast<string>(e.val(c.metadata ? jsonb(c.metadata) : null), 'jsonb').as('metadata'),
+              e.cast<string>(e.val(c.extensions ? jsonb(c.extensions) : null), 'jsonb').as('extensions'),
+            ]),
+        ),
+    ) as unknown as typeof withEvent;
+  }
+  const row = await full.selectFrom('upd').selectAll().executeTakeFirst();
+  if (!row) throw conflict();
+  return toTaskRecord(row as TaskRow);
 }

@@ -3,74 +3,139 @@ import type { Db } from '../db.ts';
 import { createPushConfig } from '../push-configs/create-push-config.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.ts';
-import { appendEvent } from './append-event.ts';
+import { eventKind } from './append-event.ts';
+import { insertPushDeliveries } from './insert-push-deliveries.ts';
 import { now } from './sql-time.ts';
-import { jsonb, toTaskRecord } from './task-row.ts';
+import { jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /**
  * Creates a task (version 1, SUBMITTED) with its first message, event 1 and optional push config,
  * or returns the task an earlier send with the same messageId created (ARCHITECTURE.md §3 rule 5).
  *
- * The idempotency key is claimed first with ON CONFLICT DO NOTHING: a concurrent duplicate blocks
- * on the unique index until the first transaction ends, then sees the committed key and creates
- * nothing. If the first one rolls back, the duplicate's insert goes through and it creates the task.
+ * The idempotency key is claimed with ON CONFLICT DO NOTHING: a concurrent duplicate blocks on the
+ * unique index until the first statement's transaction ends, then sees the committed key and
+ * creates nothing. If the first one rolls back, the duplicate's insert goes through and it creates
+ * the task.
  */
 export async function createTask(
   db: Db,
   secrets: SecretBox | undefined,
   input: CreateTaskInput,
 ): Promise<CreateTaskResult> {
-  return db.transaction().execute(async (tx) => {
-    const claimed = await tx
-      .insertInto('idempotency_keys')
-      .values({
-        tenant_id: input.tenantId,
-        message_id: input.message.messageId,
-        principal: input.owner,
-        task_id: input.id,
-      })
-      .onConflict((oc) => oc.columns(['tenant_id', 'message_id']).doNothing())
-      .returning('task_id')
-      .executeTakeFirst();
-    if (!claimed) {
-      const seen = await tx
-        .selectFrom('idempotency_keys')
-        .select(['task_id', 'principal'])
-        .where('tenant_id', '=', input.tenantId)
-        .where('message_id', '=', input.message.messageId)
-        .executeTakeFirstOrThrow();
-      return { created: false, taskId: seen.task_id, principal: seen.principal };
-    }
+  if (input.pushConfig) return createTaskWithPushConfig(db, secrets, input);
+  const row = await insertTaskStatement(db, input).selectFrom('task').selectAll().executeTakeFirst();
+  if (row) return { created: true, task: toTaskRecord(row as TaskRow) };
+  return earlierSend(db, input);
+}
 
-    const row = await tx
-      .insertInto('tasks')
-      .values({
-        tenant_id: input.tenantId,
-        id: input.id,
-        context_id: input.contextId,
-        agent_id: input.agentId,
-        owner: input.owner,
-        visibility: input.visibility,
-        state: TaskState.SUBMITTED,
-        version: 1,
-        status_timestamp: now(),
-        metadata: input.metadata ? jsonb(input.metadata) : null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await tx
-      .insertInto('task_messages')
-      .values({ tenant_id: input.tenantId, task_id: input.id, position: 0, message: jsonb(input.message) })
-      .execute();
-    // The config goes in before the event so that event 1 already gets its delivery row.
+/**
+ * The common path in ONE statement (one round trip): the key, the task, its first message and
+ * event 1 are data-modifying CTEs chained on the key's insert, so a duplicate messageId (the key
+ * insert does nothing) inserts nothing else. A new task has no push configs yet, so event 1 has
+ * no outbox rows to write.
+ */
+function insertTaskStatement(db: Db, input: CreateTaskInput) {
+  return db
+    .with('key', (qc) =>
+      qc
+        .insertInto('idempotency_keys')
+        .values({
+          tenant_id: input.tenantId,
+          message_id: input.message.messageId,
+          principal: input.owner,
+          task_id: input.id,
+        })
+        .onConflict((oc) => oc.columns(['tenant_id', 'message_id']).doNothing())
+        .returning(['tenant_id', 'task_id']),
+    )
+    .with('task', (qc) =>
+      qc
+        .insertInto('tasks')
+        .columns([
+          'tenant_id',
+          'id',
+          'context_id',
+          'agent_id',
+          'owner',
+          'visibility',
+          'state',
+          'version',
+          'status_timestamp',
+          'metadata',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom('key')
+            .select((e) => [
+              'key.tenant_id',
+              'key.task_id',
+              e.val(input.contextId).as('context_id'),
+              e.val(input.agentId).as('agent_id'),
+              e.val(input.owner).as('owner'),
+              e.val(input.visibility).as('visibility'),
+              e.val(TaskState.SUBMITTED).as('state'),
+              e.lit(1).as('version'),
+              now().as('status_timestamp'),
+              e.cast<string>(e.val(input.metadata ? jsonb(input.metadata) : null), 'jsonb').as('metadata'),
+            ]),
+        )
+        .returningAll(),
+    )
+    .with('msg', (qc) =>
+      qc
+        .insertInto('task_messages')
+        .columns(['tenant_id', 'task_id', 'position', 'message'])
+        .expression((eb) =>
+          eb
+            .selectFrom('key')
+            .select((e) => [
+              'key.tenant_id',
+              'key.task_id',
+              e.lit(0).as('position'),
+              e.cast<string>(e.val(jsonb(input.message)), 'jsonb').as('message'),
+            ]),
+        ),
+    )
+    .with('ev', (qc) =>
+      qc
+        .insertInto('task_events')
+        .columns(['tenant_id', 'task_id', 'seq', 'kind', 'payload'])
+        .expression((eb) =>
+          eb
+            .selectFrom('key')
+            .select((e) => [
+              'key.tenant_id',
+              'key.task_id',
+              e.lit(1).as('seq'),
+              e.val(eventKind(input.event)).as('kind'),
+              e.cast<string>(e.val(jsonb(input.event)), 'jsonb').as('payload'),
+            ]),
+        ),
+    );
+}
+
+/** The messageId was seen before: the task that earlier send created, whoever owns it. */
+async function earlierSend(db: Db, input: CreateTaskInput): Promise<CreateTaskResult> {
+  const seen = await db
+    .selectFrom('idempotency_keys')
+    .select(['task_id', 'principal'])
+    .where('tenant_id', '=', input.tenantId)
+    .where('message_id', '=', input.message.messageId)
+    .executeTakeFirstOrThrow();
+  return { created: false, taskId: seen.task_id, principal: seen.principal };
+}
+
+/** With a push config: a transaction, so event 1 gets its outbox row from the new config. */
+async function createTaskWithPushConfig(
+  db: Db,
+  secrets: SecretBox | undefined,
+  input: CreateTaskInput,
+): Promise<CreateTaskResult> {
+  return db.transaction().execute(async (tx) => {
+    const row = await insertTaskStatement(tx, input).selectFrom('task').selectAll().executeTakeFirst();
+    if (!row) return earlierSend(tx, input);
     if (input.pushConfig) await createPushConfig(tx, secrets, input.tenantId, input.id, input.pushConfig);
-    await appendEvent(tx, {
-      tenantId: input.tenantId,
-      taskId: input.id,
-      seq: 1,
-      event: input.event,
-      visibility: input.visibility,
-    });
-    return { created: true, task: toTaskRecord(row) };
+    if (input.visibility === 'task') await insertPushDeliveries(tx, input.tenantId, input.id, 1);
+    return { created: true, task: toTaskRecord(row as TaskRow) };
   });
 }

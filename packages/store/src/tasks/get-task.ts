@@ -50,7 +50,7 @@ export async function loadTaskView(
   return task ? viewOf(db, task, options) : null;
 }
 
-async function viewOf(db: Db, task: TaskRecord, options: GetTaskOptions): Promise<Task> {
+export async function viewOf(db: Db, task: TaskRecord, options: GetTaskOptions): Promise<Task> {
   const [view] = await loadTaskViews(db, task.tenantId, [task], {
     historyLength: options.historyLength,
     includeArtifacts: options.includeArtifacts ?? true,

@@ -1,0 +1,77 @@
+import { Router } from 'express';
+import type { ConsoleServices } from '../console-services.ts';
+import { badRequest, conflict, notFound } from '../http/http-error.ts';
+import { isUuid, queryString, taskIdParam, tenantParam } from '../http/params.ts';
+import { listDeadLetters, deliveryKeyOf } from '../queues/queue-routes.ts';
+import { loadQueueOverview } from '../queues/queue-overview.ts';
+import { replayAllDeadLetters, replayDeadLetter } from '../queues/replay-dead-letters.ts';
+import { cancelTaskAsAdmin } from '../tasks/cancel-task.ts';
+import { parseTaskListQuery } from '../tasks/task-filter-query.ts';
+import { loadTimeline } from '../timeline/load-timeline.ts';
+
+/**
+ * The same reads and actions as the pages, as JSON under /api (scripts, tests): bearer token or
+ * session cookie (+ CSRF token on POST). Shapes mirror the store's records.
+ */
+export function apiRoutes(services: ConsoleServices): Router {
+  const { admin, reads } = services;
+  const router = Router();
+
+  router.get('/tenants', async (_req, res) => {
+    res.json({ tenants: await admin.listTenants() });
+  });
+
+  router.get('/tenants/:tenantId/agents', async (req, res) => {
+    res.json({ agents: await admin.listAgents(tenantParam(req)) });
+  });
+
+  router.get('/tasks', async (req, res) => {
+    const query = parseTaskListQuery(req);
+    const tenantId = query.filter.tenantId;
+    if (tenantId === undefined) throw badRequest('tenant is required');
+    const filter = { ...query.filter, tenantId };
+    const [page, count] = await Promise.all([
+      reads.listTasks({ ...filter, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) }),
+      reads.countTasks(filter),
+    ]);
+    res.json({ tasks: page.tasks, nextCursor: page.nextCursor, count });
+  });
+
+  router.get('/tasks/:tenantId/:taskId', async (req, res) => {
+    const timeline = await loadTimeline(services, tenantParam(req), taskIdParam(req));
+    if (!timeline) throw notFound('task');
+    res.json({ task: timeline.record, timeline: timeline.entries, deliveries: timeline.deliveries });
+  });
+
+  router.post('/tasks/:tenantId/:taskId/cancel', async (req, res) => {
+    const outcome = await cancelTaskAsAdmin(services, tenantParam(req), taskIdParam(req));
+    if (outcome === 'not-found') throw notFound('task');
+    if (outcome === 'not-cancelable') throw conflict('the task is already in a terminal state');
+    res.json({ outcome });
+  });
+
+  router.get('/find', async (req, res) => {
+    const id = queryString(req, 'id', 64);
+    if (id === undefined || !isUuid(id)) throw badRequest('id must be a task id (uuid)');
+    res.json({ locations: await reads.findTaskTenants(id) });
+  });
+
+  router.get('/queues', async (_req, res) => {
+    res.json(await loadQueueOverview(services));
+  });
+
+  router.get('/tenants/:tenantId/dead-letters', async (req, res) => {
+    const page = await listDeadLetters(services, tenantParam(req), queryString(req, 'cursor', 512));
+    res.json({ deadLetters: page.deliveries, nextCursor: page.nextCursor });
+  });
+
+  router.post('/dead-letters/replay', async (req, res) => {
+    res.json({ replayed: await replayDeadLetter(services, deliveryKeyOf(req.body)) });
+  });
+
+  router.post('/tenants/:tenantId/dead-letters/replay-all', async (req, res) => {
+    res.json({ replayed: await replayAllDeadLetters(services, tenantParam(req)) });
+  });
+
+  return router;
+}

@@ -1,0 +1,48 @@
+import { Router } from 'express';
+import type { ConsoleServices } from '../console-services.ts';
+import { renderLoginPage } from '../html/simple-pages.ts';
+import { safeLocalPath, sendPage } from '../http/send-page.ts';
+import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from './cookies.ts';
+import { assertSameOrigin } from './csrf-guard.ts';
+
+/** GET/POST /login (public). Logout is in protectedLoginRoutes: it needs the CSRF token. */
+export function loginRoutes({ signer, config, log }: ConsoleServices): Router {
+  const router = Router();
+  router.get('/login', (req, res) => {
+    const next = safeLocalPath(new URL(req.originalUrl, 'http://console.invalid').searchParams.get('next'), '/tasks');
+    const cookie = readCookie(req, SESSION_COOKIE);
+    if (cookie !== undefined && signer.verify(cookie)) return res.redirect(303, next);
+    sendPage(req, res, { title: 'Sign in', section: 'none', body: renderLoginPage({ next }) });
+  });
+  router.post('/login', (req, res) => {
+    // Login CSRF: a cross-site form must not sign a browser in (to an attacker's session or ours).
+    assertSameOrigin(req);
+    const body = req.body as Record<string, unknown> | undefined;
+    const next = safeLocalPath(body?.next, '/tasks');
+    const token = typeof body?.token === 'string' ? body.token : '';
+    if (!token || !signer.tokenMatches(token)) {
+      log.warn({ ip: req.ip }, 'console: failed login');
+      return sendPage(req, res, {
+        title: 'Sign in',
+        section: 'none',
+        status: 401,
+        body: renderLoginPage({ next, error: 'That is not the admin token.' }),
+      });
+    }
+    const { value } = signer.issue();
+    setSessionCookie(res, value, config.CONSOLE_SESSION_TTL_MS, config.CONSOLE_SECURE_COOKIE);
+    log.info({ ip: req.ip }, 'console: signed in');
+    res.redirect(303, next);
+  });
+  return router;
+}
+
+/** POST /logout, behind requireAuth and the CSRF guard. */
+export function logoutRoutes({ config }: ConsoleServices): Router {
+  const router = Router();
+  router.post('/logout', (_req, res) => {
+    clearSessionCookie(res, config.CONSOLE_SECURE_COOKIE);
+    res.redirect(303, '/login');
+  });
+  return router;
+}

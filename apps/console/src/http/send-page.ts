@@ -1,0 +1,33 @@
+import type { Request, Response } from 'express';
+import { peekAuth } from '../auth/request-auth.ts';
+import type { SafeHtml } from '../html/html.ts';
+import { layout, type Section } from '../html/layout.ts';
+
+/** Renders a page in the layout; the logout form and CSRF token come from the caller's session. */
+export function sendPage(
+  req: Request,
+  res: Response,
+  { title, section, body, status = 200 }: { title: string; section: Section; body: SafeHtml; status?: number },
+): void {
+  const auth = peekAuth(req);
+  const page = layout({
+    title,
+    section,
+    body,
+    csrf: auth?.kind === 'session' ? auth.csrf : '',
+    signedIn: auth?.kind === 'session',
+  });
+  res.status(status).type('html').set('Cache-Control', 'no-store').send(page.value);
+}
+
+/** A local path to go back to after an action or login; anything else becomes `fallback`. */
+export function safeLocalPath(value: unknown, fallback: string): string {
+  return typeof value === 'string' && /^\/(?![/\\])/.test(value) && value.length <= 2048 ? value : fallback;
+}
+
+/** `path` with one more query parameter (the outcome notice of an action). */
+export function withParam(path: string, name: string, value: string): string {
+  const url = new URL(path, 'http://console.invalid');
+  url.searchParams.set(name, value);
+  return `${url.pathname}${url.search}${url.hash}`;
+}
