@@ -51,7 +51,9 @@
     setStatus('live', 'Live');
   };
   events.onerror = function () {
-    if (events.readyState !== EventSource.CLOSED) setStatus('reconnecting', 'Reconnecting…');
+    // CLOSED: the server refused the stream (signed out, task gone); the browser will not retry.
+    if (events.readyState === EventSource.CLOSED) setStatus('closed', 'Disconnected · reload the page');
+    else setStatus('reconnecting', 'Reconnecting…');
   };
 
   events.addEventListener('entry', function (event) {

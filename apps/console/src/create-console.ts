@@ -52,7 +52,8 @@ export interface Console {
 /** The ops web UI (ARCHITECTURE.md §2): server-rendered pages over the same store and queues. */
 export function createConsole(deps: ConsoleDeps): Console {
   const { pool, redis, subscriber, keys, secrets, log, config } = deps;
-  if (config.adminTokenIsDefault) log.warn('SWITCHYARD_ADMIN_TOKEN is not set: using the development admin token');
+  if (config.adminTokenIsDefault)
+    log.warn('SWITCHYARD_ADMIN_TOKEN is not set: using the development admin token');
   // The console never registers push configs; a closed URL policy documents that.
   const bundle = createTaskService({
     pool,
@@ -92,6 +93,9 @@ export function createConsole(deps: ConsoleDeps): Console {
   app.set('etag', false);
   app.use(securityHeaders());
   app.use(opsRoutes(services, () => accepting));
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).end();
+  });
   app.use('/assets', express.static(PUBLIC_DIR, { index: false, maxAge: '1h', fallthrough: false }));
   app.use(express.urlencoded({ extended: false, limit: '16kb' }));
   app.use(express.json({ limit: '64kb' }));

@@ -5,7 +5,11 @@ export interface ConsoleLinks {
   agentCard(tenantId: string, agentId: string): string;
 }
 
-export function createLinks(options: { traceUiUrl: string; traceService: string; gatewayUrl: string }): ConsoleLinks {
+export function createLinks(options: {
+  traceUiUrl: string;
+  traceService: string;
+  gatewayUrl: string;
+}): ConsoleLinks {
   return {
     trace: (taskId) =>
       `${options.traceUiUrl}/search?service=${encodeURIComponent(options.traceService)}` +
@@ -18,7 +22,8 @@ export function createLinks(options: { traceUiUrl: string; traceService: string;
 /** Console-internal paths, built in one place so routes and pages agree. */
 export const paths = {
   tasks: (query: Record<string, string | undefined> = {}) => withQuery('/tasks', query),
-  task: (tenantId: string, taskId: string) => `/tasks/${encodeURIComponent(tenantId)}/${encodeURIComponent(taskId)}`,
+  task: (tenantId: string, taskId: string) =>
+    `/tasks/${encodeURIComponent(tenantId)}/${encodeURIComponent(taskId)}`,
   context: (tenantId: string, contextId: string) =>
     `/contexts/${encodeURIComponent(tenantId)}/${encodeURIComponent(contextId)}`,
   queues: (query: Record<string, string | undefined> = {}) => withQuery('/queues', query),

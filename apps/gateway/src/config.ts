@@ -12,7 +12,12 @@ const optionalString = z
 const cidrList = z
   .string()
   .default('')
-  .transform((v) => v.split(',').map((c) => c.trim()).filter((c) => c !== ''))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== ''),
+  )
   .refine((list) => list.every(isCidr), 'must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)');
 
 const gatewayEnvSchema = commonEnvSchema.extend({
@@ -24,7 +29,10 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Bearer token of the admin API (/admin/v1). Required when NODE_ENV=production. */
   SWITCHYARD_ADMIN_TOKEN: optionalString,
   /** `tenant/agent` whose card `GET /.well-known/agent-card.json` serves. Default demo/echo. */
-  SWITCHYARD_DEFAULT_AGENT: z.string().regex(/^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9-]*$/, 'must be tenant/agent').default('demo/echo'),
+  SWITCHYARD_DEFAULT_AGENT: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9-]*$/, 'must be tenant/agent')
+    .default('demo/echo'),
   /** Largest request body, in bytes. Default 4 MiB. */
   BODY_LIMIT_BYTES: intVar(4 * 1024 * 1024, 1024),
   /** Ceiling of a blocking SendMessage, in ms; then the task is returned as it stands. Default 30000. */

@@ -9,7 +9,11 @@ import { createGateway } from './create-gateway.ts';
 
 const config = loadGatewayConfig(process.env);
 const log = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
-const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: config.PG_POOL_MAX, applicationName: 'switchyard-gateway' });
+const pool = createPool({
+  connectionString: config.DATABASE_URL,
+  maxConnections: config.PG_POOL_MAX,
+  applicationName: 'switchyard-gateway',
+});
 // BullMQ needs maxRetriesPerRequest: null on the connection it shares.
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });

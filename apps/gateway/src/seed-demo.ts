@@ -29,10 +29,17 @@ export const DEMO_TENANT = 'demo';
 export const DEMO_PRINCIPAL = 'demo-user';
 
 /** Agent id per bundled executor; the invoice reconciler is registered under a shorter id. */
-const AGENT_IDS: Record<string, string> = { echo: 'echo', 'invoice-reconciler': 'invoices', booking: 'booking', slow: 'slow' };
+const AGENT_IDS: Record<string, string> = {
+  echo: 'echo',
+  'invoice-reconciler': 'invoices',
+  booking: 'booking',
+  slow: 'slow',
+};
 
 /** The slow agent streams a few visible steps in the demo; elsewhere its defaults apply. */
-const DEMO_SETTINGS: Record<string, Record<string, unknown>> = { slow: { delayMs: 5000, steps: 5, progress: 'both' } };
+const DEMO_SETTINGS: Record<string, Record<string, unknown>> = {
+  slow: { delayMs: 5000, steps: 5, progress: 'both' },
+};
 
 /**
  * Idempotent demo setup: tenant `demo`, every bundled agent with its own card, and a tenant-admin
@@ -52,7 +59,13 @@ export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions
       settings: DEMO_SETTINGS[agent.executor] ?? {},
     });
     const base = `${publicUrl}${agentBasePath(DEMO_TENANT, id)}`;
-    agents.push({ id, executor: agent.executor, card: `${base}/.well-known/agent-card.json`, jsonRpc: `${base}/rpc`, rest: `${base}/rest` });
+    agents.push({
+      id,
+      executor: agent.executor,
+      card: `${base}/.well-known/agent-card.json`,
+      jsonRpc: `${base}/rpc`,
+      rest: `${base}/rest`,
+    });
   }
   const issued = await admin.createApiKey({
     tenantId: DEMO_TENANT,

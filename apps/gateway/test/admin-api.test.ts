@@ -16,7 +16,11 @@ afterAll(async () => {
 });
 
 const admin = (method: string, path: string, options: RequestOptions = {}): Promise<HttpReply> =>
-  send(method, `${h.url}/admin/v1${path}`, { noVersion: true, headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, ...options });
+  send(method, `${h.url}/admin/v1${path}`, {
+    noVersion: true,
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    ...options,
+  });
 const echoCard = { ...echoAgent.card };
 
 describe('admin authentication', () => {
@@ -25,7 +29,10 @@ describe('admin authentication', () => {
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toContain('Bearer');
     expect(none.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
-    const wrong = await send('GET', `${h.url}/admin/v1/tenants`, { noVersion: true, headers: { Authorization: 'Bearer nope' } });
+    const wrong = await send('GET', `${h.url}/admin/v1/tenants`, {
+      noVersion: true,
+      headers: { Authorization: 'Bearer nope' },
+    });
     expect(wrong.status).toBe(401);
   });
 
@@ -38,13 +45,18 @@ describe('tenants', () => {
   it('creates a tenant with a webhook secret, refuses a duplicate and a bad id, and lists it', async () => {
     const created = await admin('POST', '/tenants', { body: { id: 'initech', name: 'Initech' } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ tenant: { id: 'initech', name: 'Initech' }, webhookSecret: expect.stringMatching(/^whsec_/) });
+    expect(created.body).toMatchObject({
+      tenant: { id: 'initech', name: 'Initech' },
+      webhookSecret: expect.stringMatching(/^whsec_/),
+    });
     expect((await admin('POST', '/tenants', { body: { id: 'initech', name: 'Again' } })).status).toBe(409);
     const bad = await admin('POST', '/tenants', { body: { id: 'Not A Slug', name: '' } });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('fieldViolations');
     const listed = await admin('GET', '/tenants');
-    expect((listed.body as { tenants: Array<{ id: string }> }).tenants.map((t) => t.id)).toEqual(expect.arrayContaining(['acme', 'globex', 'initech']));
+    expect((listed.body as { tenants: Array<{ id: string }> }).tenants.map((t) => t.id)).toEqual(
+      expect.arrayContaining(['acme', 'globex', 'initech']),
+    );
   });
 
   it('rotates the webhook secret', async () => {
@@ -56,7 +68,9 @@ describe('tenants', () => {
 
 describe('agents', () => {
   it('registers an agent whose card is then served, lists and deletes agents', async () => {
-    const put = await admin('PUT', '/tenants/acme/agents/parrot', { body: { card: echoCard, executor: 'echo', settings: {} } });
+    const put = await admin('PUT', '/tenants/acme/agents/parrot', {
+      body: { card: echoCard, executor: 'echo', settings: {} },
+    });
     expect(put.status).toBe(200);
     const urls = (put.body as { urls: { card: string; jsonRpc: string; rest: string } }).urls;
     expect(urls.jsonRpc).toBe(`${h.url}/agents/acme/parrot/rpc`);
@@ -66,28 +80,45 @@ describe('agents', () => {
     expect((listed.body as { agents: Array<{ id: string }> }).agents.map((a) => a.id)).toContain('parrot');
     await admin('PUT', '/tenants/acme/agents/ephemeral', { body: { card: echoCard, executor: 'echo' } });
     expect((await admin('DELETE', '/tenants/acme/agents/ephemeral')).body).toEqual({});
-    expect((await send('GET', `${h.url}/agents/acme/ephemeral/.well-known/agent-card.json`, { noVersion: true })).status).toBe(404);
+    expect(
+      (await send('GET', `${h.url}/agents/acme/ephemeral/.well-known/agent-card.json`, { noVersion: true }))
+        .status,
+    ).toBe(404);
     expect((await admin('DELETE', '/tenants/acme/agents/ephemeral')).status).toBe(404);
   });
 
   it('refuses an executor that is not bundled, an incomplete card and an unknown tenant', async () => {
-    const executor = await admin('PUT', '/tenants/acme/agents/x', { body: { card: echoCard, executor: 'rm-rf' } });
+    const executor = await admin('PUT', '/tenants/acme/agents/x', {
+      body: { card: echoCard, executor: 'rm-rf' },
+    });
     expect(executor.status).toBe(400);
     expect(JSON.stringify(executor.body)).toContain('executor');
     const { description: _dropped, ...incomplete } = echoCard;
-    const card = await admin('PUT', '/tenants/acme/agents/x', { body: { card: incomplete, executor: 'echo' } });
+    const card = await admin('PUT', '/tenants/acme/agents/x', {
+      body: { card: incomplete, executor: 'echo' },
+    });
     expect(card.status).toBe(400);
     expect(JSON.stringify(card.body)).toContain('card.description');
-    expect((await admin('PUT', '/tenants/nobody/agents/x', { body: { card: echoCard, executor: 'echo' } })).status).toBe(404);
-    expect((await admin('PUT', '/tenants/acme/agents/Bad_Id', { body: { card: echoCard, executor: 'echo' } })).status).toBe(400);
+    expect(
+      (await admin('PUT', '/tenants/nobody/agents/x', { body: { card: echoCard, executor: 'echo' } })).status,
+    ).toBe(404);
+    expect(
+      (await admin('PUT', '/tenants/acme/agents/Bad_Id', { body: { card: echoCard, executor: 'echo' } }))
+        .status,
+    ).toBe(400);
   });
 });
 
 describe('API keys', () => {
   it('issues a key shown once, lists keys without secrets, rotates and revokes', async () => {
-    const created = await admin('POST', '/tenants/acme/api-keys', { body: { principal: 'dave', role: 'user', description: 'ci' } });
+    const created = await admin('POST', '/tenants/acme/api-keys', {
+      body: { principal: 'dave', role: 'user', description: 'ci' },
+    });
     expect(created.status).toBe(201);
-    const { key, plaintext } = created.body as { key: { id: string; principal: string; role: string }; plaintext: string };
+    const { key, plaintext } = created.body as {
+      key: { id: string; principal: string; role: string };
+      plaintext: string;
+    };
     expect(key).toMatchObject({ principal: 'dave', role: 'user' });
     const tasksUrl = `${h.url}/agents/acme/echo/rest/tasks`;
     expect((await send('GET', tasksUrl, { key: plaintext })).status).toBe(200);
@@ -95,13 +126,17 @@ describe('API keys', () => {
     expect(listed.text).not.toContain(plaintext);
     expect((listed.body as { keys: Array<{ id: string }> }).keys.map((k) => k.id)).toContain(key.id);
     const rotated = await admin('POST', `/tenants/acme/api-keys/${key.id}:rotate`);
-    const fresh = (rotated.body as { plaintext: string; key: { id: string } });
+    const fresh = rotated.body as { plaintext: string; key: { id: string } };
     expect(fresh.plaintext).not.toBe(plaintext);
     expect((await send('GET', tasksUrl, { key: plaintext })).status).toBe(401);
     expect((await admin('DELETE', `/tenants/acme/api-keys/${fresh.key.id}`)).body).toEqual({});
     expect((await send('GET', tasksUrl, { key: fresh.plaintext })).status).toBe(401);
-    expect((await admin('DELETE', '/tenants/acme/api-keys/00000000-0000-0000-0000-000000000000')).status).toBe(404);
-    expect((await admin('POST', '/tenants/acme/api-keys', { body: { principal: 'eve', role: 'root' } })).status).toBe(400);
+    expect(
+      (await admin('DELETE', '/tenants/acme/api-keys/00000000-0000-0000-0000-000000000000')).status,
+    ).toBe(404);
+    expect(
+      (await admin('POST', '/tenants/acme/api-keys', { body: { principal: 'eve', role: 'root' } })).status,
+    ).toBe(400);
   });
 });
 
@@ -111,11 +146,16 @@ describe('dead letters', () => {
       key: h.fixtures.keys.alice,
       body: {
         message: userMessage('doomed webhook'),
-        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: 'http://127.0.0.1:9/dead' } },
+        configuration: {
+          returnImmediately: true,
+          taskPushNotificationConfig: { url: 'http://127.0.0.1:9/dead' },
+        },
       },
     });
     const taskId = taskOf(sent.body as { task: never }).id;
-    await send('POST', `${h.url}/agents/acme/sleepy/rest/tasks/${taskId}:cancel`, { key: h.fixtures.keys.alice });
+    await send('POST', `${h.url}/agents/acme/sleepy/rest/tasks/${taskId}:cancel`, {
+      key: h.fixtures.keys.alice,
+    });
     const outbox = new PostgresOutboxStore({ db: createDb(h.db.pool), secrets: h.secrets });
     // Play a pusher whose every attempt fails for good: claim and bury until nothing is due
     // (deliveries of one task are claimed one at a time, in order).
@@ -123,23 +163,47 @@ describe('dead letters', () => {
     await waitFor(async () => {
       const batch = await outbox.claimDueDeliveries({ workerId: 'test', limit: 10, lockMs: 60_000 });
       for (const d of batch) {
-        await outbox.markFailed({ tenantId: d.tenantId, taskId: d.taskId, configId: d.configId, seq: d.seq, workerId: 'test', error: 'refused', dead: true });
+        await outbox.markFailed({
+          tenantId: d.tenantId,
+          taskId: d.taskId,
+          configId: d.configId,
+          seq: d.seq,
+          workerId: 'test',
+          error: 'refused',
+          dead: true,
+        });
       }
       dead += batch.length;
       return dead >= 2 && batch.length === 0;
     });
     const listed = await admin('GET', '/tenants/acme/dead-letters?limit=1');
-    const page = listed.body as { deadLetters: Array<{ taskId: string; configId: string; seq: number }>; nextCursor: string | null };
+    const page = listed.body as {
+      deadLetters: Array<{ taskId: string; configId: string; seq: number }>;
+      nextCursor: string | null;
+    };
     expect(page.deadLetters).toHaveLength(1);
     const first = page.deadLetters[0];
     if (!first) throw new Error('no dead letter');
     expect(first.taskId).toBe(taskId);
-    const one = await admin('POST', `/tenants/acme/dead-letters/${first.taskId}/${first.configId}/${first.seq}:replay`);
+    const one = await admin(
+      'POST',
+      `/tenants/acme/dead-letters/${first.taskId}/${first.configId}/${first.seq}:replay`,
+    );
     expect(one.body).toEqual({ replayed: 1 });
-    expect((await admin('POST', `/tenants/acme/dead-letters/${first.taskId}/${first.configId}/${first.seq}:replay`)).status).toBe(404);
+    expect(
+      (
+        await admin(
+          'POST',
+          `/tenants/acme/dead-letters/${first.taskId}/${first.configId}/${first.seq}:replay`,
+        )
+      ).status,
+    ).toBe(404);
     const all = await admin('POST', '/tenants/acme/dead-letters:replay');
     expect(all.body).toEqual({ replayed: dead - 1 });
-    expect((await admin('GET', '/tenants/acme/dead-letters')).body).toEqual({ deadLetters: [], nextCursor: null });
+    expect((await admin('GET', '/tenants/acme/dead-letters')).body).toEqual({
+      deadLetters: [],
+      nextCursor: null,
+    });
   });
 
   it('refuses malformed keys and cursors', async () => {
@@ -153,7 +217,10 @@ describe('ops endpoints', () => {
     expect((await send('GET', `${h.url}/healthz`, { noVersion: true })).status).toBe(200);
     const ready = await send('GET', `${h.url}/readyz`, { noVersion: true });
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { postgres: true, migrations: true, redis: true, accepting: true } });
+    expect(ready.body).toEqual({
+      status: 'ready',
+      checks: { postgres: true, migrations: true, redis: true, accepting: true },
+    });
     const metrics = await send('GET', `${h.url}/metrics`, { noVersion: true });
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');

@@ -21,7 +21,8 @@ const expectNotFound = (outcome: { ok: boolean }) => {
 };
 
 describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
-  const client = (key: string | undefined, agent = 'acme/echo') => new A2ATestClient(binding, `${h.url}/agents/${agent}`, key);
+  const client = (key: string | undefined, agent = 'acme/echo') =>
+    new A2ATestClient(binding, `${h.url}/agents/${agent}`, key);
 
   it('§9 rule 2: a request without credentials is 401 with WWW-Authenticate', async () => {
     const reply = await client(undefined).call('ListTasks', {});
@@ -30,7 +31,8 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(reply.status).toBe(401);
     expect(reply.reason).toBe('UNAUTHENTICATED');
     expect(reply.headers.get('www-authenticate')).toContain('ApiKey header="X-API-Key"');
-    if (binding === 'jsonrpc') expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.any(String) } });
+    if (binding === 'jsonrpc')
+      expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.any(String) } });
     else expect(reply.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
   });
 
@@ -39,7 +41,7 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(!reply.ok && reply.status).toBe(401);
   });
 
-  it('§9 rule 4: another tenant\'s agent answers like a missing one (404)', async () => {
+  it("§9 rule 4: another tenant's agent answers like a missing one (404)", async () => {
     const reply = await client(h.fixtures.keys.carol, 'acme/echo').call('ListTasks', {});
     expect(!reply.ok && reply.status).toBe(404);
     const missing = await client(h.fixtures.keys.alice, 'acme/nobody').call('ListTasks', {});
@@ -57,10 +59,16 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
       if (!sent.ok) throw new Error(sent.reason);
       done = taskOf(sent.value).id;
       const sleepy = client(h.fixtures.keys.alice, 'acme/sleepy');
-      const started = await sleepy.call('SendMessage', { message: userMessage('zzz'), configuration: { returnImmediately: true } });
+      const started = await sleepy.call('SendMessage', {
+        message: userMessage('zzz'),
+        configuration: { returnImmediately: true },
+      });
       if (!started.ok) throw new Error(started.reason);
       running = taskOf(started.value).id;
-      const config = await sleepy.call('CreateTaskPushNotificationConfig', { taskId: running, url: 'http://127.0.0.1:9/alice' });
+      const config = await sleepy.call('CreateTaskPushNotificationConfig', {
+        taskId: running,
+        url: 'http://127.0.0.1:9/alice',
+      });
       if (!config.ok) throw new Error(config.reason);
       configId = config.value.id ?? '';
     });
@@ -78,11 +86,20 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
       expectNotFound(await echo.call('GetTask', { id: done }));
       expectNotFound(await sleepy.call('GetTask', { id: running }));
       expectNotFound(await sleepy.call('CancelTask', { id: running }));
-      expectNotFound(await sleepy.call('SendMessage', { message: userMessage('hijack', { taskId: running }) }));
-      expectNotFound(await sleepy.call('CreateTaskPushNotificationConfig', { taskId: running, url: 'http://127.0.0.1:9/evil' }));
+      expectNotFound(
+        await sleepy.call('SendMessage', { message: userMessage('hijack', { taskId: running }) }),
+      );
+      expectNotFound(
+        await sleepy.call('CreateTaskPushNotificationConfig', {
+          taskId: running,
+          url: 'http://127.0.0.1:9/evil',
+        }),
+      );
       expectNotFound(await sleepy.call('GetTaskPushNotificationConfig', { taskId: running, id: configId }));
       expectNotFound(await sleepy.call('ListTaskPushNotificationConfigs', { taskId: running }));
-      expectNotFound(await sleepy.call('DeleteTaskPushNotificationConfig', { taskId: running, id: configId }));
+      expectNotFound(
+        await sleepy.call('DeleteTaskPushNotificationConfig', { taskId: running, id: configId }),
+      );
       expectNotFound(await sleepy.stream('SubscribeToTask', { id: running }));
       const listed = await sleepy.call('ListTasks', {});
       if (!listed.ok) throw new Error(listed.reason);
@@ -99,15 +116,19 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
       expectNotFound(await client(h.fixtures.keys.alice, 'acme/booking').call('GetTask', { id: done }));
     });
 
-    it('a tenant admin sees every principal\'s tasks of its tenant', async () => {
+    it("a tenant admin sees every principal's tasks of its tenant", async () => {
       const boss = client(h.fixtures.keys.boss);
       const got = await boss.call('GetTask', { id: done });
       expect(got.ok).toBe(true);
-      const bobs = await client(h.fixtures.keys.bob).call('SendMessage', { message: userMessage('bob task') });
+      const bobs = await client(h.fixtures.keys.bob).call('SendMessage', {
+        message: userMessage('bob task'),
+      });
       if (!bobs.ok) throw new Error(bobs.reason);
       const listed = await boss.call('ListTasks', { pageSize: 100 });
       if (!listed.ok) throw new Error(listed.reason);
-      expect(listed.value.tasks.map((t) => t.id)).toEqual(expect.arrayContaining([done, taskOf(bobs.value).id]));
+      expect(listed.value.tasks.map((t) => t.id)).toEqual(
+        expect.arrayContaining([done, taskOf(bobs.value).id]),
+      );
       const own = await client(h.fixtures.keys.bob).call('ListTasks', { pageSize: 100 });
       expect(own.ok && own.value.tasks.map((t) => t.id)).not.toContain(done);
     });
@@ -115,14 +136,18 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
 });
 
 describe('REST /{tenant} routes (digest §2.6: a routing value, not an authority)', () => {
-  it('a tenant segment other than the caller\'s is 404', async () => {
-    const reply = await send('GET', `${h.url}/agents/acme/echo/rest/globex/tasks`, { key: h.fixtures.keys.alice });
+  it("a tenant segment other than the caller's is 404", async () => {
+    const reply = await send('GET', `${h.url}/agents/acme/echo/rest/globex/tasks`, {
+      key: h.fixtures.keys.alice,
+    });
     expect(reply.status).toBe(404);
-    const own = await send('GET', `${h.url}/agents/acme/echo/rest/acme/tasks`, { key: h.fixtures.keys.alice });
+    const own = await send('GET', `${h.url}/agents/acme/echo/rest/acme/tasks`, {
+      key: h.fixtures.keys.alice,
+    });
     expect(own.status).toBe(200);
   });
 
-  it('a JSON-RPC params.tenant other than the caller\'s is TaskNotFound', async () => {
+  it("a JSON-RPC params.tenant other than the caller's is TaskNotFound", async () => {
     const reply = await send('POST', `${h.url}/agents/acme/echo/rpc`, {
       key: h.fixtures.keys.alice,
       body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { tenant: 'globex' } },
@@ -135,7 +160,8 @@ describe('API key revocation (brief: refused at once on every replica)', () => {
   it('a key revoked through one gateway is refused by another at once', async () => {
     const issued = await h.admin.createApiKey({ tenantId: 'acme', principal: 'temp', role: 'user' });
     const replica = await h.startGateway();
-    const onReplica = () => send('GET', `${replica.url}/agents/acme/echo/rest/tasks`, { key: issued.plaintext });
+    const onReplica = () =>
+      send('GET', `${replica.url}/agents/acme/echo/rest/tasks`, { key: issued.plaintext });
     expect((await onReplica()).status).toBe(200);
     expect((await onReplica()).status).toBe(200); // now served from the replica's cache
     const revoked = await send('DELETE', `${h.url}/admin/v1/tenants/acme/api-keys/${issued.key.id}`, {
@@ -143,7 +169,9 @@ describe('API key revocation (brief: refused at once on every replica)', () => {
     });
     expect(revoked.status).toBe(200);
     expect((await onReplica()).status).toBe(401);
-    expect((await send('GET', `${h.url}/agents/acme/echo/rest/tasks`, { key: issued.plaintext })).status).toBe(401);
+    expect(
+      (await send('GET', `${h.url}/agents/acme/echo/rest/tasks`, { key: issued.plaintext })).status,
+    ).toBe(401);
   });
 
   it('a rotated key stops working at once and its replacement works', async () => {
@@ -160,26 +188,36 @@ describe('API key revocation (brief: refused at once on every replica)', () => {
 });
 
 describe('rate limits (digest §9 rule 7)', () => {
-  it.each<BindingName>(['jsonrpc', 'rest'])('%s: over the per-key budget is 429 with Retry-After and ResourceExhausted', async (binding) => {
-    const limited = await h.startGateway({ RATE_LIMIT_KEY_PER_SEC: '2' });
-    const issued = await h.admin.createApiKey({ tenantId: 'acme', principal: `busy-${binding}`, role: 'user' });
-    const client = new A2ATestClient(binding, `${limited.url}/agents/acme/echo`, issued.plaintext);
-    let refused: Failure | undefined;
-    for (let i = 0; i < 50 && !refused; i++) {
-      const reply = await client.call('GetTask', { id: randomUUID() });
-      if (!reply.ok && reply.status === 429) refused = reply;
-    }
-    expect(refused).toBeDefined();
-    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(refused?.reason).toBe('RESOURCE_EXHAUSTED');
-    if (binding === 'jsonrpc') expect(refused?.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
-    else expect(refused?.body).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
-  });
+  it.each<BindingName>(['jsonrpc', 'rest'])(
+    '%s: over the per-key budget is 429 with Retry-After and ResourceExhausted',
+    async (binding) => {
+      const limited = await h.startGateway({ RATE_LIMIT_KEY_PER_SEC: '2' });
+      const issued = await h.admin.createApiKey({
+        tenantId: 'acme',
+        principal: `busy-${binding}`,
+        role: 'user',
+      });
+      const client = new A2ATestClient(binding, `${limited.url}/agents/acme/echo`, issued.plaintext);
+      let refused: Failure | undefined;
+      for (let i = 0; i < 50 && !refused; i++) {
+        const reply = await client.call('GetTask', { id: randomUUID() });
+        if (!reply.ok && reply.status === 429) refused = reply;
+      }
+      expect(refused).toBeDefined();
+      expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused?.reason).toBe('RESOURCE_EXHAUSTED');
+      if (binding === 'jsonrpc')
+        expect(refused?.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      else expect(refused?.body).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
+    },
+  );
 });
 
 describe('admin credentials are separate', () => {
   it('a tenant API key cannot call the admin API', async () => {
-    const reply = await send('GET', `${h.url}/admin/v1/tenants`, { headers: { Authorization: `Bearer ${h.fixtures.keys.boss}` } });
+    const reply = await send('GET', `${h.url}/admin/v1/tenants`, {
+      headers: { Authorization: `Bearer ${h.fixtures.keys.boss}` },
+    });
     expect(reply.status).toBe(401);
     expect(failure(reply).reason).toBe('UNAUTHENTICATED');
   });

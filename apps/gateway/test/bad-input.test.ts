@@ -22,7 +22,8 @@ afterAll(async () => {
 
 const key = () => h.fixtures.keys.alice;
 const rpc = (options: RequestOptions) => send('POST', rpcUrl, { key: key(), ...options });
-const rpcError = (body: unknown) => (body as { error: { code: number; data: Array<Record<string, unknown>> } }).error;
+const rpcError = (body: unknown) =>
+  (body as { error: { code: number; data: Array<Record<string, unknown>> } }).error;
 const sendMessage = { message: userMessage('x') };
 
 describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
@@ -44,44 +45,71 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
   });
 
   it('a batch is -32600 (A2A defines none)', async () => {
-    const reply = await rpc({ body: [{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: randomUUID() } }] });
+    const reply = await rpc({
+      body: [{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: randomUUID() } }],
+    });
     expect(rpcError(reply.body).code).toBe(-32600);
   });
 
   it('an unknown method is -32601', async () => {
-    const reply = await rpc({ body: { jsonrpc: '2.0', id: 'm', method: 'message/send', params: sendMessage } });
+    const reply = await rpc({
+      body: { jsonrpc: '2.0', id: 'm', method: 'message/send', params: sendMessage },
+    });
     expect(reply.body).toMatchObject({ id: 'm', error: { code: -32601 } });
   });
 
   it('invalid params are -32602 with BadRequest field violations', async () => {
-    const reply = await rpc({ body: { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } } } });
+    const reply = await rpc({
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } },
+      },
+    });
     const error = rpcError(reply.body);
     expect(error.code).toBe(-32602);
     const badRequest = error.data.find((d) => String(d['@type']).endsWith('BadRequest'));
-    expect(badRequest?.['fieldViolations']).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining('parts') })]));
+    expect(badRequest?.['fieldViolations']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining('parts') })]),
+    );
   });
 
   it('a bad enum string is -32602', async () => {
-    const reply = await rpc({ body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { status: 'TASK_STATE_SLEEPING' } } });
+    const reply = await rpc({
+      body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { status: 'TASK_STATE_SLEEPING' } },
+    });
     expect(rpcError(reply.body).code).toBe(-32602);
   });
 
   it('pageSize out of 1..100 is -32602 (§7.4 rule 22)', async () => {
-    const reply = await rpc({ body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { pageSize: 150 } } });
+    const reply = await rpc({
+      body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { pageSize: 150 } },
+    });
     expect(rpcError(reply.body).code).toBe(-32602);
   });
 
   it('an unknown task id is TaskNotFound -32001', async () => {
-    const reply = await rpc({ body: { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'no-such-task' } } });
+    const reply = await rpc({
+      body: { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'no-such-task' } },
+    });
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id: 2, error: { code: -32001, data: [expect.objectContaining({ reason: 'TASK_NOT_FOUND' })] } });
+    expect(reply.body).toMatchObject({
+      id: 2,
+      error: { code: -32001, data: [expect.objectContaining({ reason: 'TASK_NOT_FOUND' })] },
+    });
   });
 
   it('a body over the limit is HTTP 413 with a JSON-RPC error body', async () => {
     const big = 'x'.repeat(LIMIT + 10);
-    const reply = await rpc({ body: { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(big) } } });
+    const reply = await rpc({
+      body: { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(big) } },
+    });
     expect(reply.status).toBe(413);
-    expect(reply.body).toMatchObject({ jsonrpc: '2.0', error: { data: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })] } });
+    expect(reply.body).toMatchObject({
+      jsonrpc: '2.0',
+      error: { data: [expect.objectContaining({ reason: 'PAYLOAD_TOO_LARGE' })] },
+    });
   });
 
   it('a non-JSON Content-Type is 415', async () => {
@@ -90,10 +118,16 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     expect(reply.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32005 } });
   });
 
-  it.each(['application/json; charset=utf-8', 'application/a2a+json', 'Application/JSON;charset="UTF-8"'])('Content-Type %s is accepted', async (type) => {
-    const reply = await rpc({ raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }), headers: { 'Content-Type': type } });
-    expect(reply.body).toMatchObject({ id: 1, result: { tasks: expect.any(Array) } });
-  });
+  it.each(['application/json; charset=utf-8', 'application/a2a+json', 'Application/JSON;charset="UTF-8"'])(
+    'Content-Type %s is accepted',
+    async (type) => {
+      const reply = await rpc({
+        raw: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+        headers: { 'Content-Type': type },
+      });
+      expect(reply.body).toMatchObject({ id: 1, result: { tasks: expect.any(Array) } });
+    },
+  );
 
   it('a charset other than UTF-8 is 415', async () => {
     const reply = await rpc({ raw: '{}', headers: { 'Content-Type': 'application/json; charset=latin1' } });
@@ -108,7 +142,8 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
 });
 
 describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
-  const rest = (method: string, path: string, options: RequestOptions = {}) => send(method, `${restUrl}${path}`, { key: key(), ...options });
+  const rest = (method: string, path: string, options: RequestOptions = {}) =>
+    send(method, `${restUrl}${path}`, { key: key(), ...options });
 
   it('malformed JSON is 400 INVALID_ARGUMENT', async () => {
     const reply = await rest('POST', '/message:send', { raw: '{"message":' });
@@ -118,7 +153,9 @@ describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
   });
 
   it('invalid params are 400 INVALID_ARGUMENT with field violations', async () => {
-    const reply = await rest('POST', '/message:send', { body: { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } } });
+    const reply = await rest('POST', '/message:send', {
+      body: { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } },
+    });
     expect(reply.status).toBe(400);
     const f = failure(reply);
     expect(f.reason).toBe('INVALID_PARAMS');
@@ -137,7 +174,9 @@ describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
   });
 
   it('a body over the limit is 413', async () => {
-    const reply = await rest('POST', '/message:send', { body: { message: userMessage('x'.repeat(LIMIT + 10)) } });
+    const reply = await rest('POST', '/message:send', {
+      body: { message: userMessage('x'.repeat(LIMIT + 10)) },
+    });
     expect(reply.status).toBe(413);
     expect(failure(reply).reason).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -161,7 +200,10 @@ describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
   });
 
   it('a non-JSON Content-Type is 415', async () => {
-    const reply = await rest('POST', '/message:send', { raw: 'hello', headers: { 'Content-Type': 'text/plain' } });
+    const reply = await rest('POST', '/message:send', {
+      raw: 'hello',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(reply.status).toBe(415);
   });
 
@@ -174,18 +216,29 @@ describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
   it('an unknown task is 404 NOT_FOUND with reason TASK_NOT_FOUND', async () => {
     const reply = await rest('GET', `/tasks/${randomUUID()}`);
     expect(reply.status).toBe(404);
-    expect(reply.body).toMatchObject({ error: { code: 404, status: 'NOT_FOUND', details: [expect.objectContaining({ reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' })] } });
+    expect(reply.body).toMatchObject({
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        details: [expect.objectContaining({ reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' })],
+      },
+    });
   });
 
   it('a taskId in the push-config body that differs from the path is 400', async () => {
-    const reply = await rest('POST', `/tasks/${randomUUID()}/pushNotificationConfigs`, { body: { taskId: 'other', url: 'https://example.com/h' } });
+    const reply = await rest('POST', `/tasks/${randomUUID()}/pushNotificationConfigs`, {
+      body: { taskId: 'other', url: 'https://example.com/h' },
+    });
     expect(reply.status).toBe(400);
   });
 });
 
 describe('error mapping column (digest §12 #2)', () => {
   it('TaskNotCancelable is 400 under v1.0.1 and 409 under v1.0.0', async () => {
-    const done = await send('POST', `${restUrl}/message:send`, { key: key(), body: { message: userMessage('done') } });
+    const done = await send('POST', `${restUrl}/message:send`, {
+      key: key(),
+      body: { message: userMessage('done') },
+    });
     const id = (done.body as { task: { id: string } }).task.id;
     const v101 = await send('POST', `${restUrl}/tasks/${id}:cancel`, { key: key() });
     expect(v101.status).toBe(400);
@@ -199,7 +252,12 @@ describe('error mapping column (digest §12 #2)', () => {
 
 describe('internal errors never leak (ARCHITECTURE.md §3 rule 7)', () => {
   it('a broken registration gives the generic Internal error on both bindings', async () => {
-    await h.admin.upsertAgent({ tenantId: 'acme', id: 'broken', card: { name: 'no description' }, executor: 'echo' });
+    await h.admin.upsertAgent({
+      tenantId: 'acme',
+      id: 'broken',
+      card: { name: 'no description' },
+      executor: 'echo',
+    });
     const viaRpc = await send('POST', `${h.url}/agents/acme/broken/rpc`, {
       key: key(),
       body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: randomUUID() } },
@@ -207,7 +265,9 @@ describe('internal errors never leak (ARCHITECTURE.md §3 rule 7)', () => {
     expect(viaRpc.body).toMatchObject({ id: 1, error: { code: -32603, message: 'Internal error' } });
     const viaRest = await send('GET', `${h.url}/agents/acme/broken/rest/tasks`, { key: key() });
     expect(viaRest.status).toBe(500);
-    expect(viaRest.body).toMatchObject({ error: { code: 500, status: 'INTERNAL', message: 'Internal error' } });
+    expect(viaRest.body).toMatchObject({
+      error: { code: 500, status: 'INTERNAL', message: 'Internal error' },
+    });
     for (const text of [viaRpc.text, viaRest.text]) expect(text).not.toMatch(/ZodError|\bat .+\.ts:\d+/);
     const card = await send('GET', `${h.url}/agents/acme/broken/.well-known/agent-card.json`);
     expect(card.status).toBe(500);

@@ -32,7 +32,9 @@ describe('agent cards (digest ยง4.4)', () => {
       extendedAgentCard: true,
       extensions: [{ uri: TRACE_EXTENSION, description: 'adds a trace id' }],
     });
-    expect(card.securitySchemes).toEqual({ apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } } });
+    expect(card.securitySchemes).toEqual({
+      apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
+    });
     expect(card.securityRequirements).toEqual([{ schemes: { apiKey: { list: [] } } }]);
     expect(card.skills.map((s) => s.id)).toEqual(['echo', 'echo-reply']);
     expect(reply.text).not.toMatch(/extendedSkills|executor|settings/);
@@ -43,18 +45,27 @@ describe('agent cards (digest ยง4.4)', () => {
     const etag = first.headers.get('etag') ?? '';
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(first.headers.get('cache-control')).toBe('public, max-age=300');
-    const cached = await send('GET', cardUrl('acme/echo'), { noVersion: true, headers: { 'If-None-Match': etag } });
+    const cached = await send('GET', cardUrl('acme/echo'), {
+      noVersion: true,
+      headers: { 'If-None-Match': etag },
+    });
     expect(cached.status).toBe(304);
     expect(cached.text).toBe('');
-    const weak = await send('GET', cardUrl('acme/echo'), { noVersion: true, headers: { 'If-None-Match': `"other", W/${etag}` } });
+    const weak = await send('GET', cardUrl('acme/echo'), {
+      noVersion: true,
+      headers: { 'If-None-Match': `"other", W/${etag}` },
+    });
     expect(weak.status).toBe(304);
-    const stale = await send('GET', cardUrl('acme/echo'), { noVersion: true, headers: { 'If-None-Match': '"stale"' } });
+    const stale = await send('GET', cardUrl('acme/echo'), {
+      noVersion: true,
+      headers: { 'If-None-Match': '"stale"' },
+    });
     expect(stale.status).toBe(200);
     const other = await send('GET', cardUrl('acme/booking'), { noVersion: true });
     expect(other.headers.get('etag')).not.toBe(etag);
   });
 
-  it('the domain root serves the default agent\'s card', async () => {
+  it("the domain root serves the default agent's card", async () => {
     const root = await send('GET', `${h.url}/.well-known/agent-card.json`, { noVersion: true });
     const direct = await send('GET', cardUrl('acme/echo'), { noVersion: true });
     expect(root.status).toBe(200);
@@ -69,7 +80,8 @@ describe('agent cards (digest ยง4.4)', () => {
 });
 
 describe.each<BindingName>(['jsonrpc', 'rest'])('%s service parameters (digest ยง6)', (binding) => {
-  const client = (agent = 'acme/echo') => new A2ATestClient(binding, `${h.url}/agents/${agent}`, h.fixtures.keys.alice);
+  const client = (agent = 'acme/echo') =>
+    new A2ATestClient(binding, `${h.url}/agents/${agent}`, h.fixtures.keys.alice);
 
   it('a missing A2A-Version means 0.3: VersionNotSupported listing 1.0', async () => {
     const reply = await client().call('ListTasks', {}, { noVersion: true });
@@ -82,17 +94,28 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s service parameters (digest ย
   });
 
   it.each(['0.3', '2.0', 'banana'])('A2A-Version %s is VersionNotSupported', async (version) => {
-    const reply = await client().call('ListTasks', {}, { noVersion: true, headers: { 'A2A-Version': version } });
+    const reply = await client().call(
+      'ListTasks',
+      {},
+      { noVersion: true, headers: { 'A2A-Version': version } },
+    );
     expect(!reply.ok && reply.reason).toBe('VERSION_NOT_SUPPORTED');
   });
 
   it('a patch number is ignored: 1.0.1 is served', async () => {
-    const reply = await client().call('ListTasks', {}, { noVersion: true, headers: { 'A2A-Version': '1.0.1' } });
+    const reply = await client().call(
+      'ListTasks',
+      {},
+      { noVersion: true, headers: { 'A2A-Version': '1.0.1' } },
+    );
     expect(reply.ok).toBe(true);
   });
 
   it('the version may come as the A2A-Version query parameter', async () => {
-    const url = binding === 'jsonrpc' ? `${h.url}/agents/acme/echo/rpc?A2A-Version=1.0` : `${h.url}/agents/acme/echo/rest/tasks?A2A-Version=1.0`;
+    const url =
+      binding === 'jsonrpc'
+        ? `${h.url}/agents/acme/echo/rpc?A2A-Version=1.0`
+        : `${h.url}/agents/acme/echo/rest/tasks?A2A-Version=1.0`;
     const reply = await send(binding === 'jsonrpc' ? 'POST' : 'GET', url, {
       noVersion: true,
       key: h.fixtures.keys.alice,
@@ -103,7 +126,11 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s service parameters (digest ย
   });
 
   it('A2A-Extensions: declared extensions are activated and echoed, others ignored', async () => {
-    const reply = await client().call('ListTasks', {}, { headers: { 'A2A-Extensions': `https://unknown.example/x, ${TRACE_EXTENSION}` } });
+    const reply = await client().call(
+      'ListTasks',
+      {},
+      { headers: { 'A2A-Extensions': `https://unknown.example/x, ${TRACE_EXTENSION}` } },
+    );
     expect(reply.ok).toBe(true);
     expect(reply.headers.get('a2a-extensions')).toBe(TRACE_EXTENSION);
     const none = await client().call('ListTasks', {});
@@ -114,7 +141,11 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s service parameters (digest ย
     const refused = await client('acme/strict').call('ListTasks', {});
     expect(!refused.ok && refused.reason).toBe('EXTENSION_SUPPORT_REQUIRED');
     expect(!refused.ok && refused.code).toBe(binding === 'jsonrpc' ? -32008 : 400);
-    const accepted = await client('acme/strict').call('ListTasks', {}, { headers: { 'A2A-Extensions': REQUIRED_EXTENSION } });
+    const accepted = await client('acme/strict').call(
+      'ListTasks',
+      {},
+      { headers: { 'A2A-Extensions': REQUIRED_EXTENSION } },
+    );
     expect(accepted.ok).toBe(true);
     expect(accepted.headers.get('a2a-extensions')).toBe(REQUIRED_EXTENSION);
   });

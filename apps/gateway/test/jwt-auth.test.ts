@@ -34,7 +34,10 @@ afterAll(async () => {
   jwks?.close();
 });
 
-function token(claims: Record<string, unknown>, { audience = AUDIENCE, subject = 'alice' } = {}): Promise<string> {
+function token(
+  claims: Record<string, unknown>,
+  { audience = AUDIENCE, subject = 'alice' } = {},
+): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
     .setIssuer(ISSUER)
@@ -49,7 +52,9 @@ const bearer = (jwt: string) => ({ headers: { Authorization: `Bearer ${jwt}` } }
 
 describe('JWT bearer authentication', () => {
   it('the card declares the bearer scheme next to the API key', async () => {
-    const reply = await send('GET', `${gateway.url}/agents/acme/echo/.well-known/agent-card.json`, { noVersion: true });
+    const reply = await send('GET', `${gateway.url}/agents/acme/echo/.well-known/agent-card.json`, {
+      noVersion: true,
+    });
     expect(reply.body).toMatchObject({
       securitySchemes: {
         apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
@@ -67,11 +72,21 @@ describe('JWT bearer authentication', () => {
     });
     expect(sent.status).toBe(200);
     const id = (sent.body as { task: { id: string } }).task.id;
-    const byKey = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, { key: h.fixtures.keys.alice });
+    const byKey = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, {
+      key: h.fixtures.keys.alice,
+    });
     expect(byKey.status).toBe(200);
-    const byBob = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, bearer(await token({ tenant: 'acme' }, { subject: 'bob' })));
+    const byBob = await send(
+      'GET',
+      `${gateway.url}/agents/acme/echo/rest/tasks/${id}`,
+      bearer(await token({ tenant: 'acme' }, { subject: 'bob' })),
+    );
     expect(byBob.status).toBe(404);
-    const byAdmin = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks/${id}`, bearer(await token({ tenant: 'acme', switchyard_role: 'tenant_admin' }, { subject: 'ops' })));
+    const byAdmin = await send(
+      'GET',
+      `${gateway.url}/agents/acme/echo/rest/tasks/${id}`,
+      bearer(await token({ tenant: 'acme', switchyard_role: 'tenant_admin' }, { subject: 'ops' })),
+    );
     expect(byAdmin.status).toBe(200);
   });
 
@@ -92,8 +107,12 @@ describe('JWT bearer authentication', () => {
     expect(reply.status).toBe(401);
   });
 
-  it('a token for another tenant cannot reach this tenant\'s agent (404)', async () => {
-    const reply = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks`, bearer(await token({ tenant: 'globex' })));
+  it("a token for another tenant cannot reach this tenant's agent (404)", async () => {
+    const reply = await send(
+      'GET',
+      `${gateway.url}/agents/acme/echo/rest/tasks`,
+      bearer(await token({ tenant: 'globex' })),
+    );
     expect(reply.status).toBe(404);
   });
 });

@@ -21,7 +21,10 @@ beforeAll(async () => {
     for (let i = 0; i < count; i += 10) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(10, count - i) }, () =>
-          client.call('SendMessage', { message: userMessage('queued', { contextId }), configuration: { returnImmediately: true } }),
+          client.call('SendMessage', {
+            message: userMessage('queued', { contextId }),
+            configuration: { returnImmediately: true },
+          }),
         ),
       );
       for (const reply of batch) {
@@ -68,7 +71,9 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s ListTasks', (binding) => {
 
   it('rule 22: the default page size is 50', async () => {
     const reply = await client().call('ListTasks', {});
-    expect(reply.ok && [reply.value.tasks.length, reply.value.pageSize, reply.value.totalSize]).toEqual([50, 50, 260]);
+    expect(reply.ok && [reply.value.tasks.length, reply.value.pageSize, reply.value.totalSize]).toEqual([
+      50, 50, 260,
+    ]);
     expect(reply.ok && reply.value.nextPageToken).not.toBe('');
   });
 

@@ -24,7 +24,8 @@ const variants: Array<[string, BindingName, string | undefined]> = [
 ];
 
 describe.each(variants)('%s', (_name, binding, twin) => {
-  const agent = (id: string) => new A2ATestClient(binding, `${h.url}/agents/acme/${id}`, h.fixtures.keys.alice, twin);
+  const agent = (id: string) =>
+    new A2ATestClient(binding, `${h.url}/agents/acme/${id}`, h.fixtures.keys.alice, twin);
 
   it('§7.2 rule 12: a blocking SendMessage to echo returns the COMPLETED task with the echo artifact', async () => {
     const reply = await agent('echo').call('SendMessage', { message: userMessage('hello world') });
@@ -58,7 +59,10 @@ describe.each(variants)('%s', (_name, binding, twin) => {
   });
 
   it('§7.3: historyLength 0 omits history; N keeps at most the N most recent messages', async () => {
-    const sent = await agent('echo').call('SendMessage', { message: userMessage('history'), configuration: { historyLength: 0 } });
+    const sent = await agent('echo').call('SendMessage', {
+      message: userMessage('history'),
+      configuration: { historyLength: 0 },
+    });
     if (!sent.ok) throw new Error(sent.reason);
     const task = taskOf(sent.value);
     expect(task.history ?? []).toHaveLength(0);
@@ -85,12 +89,14 @@ describe.each(variants)('%s', (_name, binding, twin) => {
     expect(done.status.state).toBe(TaskState.COMPLETED);
   });
 
-  it('§7.1 rule 4: a contextId that differs from the task\'s is InvalidParams and changes nothing', async () => {
+  it("§7.1 rule 4: a contextId that differs from the task's is InvalidParams and changes nothing", async () => {
     const booking = agent('booking');
     const first = await booking.call('SendMessage', { message: userMessage('book a hotel in Rome') });
     if (!first.ok) throw new Error(first.reason);
     const task = taskOf(first.value);
-    const wrong = await booking.call('SendMessage', { message: userMessage('3', { taskId: task.id, contextId: randomUUID() }) });
+    const wrong = await booking.call('SendMessage', {
+      message: userMessage('3', { taskId: task.id, contextId: randomUUID() }),
+    });
     expect(wrong.ok).toBe(false);
     if (wrong.ok) return;
     expect(wrong.reason).toBe('INVALID_PARAMS');
@@ -99,14 +105,18 @@ describe.each(variants)('%s', (_name, binding, twin) => {
   });
 
   it('§7.1 rule 2: a message naming an unknown taskId is TaskNotFound', async () => {
-    const reply = await agent('echo').call('SendMessage', { message: userMessage('hi', { taskId: randomUUID() }) });
+    const reply = await agent('echo').call('SendMessage', {
+      message: userMessage('hi', { taskId: randomUUID() }),
+    });
     expect(!reply.ok && reply.reason).toBe('TASK_NOT_FOUND');
   });
 
   it('§7.2 rule 9: a message to a terminal task is UnsupportedOperation', async () => {
     const done = await agent('echo').call('SendMessage', { message: userMessage('finish') });
     if (!done.ok) throw new Error(done.reason);
-    const reply = await agent('echo').call('SendMessage', { message: userMessage('again', { taskId: taskOf(done.value).id }) });
+    const reply = await agent('echo').call('SendMessage', {
+      message: userMessage('again', { taskId: taskOf(done.value).id }),
+    });
     expect(!reply.ok && reply.reason).toBe('UNSUPPORTED_OPERATION');
   });
 
@@ -122,18 +132,26 @@ describe.each(variants)('%s', (_name, binding, twin) => {
     expect(!reply.ok && reply.reason).toBe('TASK_NOT_FOUND');
   });
 
-  it('§7.4: ListTasks returns the caller\'s tasks with every response field present', async () => {
+  it("§7.4: ListTasks returns the caller's tasks with every response field present", async () => {
     const contextId = randomUUID();
     await agent('echo').call('SendMessage', { message: userMessage('listed', { contextId }) });
     const reply = await agent('echo').call('ListTasks', { contextId });
     if (!reply.ok) throw new Error(reply.reason);
-    expect(reply.value).toEqual({ tasks: [expect.objectContaining({ contextId })], nextPageToken: '', pageSize: 50, totalSize: 1 });
+    expect(reply.value).toEqual({
+      tasks: [expect.objectContaining({ contextId })],
+      nextPageToken: '',
+      pageSize: 50,
+      totalSize: 1,
+    });
     expect(reply.value.tasks[0]).not.toHaveProperty('artifacts');
   });
 
   it('§7.5: CancelTask cancels a running task; a second cancel is TaskNotCancelable', async () => {
     const sleepy = agent('sleepy');
-    const sent = await sleepy.call('SendMessage', { message: userMessage('sleep'), configuration: { returnImmediately: true } });
+    const sent = await sleepy.call('SendMessage', {
+      message: userMessage('sleep'),
+      configuration: { returnImmediately: true },
+    });
     if (!sent.ok) throw new Error(sent.reason);
     const id = taskOf(sent.value).id;
     const canceled = await sleepy.call('CancelTask', { id });
@@ -175,7 +193,10 @@ describe.each(variants)('%s', (_name, binding, twin) => {
       const echo = agent('echo');
       const sent = await echo.call('SendMessage', { message: userMessage('ssrf') });
       if (!sent.ok) throw new Error(sent.reason);
-      const reply = await echo.call('CreateTaskPushNotificationConfig', { taskId: taskOf(sent.value).id, url });
+      const reply = await echo.call('CreateTaskPushNotificationConfig', {
+        taskId: taskOf(sent.value).id,
+        url,
+      });
       expect(!reply.ok && reply.reason).toBe('INVALID_PARAMS');
     },
   );

@@ -7,7 +7,10 @@ let db: TestDatabase;
 let admin: PostgresAdminStore;
 beforeAll(async () => {
   db = await createTestDatabase();
-  admin = new PostgresAdminStore({ db: createDb(db.pool), secrets: createSecretBox('test-secret-key-0123456789') });
+  admin = new PostgresAdminStore({
+    db: createDb(db.pool),
+    secrets: createSecretBox('test-secret-key-0123456789'),
+  });
 });
 afterAll(async () => {
   await db?.drop();
@@ -25,10 +28,21 @@ describe('seedDemo', () => {
       ['booking', 'booking'],
       ['slow', 'slow'],
     ]);
-    expect(first.agents[1]?.card).toBe('http://localhost:8080/agents/demo/invoices/.well-known/agent-card.json');
-    expect(await admin.authenticateApiKey(key)).toMatchObject({ tenantId: 'demo', principal: 'demo-user', role: 'tenant_admin' });
+    expect(first.agents[1]?.card).toBe(
+      'http://localhost:8080/agents/demo/invoices/.well-known/agent-card.json',
+    );
+    expect(await admin.authenticateApiKey(key)).toMatchObject({
+      tenantId: 'demo',
+      principal: 'demo-user',
+      role: 'tenant_admin',
+    });
     expect((await admin.listApiKeys('demo')).length).toBe(1);
-    expect((await admin.listAgents('demo')).map((a) => a.id).sort()).toEqual(['booking', 'echo', 'invoices', 'slow']);
+    expect((await admin.listAgents('demo')).map((a) => a.id).sort()).toEqual([
+      'booking',
+      'echo',
+      'invoices',
+      'slow',
+    ]);
   });
 
   it('generates a key when none is given', async () => {

@@ -15,7 +15,16 @@ import { openSse } from './support/http.ts';
 // disconnects, slow consumers and shutdown, with synthetic generators.
 const item = (seq: number, text = 'x'): StreamItem => ({
   seq,
-  response: { statusUpdate: { taskId: 't', contextId: 'c', status: { state: TaskState.WORKING, message: { messageId: `m${seq}`, role: 'ROLE_AGENT', parts: [{ text }] } } } },
+  response: {
+    statusUpdate: {
+      taskId: 't',
+      contextId: 'c',
+      status: {
+        state: TaskState.WORKING,
+        message: { messageId: `m${seq}`, role: 'ROLE_AGENT', parts: [{ text }] },
+      },
+    },
+  },
 });
 
 let server: Server | undefined;
@@ -46,7 +55,9 @@ async function serve(
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }
 
 describe('streamSse', () => {
@@ -72,7 +83,12 @@ describe('streamSse', () => {
       const failing = async function* (): AsyncGenerator<StreamItem> {
         throw unsupportedOperation('too late');
       };
-      await streamSse(res, failing(), restSseFormat('v1.0.1'), stop, { heartbeatMs: 1000, maxBufferBytes: 1024, registry: new StreamRegistry(), log: silentLogger() }).catch(() => {
+      await streamSse(res, failing(), restSseFormat('v1.0.1'), stop, {
+        heartbeatMs: 1000,
+        maxBufferBytes: 1024,
+        registry: new StreamRegistry(),
+        log: silentLogger(),
+      }).catch(() => {
         res.status(400).json({ refused: true });
       });
     });
@@ -86,14 +102,17 @@ describe('streamSse', () => {
 
   it('sends keep-alive comments and aborts the generator when the client disconnects', async () => {
     let finished = false;
-    const { url } = await serve(async function* (signal) {
-      try {
-        yield item(1);
-        await untilAborted(signal);
-      } finally {
-        finished = true;
-      }
-    }, { heartbeatMs: 20 });
+    const { url } = await serve(
+      async function* (signal) {
+        try {
+          yield item(1);
+          await untilAborted(signal);
+        } finally {
+          finished = true;
+        }
+      },
+      { heartbeatMs: 20 },
+    );
     const controller = new AbortController();
     const response = await fetch(url, { signal: controller.signal });
     const reader = response.body?.getReader();
@@ -133,10 +152,13 @@ describe('streamSse', () => {
 
   it('shutdown ends every open stream with a final comment', async () => {
     const registry = new StreamRegistry();
-    const { url } = await serve(async function* (signal) {
-      yield item(1);
-      await untilAborted(signal);
-    }, { registry });
+    const { url } = await serve(
+      async function* (signal) {
+        yield item(1);
+        await untilAborted(signal);
+      },
+      { registry },
+    );
     const pending = openSse('GET', url, { noVersion: true });
     await waitFor(() => registry.size === 1);
     registry.closeAll('server shutting down');

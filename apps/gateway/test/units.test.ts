@@ -6,7 +6,12 @@ import { DEV_ADMIN_TOKEN, loadGatewayConfig } from '../src/config.ts';
 import { isJsonMediaType } from '../src/http/read-json-body.ts';
 import { matchRestRoute } from '../src/rest/rest-routes.ts';
 
-const identity = (keyId: string, tenantId = 'acme'): ApiKeyIdentity => ({ keyId, tenantId, principal: 'p', role: 'user' });
+const identity = (keyId: string, tenantId = 'acme'): ApiKeyIdentity => ({
+  keyId,
+  tenantId,
+  principal: 'p',
+  role: 'user',
+});
 
 describe('loadGatewayConfig', () => {
   it('fills the documented defaults', () => {
@@ -38,7 +43,10 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_ADMIN_TOKEN/);
     expect(() => loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadGatewayConfig({ HTTP_ERROR_MAPPING: 'v2' })).toThrow(/HTTP_ERROR_MAPPING/);
-    expect(loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_CIDRS).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_CIDRS).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+    ]);
     expect(loadGatewayConfig({ JWT_JWKS_URL: 'https://id.example/jwks' }).jwtEnabled).toBe(true);
   });
 });
@@ -68,7 +76,9 @@ describe('ApiKeyCache', () => {
   });
 
   it('never caches a failed lookup, and drops a whole tenant on request', async () => {
-    const cache = new ApiKeyCache({ lookup: async (key) => (key === 'good' ? identity('k1', 'acme') : null) });
+    const cache = new ApiKeyCache({
+      lookup: async (key) => (key === 'good' ? identity('k1', 'acme') : null),
+    });
     expect(await cache.authenticate('bad')).toBeNull();
     await cache.authenticate('good');
     expect(cache.size).toBe(1);
@@ -80,30 +90,59 @@ describe('ApiKeyCache', () => {
 describe('matchRestRoute (digest §4.2)', () => {
   it('matches every operation and its /{tenant} twin', () => {
     expect(matchRestRoute('POST', '/message:send')).toEqual({ op: 'SendMessage' });
-    expect(matchRestRoute('POST', '/acme/message:stream')).toEqual({ op: 'SendStreamingMessage', tenant: 'acme' });
+    expect(matchRestRoute('POST', '/acme/message:stream')).toEqual({
+      op: 'SendStreamingMessage',
+      tenant: 'acme',
+    });
     expect(matchRestRoute('GET', '/tasks')).toEqual({ op: 'ListTasks' });
     expect(matchRestRoute('GET', '/acme/tasks')).toEqual({ op: 'ListTasks', tenant: 'acme' });
     expect(matchRestRoute('GET', '/tasks/t1')).toEqual({ op: 'GetTask', taskId: 't1' });
     expect(matchRestRoute('POST', '/tasks/t1:cancel')).toEqual({ op: 'CancelTask', taskId: 't1' });
     expect(matchRestRoute('GET', '/tasks/t1:subscribe')).toEqual({ op: 'SubscribeToTask', taskId: 't1' });
-    expect(matchRestRoute('POST', '/acme/tasks/t1:subscribe')).toEqual({ op: 'SubscribeToTask', taskId: 't1', tenant: 'acme' });
-    expect(matchRestRoute('POST', '/tasks/t1/pushNotificationConfigs')).toEqual({ op: 'CreateTaskPushNotificationConfig', taskId: 't1' });
-    expect(matchRestRoute('GET', '/tasks/t1/pushNotificationConfigs')).toEqual({ op: 'ListTaskPushNotificationConfigs', taskId: 't1' });
-    expect(matchRestRoute('GET', '/tasks/t1/pushNotificationConfigs/c1')).toEqual({ op: 'GetTaskPushNotificationConfig', taskId: 't1', configId: 'c1' });
-    expect(matchRestRoute('DELETE', '/tasks/t1/pushNotificationConfigs/c1')).toEqual({ op: 'DeleteTaskPushNotificationConfig', taskId: 't1', configId: 'c1' });
+    expect(matchRestRoute('POST', '/acme/tasks/t1:subscribe')).toEqual({
+      op: 'SubscribeToTask',
+      taskId: 't1',
+      tenant: 'acme',
+    });
+    expect(matchRestRoute('POST', '/tasks/t1/pushNotificationConfigs')).toEqual({
+      op: 'CreateTaskPushNotificationConfig',
+      taskId: 't1',
+    });
+    expect(matchRestRoute('GET', '/tasks/t1/pushNotificationConfigs')).toEqual({
+      op: 'ListTaskPushNotificationConfigs',
+      taskId: 't1',
+    });
+    expect(matchRestRoute('GET', '/tasks/t1/pushNotificationConfigs/c1')).toEqual({
+      op: 'GetTaskPushNotificationConfig',
+      taskId: 't1',
+      configId: 'c1',
+    });
+    expect(matchRestRoute('DELETE', '/tasks/t1/pushNotificationConfigs/c1')).toEqual({
+      op: 'DeleteTaskPushNotificationConfig',
+      taskId: 't1',
+      configId: 'c1',
+    });
     expect(matchRestRoute('GET', '/extendedAgentCard')).toEqual({ op: 'GetExtendedAgentCard' });
-    expect(matchRestRoute('GET', '/acme/extendedAgentCard')).toEqual({ op: 'GetExtendedAgentCard', tenant: 'acme' });
+    expect(matchRestRoute('GET', '/acme/extendedAgentCard')).toEqual({
+      op: 'GetExtendedAgentCard',
+      tenant: 'acme',
+    });
   });
 
   it('matches non-tenant routes first: /tasks/tasks is GetTask("tasks")', () => {
     expect(matchRestRoute('GET', '/tasks/tasks')).toEqual({ op: 'GetTask', taskId: 'tasks' });
-    expect(matchRestRoute('GET', '/tasks/extendedAgentCard')).toEqual({ op: 'GetTask', taskId: 'extendedAgentCard' });
+    expect(matchRestRoute('GET', '/tasks/extendedAgentCard')).toEqual({
+      op: 'GetTask',
+      taskId: 'extendedAgentCard',
+    });
   });
 
   it('refuses unknown routes (404) and wrong verbs (405)', () => {
     expect(() => matchRestRoute('GET', '/nope')).toThrow(expect.objectContaining({ kind: 'MethodNotFound' }));
     expect(() => matchRestRoute('PUT', '/tasks/t1')).toThrow(/not allowed/);
-    expect(() => matchRestRoute('GET', '/tasks/%E0%A4%A')).toThrow(expect.objectContaining({ kind: 'InvalidRequest' }));
+    expect(() => matchRestRoute('GET', '/tasks/%E0%A4%A')).toThrow(
+      expect.objectContaining({ kind: 'InvalidRequest' }),
+    );
   });
 });
 

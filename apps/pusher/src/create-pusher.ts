@@ -8,7 +8,14 @@ import {
   type ClaimedDelivery,
   type SecretBox,
 } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import {
+  createMetrics,
+  extractTraceContext,
+  SpanKind,
+  withSpan,
+  type Logger,
+  type Metrics,
+} from '@switchyard/telemetry';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { RetryPolicy } from './backoff.ts';
@@ -16,7 +23,6 @@ import { deliver, type DeliverDeps, type DeliveryResult } from './deliver.ts';
 import { runClaimLoop } from './claim-loop.ts';
 import { createGuardedAgent } from './guarded-agent.ts';
 import { listenForPushWakeups, type PushWakeups } from './push-wakeups.ts';
-import { PusherMetrics } from './pusher-metrics.ts';
 import { WakeSignal } from './wake-signal.ts';
 
 export interface PusherSettings {
@@ -49,6 +55,8 @@ export interface PusherOptions {
   resolve?: LookupFn;
   /** Jitter source in [0, 1); Math.random by default. */
   random?: () => number;
+  /** This process's Prometheus metrics; a private registry when absent (tests). */
+  metrics?: Metrics;
 }
 
 export type PusherState = 'created' | 'running' | 'draining' | 'stopped';
@@ -70,7 +78,11 @@ export function createPusher(options: PusherOptions) {
     connectTimeoutMs: settings.timeoutMs,
     resolve: options.resolve,
   });
-  const metrics = new PusherMetrics();
+  const metrics = options.metrics ?? createMetrics({ service: 'pusher', defaultMetrics: false });
+  metrics.push.collectOutbox(async () => {
+    const [pending, ageMs] = await Promise.all([outbox.countPending(), outbox.oldestPendingAgeMs()]);
+    return { pending, oldestAgeSeconds: ageMs / 1000 };
+  });
   const wake = new WakeSignal();
   const halt = new AbortController();
   const force = new AbortController();
@@ -91,20 +103,41 @@ export function createPusher(options: PusherOptions) {
   let wakeups: PushWakeups | undefined;
 
   function send(delivery: ClaimedDelivery): Promise<DeliveryResult> {
-    const sending: Promise<DeliveryResult> = deliver(delivery, deps)
+    const started = performance.now();
+    // The delivery joins the trace of the request that created the task (context kept on the task row).
+    const traced = withSpan(
+      'deliver-push',
+      {
+        'switchyard.task_id': delivery.taskId,
+        'switchyard.tenant_id': delivery.tenantId,
+        'switchyard.push.seq': delivery.seq,
+        'switchyard.push.attempt': delivery.attempts,
+      },
+      async (span) => {
+        const result = await deliver(delivery, deps);
+        span.setAttribute('switchyard.push.outcome', result.outcome);
+        return result;
+      },
+      { kind: SpanKind.CLIENT, parent: extractTraceContext(delivery.traceContext ?? {}) },
+    );
+    const sending: Promise<DeliveryResult> = traced
       .catch((err: unknown): DeliveryResult => {
         log.error({ err, deliveryId: delivery.deliveryId }, 'push delivery crashed; its claim will lapse');
         return { outcome: 'abandoned', reason: 'internal error' };
       })
       .then((result) => {
-        metrics.record(result.outcome);
+        metrics.push.attempt(result.outcome, (performance.now() - started) / 1000);
         if (result.outcome === 'retry' && state === 'running') wake.wakeAt(result.nextAttemptAt);
         // A slot is free and, after delivered or dead, the config's next event is claimable.
         wake.notify();
         return result;
       })
-      .finally(() => inFlight.delete(sending));
+      .finally(() => {
+        inFlight.delete(sending);
+        metrics.push.inFlight(inFlight.size);
+      });
     inFlight.add(sending);
+    metrics.push.inFlight(inFlight.size);
     return sending;
   }
 
@@ -190,8 +223,8 @@ export function createPusher(options: PusherOptions) {
     health(): boolean {
       return state === 'running' || state === 'draining';
     },
-    async metrics(): Promise<{ contentType: string; body: string }> {
-      return { contentType: 'text/plain; version=0.0.4', body: await metrics.render(outbox, inFlight.size) };
+    metrics(): Promise<{ contentType: string; body: string }> {
+      return metrics.text();
     },
   };
 }

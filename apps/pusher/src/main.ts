@@ -3,12 +3,17 @@ import { Redis } from 'ioredis';
 import { createQueueKeys } from '@switchyard/queue';
 import { handleSignals, startOpsServer } from '@switchyard/runtime';
 import { createPool, createSecretBox } from '@switchyard/store';
-import { createLogger } from '@switchyard/telemetry';
+import { createLogger, createMetrics, startTracing } from '@switchyard/telemetry';
 import { loadPusherConfig, pusherSettings } from './config.ts';
 import { createPusher } from './create-pusher.ts';
 
 const config = loadPusherConfig(process.env);
-const log = createLogger({ name: 'pusher', level: config.LOG_LEVEL });
+const log = createLogger({ name: 'pusher', level: config.LOG_LEVEL, withTraceIds: true });
+const tracing = await startTracing({ serviceName: 'switchyard-pusher', env: process.env, log });
+const metrics = createMetrics({
+  service: 'pusher',
+  onCollectError: (err, collector) => log.warn({ err, collector }, 'metrics source failed'),
+});
 const pool = createPool({
   connectionString: config.DATABASE_URL,
   maxConnections: config.PG_POOL_MAX,
@@ -25,7 +30,10 @@ const pusher = createPusher({
   secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
   log,
   settings: pusherSettings(config),
+  metrics,
 });
+metrics.resources.observePgPool(pool);
+metrics.resources.observeRedis(() => subscriber.status === 'ready');
 const ops = await startOpsServer(config.PUSHER_OPS_PORT, {
   health: () => pusher.health(),
   ready: () => pusher.ready(),
@@ -38,6 +46,7 @@ handleSignals(
       ops.close();
       subscriber.disconnect();
       await pool.end();
+      await tracing.shutdown();
     },
   },
   log,

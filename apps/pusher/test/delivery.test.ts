@@ -135,6 +135,6 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
     await pusher.start();
     await waitFor(async () => Object.values(await pusher.ready()).every(Boolean), { what: 'ready' });
     const metrics = await pusher.metrics();
-    expect(metrics.body).toContain('switchyard_push_outbox_pending');
+    expect(metrics.body).toContain('switchyard_push_pending');
   });
 });

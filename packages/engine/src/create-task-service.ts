@@ -7,7 +7,7 @@ import {
   PostgresTaskStore,
   type SecretBox,
 } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import type { Logger, Metrics } from '@switchyard/telemetry';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { CachedAgentDirectory } from './cached-agent-directory.ts';
@@ -27,6 +27,8 @@ export interface TaskServiceOptions {
   log: Logger;
   engine?: Partial<EngineConfig>;
   urlPolicy: UrlPolicy;
+  /** Prometheus metrics of this process (tasks created/finished). */
+  metrics?: Metrics;
 }
 
 /**
@@ -46,7 +48,12 @@ export function createTaskService(options: TaskServiceOptions) {
   const service = new TaskService({
     store,
     pushConfigs,
-    writer: new TaskWriter({ store, hints: new HintPublisher({ redis, keys }), log }),
+    writer: new TaskWriter({
+      store,
+      hints: new HintPublisher({ redis, keys }),
+      log,
+      ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
+    }),
     dispatcher: queue,
     hub,
     agents: new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
 import type { TaskStore } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import type { Logger, TaskMetrics } from '@switchyard/telemetry';
 import { retryDelayMs, type EngineConfig } from './engine-config.ts';
 import type { Dispatcher } from './ports.ts';
 import { statusEvent } from './task-events.ts';
@@ -28,7 +28,7 @@ export class Reaper {
     dispatcher: Dispatcher;
     config: EngineConfig;
     log: Logger;
-    onAction?: (kind: keyof ReaperStats) => void;
+    metrics?: TaskMetrics;
   };
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
@@ -80,7 +80,8 @@ export class Reaper {
       });
       if (outcome.outcome === 'requeued') {
         stats.requeued++;
-        this.deps.onAction?.('requeued');
+        this.deps.metrics?.leaseExpired();
+        this.deps.metrics?.reaperAction('requeued');
         log.warn(
           { tenantId: lapsed.tenantId, taskId: lapsed.taskId, leaseOwner: lapsed.leaseOwner },
           'lease lapsed; task re-dispatched',
@@ -94,7 +95,9 @@ export class Reaper {
         });
       } else if (outcome.outcome === 'failed') {
         stats.failed++;
-        this.deps.onAction?.('failed');
+        this.deps.metrics?.leaseExpired();
+        this.deps.metrics?.reaperAction('failed');
+        writer.finished(outcome.task, outcome.task.state);
         log.warn(
           { tenantId: lapsed.tenantId, taskId: lapsed.taskId },
           'lease lapsed on the last attempt; task failed',
@@ -104,7 +107,7 @@ export class Reaper {
     }
     for (const task of await store.findDispatchable(config.dispatchGraceMs, 200)) {
       stats.dispatched++;
-      this.deps.onAction?.('dispatched');
+      this.deps.metrics?.reaperAction('dispatched');
       await dispatcher.enqueue({
         tenantId: task.tenantId,
         taskId: task.taskId,

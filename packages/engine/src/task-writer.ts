@@ -1,4 +1,5 @@
-import type { Logger } from '@switchyard/telemetry';
+import { withSpan, type Logger, type TaskMetrics } from '@switchyard/telemetry';
+import { isTerminal } from '@switchyard/protocol';
 import type {
   ChangeTaskInput,
   CreateTaskInput,
@@ -18,23 +19,58 @@ export class TaskWriter {
   private readonly store: TaskStore;
   private readonly hints: HintSink;
   private readonly log: Logger;
+  private readonly metrics: TaskMetrics | undefined;
 
-  constructor({ store, hints, log }: { store: TaskStore; hints: HintSink; log: Logger }) {
+  constructor({
+    store,
+    hints,
+    log,
+    metrics,
+  }: {
+    store: TaskStore;
+    hints: HintSink;
+    log: Logger;
+    metrics?: TaskMetrics;
+  }) {
     this.store = store;
     this.hints = hints;
     this.log = log;
+    this.metrics = metrics;
   }
 
   async create(input: CreateTaskInput): Promise<CreateTaskResult> {
-    const result = await this.store.createTask(input);
-    if (result.created) await this.announce(result.task, input.event);
+    const result = await withSpan(
+      'store.create-task',
+      { 'switchyard.task_id': input.id, 'switchyard.tenant_id': input.tenantId },
+      () => this.store.createTask(input),
+    );
+    if (result.created) {
+      this.metrics?.created({ agent: input.agentId, tenant: input.tenantId });
+      await this.announce(result.task, input.event);
+    }
     return result;
   }
 
   async change(input: ChangeTaskInput): Promise<TaskRecord> {
-    const task = await this.store.changeTask(input);
+    const task = await withSpan(
+      'store.change-task',
+      {
+        'switchyard.task_id': input.taskId,
+        'switchyard.tenant_id': input.tenantId,
+        'switchyard.expected_version': input.expectedVersion,
+      },
+      () => this.store.changeTask(input),
+    );
+    this.finished(task, input.patch.state);
     await this.announce(task, input.event);
     return task;
+  }
+
+  /** Counts a task that reached a terminal state through this change. */
+  finished(task: TaskRecord, newState?: TaskRecord['state']): void {
+    if (newState && isTerminal(newState) && task.visibility !== 'message') {
+      this.metrics?.finished({ agent: task.agentId, state: newState });
+    }
   }
 
   /** Publishes the hint for a change committed elsewhere (claim, reaper). */

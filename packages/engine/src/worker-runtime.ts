@@ -12,7 +12,7 @@ import {
   type RetentionOptions,
   type SecretBox,
 } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import type { Logger, Metrics } from '@switchyard/telemetry';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { CachedAgentDirectory } from './cached-agent-directory.ts';
@@ -40,6 +40,8 @@ export interface WorkerOptions {
    * Default: every hour with the store's default TTLs; `false` turns it off (tests).
    */
   retention?: (RetentionOptions & { everyMs?: number }) | false;
+  /** Prometheus metrics of this process (task, reaper and queue families). */
+  metrics?: Metrics;
   /** Executor → agent; defaults to the bundled agents. */
   findAgent?: (executor: string) => Agent | undefined;
 }
@@ -59,7 +61,12 @@ export function createWorkerRuntime(options: WorkerOptions) {
   const admin = new PostgresAdminStore({ db, secrets });
   const queue = new TaskQueue({ connection: redis, keys });
   const hub = new SubscriptionHub({ subscriber, keys });
-  const writer = new TaskWriter({ store, hints: new HintPublisher({ redis, keys }), log });
+  const writer = new TaskWriter({
+    store,
+    hints: new HintPublisher({ redis, keys }),
+    log,
+    ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
+  });
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const agents = new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) });
   const runner = new TaskRunner({
@@ -74,7 +81,24 @@ export function createWorkerRuntime(options: WorkerOptions) {
     log,
     onStarted: (tenantId) => queue.started(tenantId),
   });
-  const reaper = new Reaper({ store, writer, dispatcher: queue, config, log });
+  const reaper = new Reaper({
+    store,
+    writer,
+    dispatcher: queue,
+    config,
+    log,
+    ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
+  });
+  options.metrics?.tasks.collectQueues(async () => {
+    const stats = await queue.stats();
+    return [
+      {
+        queue: keys.taskQueue,
+        depth: stats.waiting + stats.delayed,
+        oldestAgeSeconds: stats.oldestWaitingAgeMs / 1000,
+      },
+    ];
+  });
   const consumer = new TaskConsumer({
     connection: redis,
     keys,

@@ -59,6 +59,8 @@ export interface TasksTable {
   last_error: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** W3C trace carrier ({traceparent, tracestate}) of the creating request (000003). */
+  trace_context: Json<{ traceparent?: string; tracestate?: string }> | null;
 }
 
 export interface TaskMessagesTable {

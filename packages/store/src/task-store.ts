@@ -72,6 +72,8 @@ export interface CreateTaskInput {
   pushConfig?: NewPushConfig;
   /** The event appended as seq 1 (normally a `task` snapshot). */
   event: StreamResponse;
+  /** W3C trace context of the creating request, so later work (push deliveries) joins its trace. */
+  traceContext?: { traceparent?: string; tracestate?: string };
 }
 
 export type CreateTaskResult =

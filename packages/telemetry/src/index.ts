@@ -10,7 +10,12 @@ export {
 } from './tracing/propagation.ts';
 export { httpServerSpans, type HttpServerSpanOptions } from './tracing/http-server-span.ts';
 export { activeTraceIds, type TraceIds } from './tracing/trace-ids.ts';
-export { createMetrics, type Metrics, type MetricsOptions, type MetricsText } from './metrics/create-metrics.ts';
+export {
+  createMetrics,
+  type Metrics,
+  type MetricsOptions,
+  type MetricsText,
+} from './metrics/create-metrics.ts';
 export { METRIC_NAMES } from './metrics/metric-names.ts';
 export { OVERFLOW_LABEL } from './metrics/label-guard.ts';
 export type { RequestLabels, RequestMetrics, StreamMetrics } from './metrics/request-metrics.ts';

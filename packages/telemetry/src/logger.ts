@@ -35,7 +35,12 @@ export const REDACTED_PATHS = [
   'headers["x-api-key"]',
 ];
 
-export function createLogger({ name, level = 'info', withTraceIds = false, destination }: LoggerConfig): Logger {
+export function createLogger({
+  name,
+  level = 'info',
+  withTraceIds = false,
+  destination,
+}: LoggerConfig): Logger {
   const options: LoggerOptions = {
     name,
     level,

@@ -38,12 +38,24 @@ describe('docker-compose.yml', () => {
 
   it('the schema check does catch a mistake', () => {
     const broken = structuredClone(compose);
-    (broken.services.gateway as Record<string, unknown>).healthcheck = { test: ['CMD', 'true'], interval: 'ten seconds' };
+    (broken.services.gateway as Record<string, unknown>).healthcheck = {
+      test: ['CMD', 'true'],
+      interval: 'ten seconds',
+    };
     expect(composeErrors(broken).join('\n')).toContain('healthcheck/interval');
   });
 
   it('brings up the whole platform: stores, migrations, every process and a tracing backend', () => {
-    expect(Object.keys(services).sort()).toEqual(['console', 'gateway', 'jaeger', 'migrate', 'postgres', 'pusher', 'redis', 'worker']);
+    expect(Object.keys(services).sort()).toEqual([
+      'console',
+      'gateway',
+      'jaeger',
+      'migrate',
+      'postgres',
+      'pusher',
+      'redis',
+      'worker',
+    ]);
     expect(services.postgres?.image).toMatch(/^postgres:16/);
     expect(services.redis?.image).toMatch(/^redis:7/);
     expect(services.jaeger?.image).toMatch(/^jaegertracing\/all-in-one:/);
@@ -59,35 +71,52 @@ describe('docker-compose.yml', () => {
 
   it('migrate applies migrations then seeds the demo tenant, once, after Postgres is healthy', () => {
     const migrate = services.migrate!;
-    expect(migrate.command?.join(' ')).toContain('node packages/store/src/bin/migrate.ts && node apps/gateway/src/bin/seed-demo.ts');
+    expect(migrate.command?.join(' ')).toContain(
+      'node packages/store/src/bin/migrate.ts && node apps/gateway/src/bin/seed-demo.ts',
+    );
     expect(migrate.depends_on?.postgres?.condition).toBe('service_healthy');
     expect(migrate.restart).toBe('no');
     expect(migrate.environment?.SWITCHYARD_DEMO_API_KEY).toBeDefined();
   });
 
-  it.each(Object.entries(APPS))('%s: same image, its entry point, probes on its port, ordered start, graceful stop', (name, { entry, port }) => {
-    const service = services[name]!;
-    expect(service.image).toBe(services.migrate?.image);
-    expect(service.build).toEqual({ context: '.', dockerfile: 'deploy/Dockerfile' });
-    expect(service.command).toEqual(['node', entry]);
-    expect(service.healthcheck?.test.join(' ')).toContain(`fetch('http://127.0.0.1:${port}/healthz')`);
-    expect(service.depends_on).toMatchObject({
-      postgres: { condition: 'service_healthy' },
-      redis: { condition: 'service_healthy' },
-      migrate: { condition: 'service_completed_successfully' },
-    });
-    expect(service.stop_grace_period).toBe('30s');
-    expect(service.container_name).toBeUndefined();
-  });
+  it.each(Object.entries(APPS))(
+    '%s: same image, its entry point, probes on its port, ordered start, graceful stop',
+    (name, { entry, port }) => {
+      const service = services[name]!;
+      expect(service.image).toBe(services.migrate?.image);
+      expect(service.build).toEqual({ context: '.', dockerfile: 'deploy/Dockerfile' });
+      expect(service.command).toEqual(['node', entry]);
+      expect(service.healthcheck?.test.join(' ')).toContain(`fetch('http://127.0.0.1:${port}/healthz')`);
+      expect(service.depends_on).toMatchObject({
+        postgres: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
+        migrate: { condition: 'service_completed_successfully' },
+      });
+      expect(service.stop_grace_period).toBe('30s');
+      expect(service.container_name).toBeUndefined();
+    },
+  );
 
   it('every app exports traces to Jaeger under its own service name and shares one configuration', () => {
     const names = Object.keys(APPS).map((name) => {
       const env = services[name]!.environment!;
       expect(env.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
-      for (const key of ['DATABASE_URL', 'REDIS_URL', 'SWITCHYARD_SECRET_KEY', 'SWITCHYARD_ADMIN_TOKEN', 'SWITCHYARD_DEMO_API_KEY']) expect(env[key], `${name} ${key}`).toBeDefined();
+      for (const key of [
+        'DATABASE_URL',
+        'REDIS_URL',
+        'SWITCHYARD_SECRET_KEY',
+        'SWITCHYARD_ADMIN_TOKEN',
+        'SWITCHYARD_DEMO_API_KEY',
+      ])
+        expect(env[key], `${name} ${key}`).toBeDefined();
       return env.OTEL_SERVICE_NAME;
     });
-    expect(names).toEqual(['switchyard-gateway', 'switchyard-worker', 'switchyard-pusher', 'switchyard-console']);
+    expect(names).toEqual([
+      'switchyard-gateway',
+      'switchyard-worker',
+      'switchyard-pusher',
+      'switchyard-console',
+    ]);
   });
 
   it('development secrets are defaults the environment overrides, long enough for the config checks', () => {

@@ -6,7 +6,9 @@ import { readRepoFile, repoFileExists } from './deploy-support/repo-files.ts';
 
 const dockerfile = parseDockerfile(readRepoFile('deploy/Dockerfile'));
 const final = dockerfile.stages.at(-1)!;
-const build = dockerfile.stages.find((s) => s.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm install')));
+const build = dockerfile.stages.find((s) =>
+  s.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm install')),
+);
 const all = (stage: Stage, keyword: string) => stage.instructions.filter((i) => i.keyword === keyword);
 const rootPackage = JSON.parse(readRepoFile('package.json')) as { packageManager: string };
 
@@ -21,10 +23,17 @@ describe('deploy/Dockerfile', () => {
 
   it('installs production dependencies with the pinned pnpm from the frozen lockfile', () => {
     expect(build).toBeDefined();
-    const runs = all(build!, 'RUN').map((i) => i.args).join('\n');
+    const runs = all(build!, 'RUN')
+      .map((i) => i.args)
+      .join('\n');
     expect(runs).toMatch(/pnpm install[^\n]*--frozen-lockfile/);
     expect(runs).toMatch(/pnpm install[^\n]*--prod/);
-    const pinned = all(build!, 'ARG').find((i) => i.args.startsWith('PNPM_VERSION='))?.args.split('=')[1];
+    // Every process's dependencies, and no devDependencies (no test tooling in the image).
+    for (const app of ['gateway', 'worker', 'pusher', 'console'])
+      expect(runs).toContain(`--filter-prod '@switchyard/${app}...'`);
+    const pinned = all(build!, 'ARG')
+      .find((i) => i.args.startsWith('PNPM_VERSION='))
+      ?.args.split('=')[1];
     expect(`pnpm@${pinned}`).toBe(rootPackage.packageManager);
     const copies = all(build!, 'COPY').map((i) => i.args);
     for (const dir of ['apps', 'packages', 'migrations']) expect(copies).toContain(`${dir} ./${dir}`);
@@ -42,10 +51,18 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('runs in production mode, under tini, with the gateway as the default process', () => {
-    expect(all(final, 'ENV').map((i) => i.args).join(' ')).toMatch(/NODE_ENV=production/);
+    expect(
+      all(final, 'ENV')
+        .map((i) => i.args)
+        .join(' '),
+    ).toMatch(/NODE_ENV=production/);
     expect(execForm(all(final, 'ENTRYPOINT').at(-1)?.args ?? '')).toEqual(['/usr/bin/tini', '--']);
     expect(execForm(all(final, 'CMD').at(-1)?.args ?? '')).toEqual(['node', 'apps/gateway/src/main.ts']);
-    expect(all(final, 'RUN').map((i) => i.args).join(' ')).toContain('tini');
+    expect(
+      all(final, 'RUN')
+        .map((i) => i.args)
+        .join(' '),
+    ).toContain('tini');
   });
 
   it('copies the built workspace from an earlier stage, not from the build context', () => {
@@ -57,13 +74,21 @@ describe('deploy/Dockerfile', () => {
   it('has no ADD, no shell-form entry point and no secrets baked in', () => {
     for (const stage of dockerfile.stages) {
       expect(all(stage, 'ADD')).toEqual([]);
-      for (const i of [...all(stage, 'ENV'), ...all(stage, 'ARG')]) expect(i.args).not.toMatch(/SECRET|TOKEN|PASSWORD|DATABASE_URL/i);
+      for (const i of [...all(stage, 'ENV'), ...all(stage, 'ARG')])
+        expect(i.args).not.toMatch(/SECRET|TOKEN|PASSWORD|DATABASE_URL/i);
     }
-    for (const i of [...all(final, 'CMD'), ...all(final, 'ENTRYPOINT')]) expect(execForm(i.args)).toBeDefined();
+    for (const i of [...all(final, 'CMD'), ...all(final, 'ENTRYPOINT')])
+      expect(execForm(i.args)).toBeDefined();
   });
 
   it('ships the entry points every process is started with', () => {
-    for (const entry of ['apps/gateway/src/main.ts', 'apps/worker/src/main.ts', 'apps/pusher/src/main.ts', 'packages/store/src/bin/migrate.ts', 'apps/gateway/src/bin/seed-demo.ts']) {
+    for (const entry of [
+      'apps/gateway/src/main.ts',
+      'apps/worker/src/main.ts',
+      'apps/pusher/src/main.ts',
+      'packages/store/src/bin/migrate.ts',
+      'apps/gateway/src/bin/seed-demo.ts',
+    ]) {
       expect(repoFileExists(entry), entry).toBe(true);
     }
   });
@@ -80,8 +105,19 @@ describe('.dockerignore', () => {
   });
 
   it('keeps everything the image needs in it', () => {
-    for (const needed of ['apps', 'packages', 'migrations', 'package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'bench']) {
-      expect(patterns.filter((p) => p === needed || p === `${needed}/` || p === `/${needed}`), needed).toEqual([]);
+    for (const needed of [
+      'apps',
+      'packages',
+      'migrations',
+      'package.json',
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      'bench',
+    ]) {
+      expect(
+        patterns.filter((p) => p === needed || p === `${needed}/` || p === `/${needed}`),
+        needed,
+      ).toEqual([]);
     }
   });
 });

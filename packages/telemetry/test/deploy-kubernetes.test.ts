@@ -21,7 +21,8 @@ import { loadYamlDocuments, parseYaml, REPO_ROOT } from './deploy-support/repo-f
 const DIR = 'deploy/kubernetes';
 const all = loadYamlDocuments(DIR);
 const objects = all.filter((d) => d.object.kind !== 'Kustomization');
-const ofKind = <T>(kind: string) => objects.filter((d) => d.object.kind === kind).map((d) => d.object as unknown as T);
+const ofKind = <T>(kind: string) =>
+  objects.filter((d) => d.object.kind === kind).map((d) => d.object as unknown as T);
 
 /** The processes and the port each serves /healthz, /readyz and /metrics on. */
 const PROCESSES = {
@@ -34,9 +35,11 @@ const PROCESSES = {
 const deployments = ofKind<IDeployment>('Deployment');
 const podSpec = (d: IDeployment): IPodSpec => d.spec?.template.spec ?? { containers: [] };
 const mainContainer = (d: IDeployment): IContainer => podSpec(d).containers[0]!;
-const deploymentOf = (process: string) => deployments.find((d) => d.metadata?.labels?.['app.kubernetes.io/component'] === process);
+const deploymentOf = (process: string) =>
+  deployments.find((d) => d.metadata?.labels?.['app.kubernetes.io/component'] === process);
 const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
-  Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v) && Object.keys(selector ?? {}).length > 0;
+  Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v) &&
+  Object.keys(selector ?? {}).length > 0;
 
 /** A probe's or Service's port, named or numbered, as the container port number it reaches. */
 function containerPort(container: IContainer, port: number | string | undefined): number | undefined {
@@ -55,7 +58,10 @@ describe('schema validation', () => {
 
   it('the unknown-field check does catch a misspelt probe', () => {
     const broken = structuredClone(objects.find((d) => d.object.kind === 'Deployment')!);
-    const container = mainContainer(broken.object as unknown as IDeployment) as unknown as Record<string, unknown>;
+    const container = mainContainer(broken.object as unknown as IDeployment) as unknown as Record<
+      string,
+      unknown
+    >;
     container.readinesProbe = container.readinessProbe;
     delete container.readinessProbe;
     expect(unknownFieldErrors([broken]).join('\n')).toContain('readinesProbe');
@@ -72,7 +78,9 @@ describe('schema validation', () => {
   });
 
   it('object names are unique per kind', () => {
-    const keys = objects.map((d) => `${String(d.object.kind)}/${String((d.object.metadata as { name: string }).name)}`);
+    const keys = objects.map(
+      (d) => `${String(d.object.kind)}/${String((d.object.metadata as { name: string }).name)}`,
+    );
     expect(new Set(keys).size).toBe(keys.length);
   });
 });
@@ -90,14 +98,17 @@ describe('one Deployment per process', () => {
     }
   });
 
-  it.each(Object.entries(PROCESSES))('%s: readiness /readyz and liveness /healthz on its ops port', (process, { port }) => {
-    const container = mainContainer(deploymentOf(process)!);
-    expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
-    expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
-    expect(containerPort(container, container.readinessProbe?.httpGet?.port)).toBe(port);
-    expect(containerPort(container, container.livenessProbe?.httpGet?.port)).toBe(port);
-    expect(containerPort(container, container.startupProbe?.httpGet?.port)).toBe(port);
-  });
+  it.each(Object.entries(PROCESSES))(
+    '%s: readiness /readyz and liveness /healthz on its ops port',
+    (process, { port }) => {
+      const container = mainContainer(deploymentOf(process)!);
+      expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
+      expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+      expect(containerPort(container, container.readinessProbe?.httpGet?.port)).toBe(port);
+      expect(containerPort(container, container.livenessProbe?.httpGet?.port)).toBe(port);
+      expect(containerPort(container, container.startupProbe?.httpGet?.port)).toBe(port);
+    },
+  );
 
   it.each(Object.keys(PROCESSES))('%s: requests and limits for CPU and memory', (process) => {
     const { resources } = mainContainer(deploymentOf(process)!);
@@ -107,26 +118,38 @@ describe('one Deployment per process', () => {
     }
   });
 
-  it.each(Object.keys(PROCESSES))('%s: non-root, read-only root filesystem, no privilege escalation, no capabilities', (process) => {
-    const deployment = deploymentOf(process)!;
-    const pod = podSpec(deployment);
-    const container = mainContainer(deployment);
-    expect(pod.securityContext?.runAsNonRoot).toBe(true);
-    expect(pod.securityContext?.runAsUser).toBe(10001);
-    expect(pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
-    expect(pod.automountServiceAccountToken).toBe(false);
-    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
-    // A writable /tmp, since the root filesystem is not.
-    const tmp = container.volumeMounts?.find((m) => m.mountPath === '/tmp');
-    expect(pod.volumes?.find((v) => v.name === tmp?.name)?.emptyDir).toBeDefined();
-  });
+  it.each(Object.keys(PROCESSES))(
+    '%s: non-root, read-only root filesystem, no privilege escalation, no capabilities',
+    (process) => {
+      const deployment = deploymentOf(process)!;
+      const pod = podSpec(deployment);
+      const container = mainContainer(deployment);
+      expect(pod.securityContext?.runAsNonRoot).toBe(true);
+      expect(pod.securityContext?.runAsUser).toBe(10001);
+      expect(pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(container.securityContext).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+      });
+      // A writable /tmp, since the root filesystem is not.
+      const tmp = container.volumeMounts?.find((m) => m.mountPath === '/tmp');
+      expect(pod.volumes?.find((v) => v.name === tmp?.name)?.emptyDir).toBeDefined();
+    },
+  );
 
   it('terminate gracefully: at least 30 s each, the worker (draining agent runs) the longest', () => {
-    const grace = Object.fromEntries(Object.keys(PROCESSES).map((p) => [p, podSpec(deploymentOf(p)!).terminationGracePeriodSeconds ?? 30]));
+    const grace = Object.fromEntries(
+      Object.keys(PROCESSES).map((p) => [p, podSpec(deploymentOf(p)!).terminationGracePeriodSeconds ?? 30]),
+    );
     for (const seconds of Object.values(grace)) expect(seconds).toBeGreaterThanOrEqual(30);
-    for (const [process, seconds] of Object.entries(grace)) if (process !== 'worker') expect(grace.worker).toBeGreaterThan(seconds);
+    for (const [process, seconds] of Object.entries(grace))
+      if (process !== 'worker') expect(grace.worker).toBeGreaterThan(seconds);
     // The worker's own drain must fit inside its grace period.
-    const drainMs = Number(mainContainer(deploymentOf('worker')!).env?.find((e) => e.name === 'SHUTDOWN_GRACE_MS')?.value);
+    const drainMs = Number(
+      mainContainer(deploymentOf('worker')!).env?.find((e) => e.name === 'SHUTDOWN_GRACE_MS')?.value,
+    );
     expect(drainMs).toBeLessThan(grace.worker! * 1000);
   });
 
@@ -136,7 +159,9 @@ describe('one Deployment per process', () => {
     const serviceNames = new Set<string>();
     for (const process of Object.keys(PROCESSES)) {
       const container = mainContainer(deploymentOf(process)!);
-      expect(container.envFrom?.some((e) => e.configMapRef && configMaps.has(e.configMapRef.name))).toBe(true);
+      expect(container.envFrom?.some((e) => e.configMapRef && configMaps.has(e.configMapRef.name))).toBe(
+        true,
+      );
       expect(container.envFrom?.some((e) => e.secretRef && secrets.has(e.secretRef.name))).toBe(true);
       const name = container.env?.find((e) => e.name === 'OTEL_SERVICE_NAME')?.value;
       expect(name).toBe(`switchyard-${process}`);
@@ -148,7 +173,9 @@ describe('one Deployment per process', () => {
   it('selectors match their own pod template and no other Deployment', () => {
     for (const d of deployments) {
       expect(matches(d.spec?.selector.matchLabels, d.spec?.template.metadata?.labels)).toBe(true);
-      const others = deployments.filter((o) => o !== d && matches(d.spec?.selector.matchLabels, o.spec?.template.metadata?.labels));
+      const others = deployments.filter(
+        (o) => o !== d && matches(d.spec?.selector.matchLabels, o.spec?.template.metadata?.labels),
+      );
       expect(others).toEqual([]);
     }
   });
@@ -163,9 +190,16 @@ describe('the other objects', () => {
 
   it('a ConfigMap with no secrets in it and a Secret template with placeholders only', () => {
     const [config] = ofKind<IConfigMap>('ConfigMap');
-    expect(Object.keys(config?.data ?? {}).filter((k) => /SECRET|TOKEN|PASSWORD|DATABASE_URL|REDIS_URL/.test(k))).toEqual([]);
+    expect(
+      Object.keys(config?.data ?? {}).filter((k) => /SECRET|TOKEN|PASSWORD|DATABASE_URL|REDIS_URL/.test(k)),
+    ).toEqual([]);
     const [secret] = ofKind<ISecret>('Secret');
-    expect(Object.keys(secret?.stringData ?? {}).sort()).toEqual(['DATABASE_URL', 'REDIS_URL', 'SWITCHYARD_ADMIN_TOKEN', 'SWITCHYARD_SECRET_KEY']);
+    expect(Object.keys(secret?.stringData ?? {}).sort()).toEqual([
+      'DATABASE_URL',
+      'REDIS_URL',
+      'SWITCHYARD_ADMIN_TOKEN',
+      'SWITCHYARD_SECRET_KEY',
+    ]);
     // Invalid on purpose: a pod started with the template fails its config check at once.
     expect(new Set(Object.values(secret?.stringData ?? {}))).toEqual(new Set(['CHANGE-ME']));
   });
@@ -188,7 +222,8 @@ describe('the other objects', () => {
     const reached = services.map((s) => {
       const targets = deployments.filter((d) => matches(s.spec?.selector, d.spec?.template.metadata?.labels));
       expect(targets, s.metadata?.name).toHaveLength(1);
-      for (const port of s.spec?.ports ?? []) expect(containerPort(mainContainer(targets[0]!), port.targetPort), s.metadata?.name).toBeDefined();
+      for (const port of s.spec?.ports ?? [])
+        expect(containerPort(mainContainer(targets[0]!), port.targetPort), s.metadata?.name).toBeDefined();
       return `${targets[0]!.metadata?.labels?.['app.kubernetes.io/component']}:${(s.spec?.ports ?? []).map((p) => containerPort(mainContainer(targets[0]!), p.targetPort)).join(',')}`;
     });
     expect(reached.sort()).toEqual(['console:8090', 'gateway:8080', 'pusher:9092', 'worker:9091']);
@@ -199,18 +234,28 @@ describe('the other objects', () => {
   it('Ingresses route to existing Services and ports, with SSE-friendly proxying for the gateway', () => {
     const services = ofKind<IService>('Service');
     const ingresses = ofKind<IIngress>('Ingress');
-    const backends = ingresses.flatMap((i) => (i.spec?.rules ?? []).flatMap((r) => r.http?.paths ?? []).map((p) => p.backend.service));
+    const backends = ingresses.flatMap((i) =>
+      (i.spec?.rules ?? []).flatMap((r) => r.http?.paths ?? []).map((p) => p.backend.service),
+    );
     for (const backend of backends) {
       const service = services.find((s) => s.metadata?.name === backend?.name);
       expect(service, backend?.name).toBeDefined();
-      expect(service?.spec?.ports?.some((p) => p.name === backend?.port?.name || p.port === backend?.port?.number)).toBe(true);
+      expect(
+        service?.spec?.ports?.some((p) => p.name === backend?.port?.name || p.port === backend?.port?.number),
+      ).toBe(true);
     }
-    expect(new Set(backends.map((b) => b?.name))).toEqual(new Set(['switchyard-gateway', 'switchyard-console']));
+    expect(new Set(backends.map((b) => b?.name))).toEqual(
+      new Set(['switchyard-gateway', 'switchyard-console']),
+    );
     const gateway = ingresses.find((i) => i.metadata?.name === 'switchyard-gateway');
     const annotations = gateway?.metadata?.annotations ?? {};
     expect(annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
-    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(3600);
-    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-send-timeout'])).toBeGreaterThanOrEqual(3600);
+    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(
+      3600,
+    );
+    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-send-timeout'])).toBeGreaterThanOrEqual(
+      3600,
+    );
     expect(Object.keys(annotations).filter((k) => k.includes('affinity'))).toEqual([]);
     // Probes and metrics stay inside the cluster: no catch-all route to the gateway.
     const gatewayPaths = (gateway?.spec?.rules ?? []).flatMap((r) => r.http?.paths ?? []).map((p) => p.path);
@@ -222,7 +267,11 @@ describe('the other objects', () => {
     const hpas = ofKind<IHorizontalPodAutoscaler>('HorizontalPodAutoscaler');
     expect(hpas).toHaveLength(1);
     const [hpa] = hpas;
-    expect(hpa?.spec?.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deploymentOf('worker')?.metadata?.name });
+    expect(hpa?.spec?.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: deploymentOf('worker')?.metadata?.name,
+    });
     expect(hpa?.spec?.metrics?.[0]?.resource?.name).toBe('cpu');
     expect(hpa?.spec?.minReplicas).toBeGreaterThanOrEqual(2);
     expect(hpa?.spec?.maxReplicas).toBeGreaterThan(hpa?.spec?.minReplicas ?? 0);
@@ -233,7 +282,9 @@ describe('the other objects', () => {
 
   it('PodDisruptionBudgets cover the gateway and the workers', () => {
     const covered = ofKind<IPodDisruptionBudget>('PodDisruptionBudget').map((pdb) => {
-      const targets = deployments.filter((d) => matches(pdb.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels));
+      const targets = deployments.filter((d) =>
+        matches(pdb.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels),
+      );
       expect(targets).toHaveLength(1);
       expect(pdb.spec?.maxUnavailable ?? pdb.spec?.minAvailable).toBeDefined();
       return targets[0]!.metadata?.labels?.['app.kubernetes.io/component'];

@@ -2,7 +2,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SpanKind, SpanStatusCode, createLogger, httpServerSpans, injectTraceContext, withSpan } from '@switchyard/telemetry';
+import {
+  SpanKind,
+  SpanStatusCode,
+  createLogger,
+  httpServerSpans,
+  injectTraceContext,
+  withSpan,
+} from '@switchyard/telemetry';
 import { createInMemoryTracing, type InMemoryTracing } from '@switchyard/telemetry/testing';
 
 let tracing: InMemoryTracing;
@@ -13,8 +20,12 @@ afterAll(() => tracing.shutdown());
 beforeEach(() => tracing.reset());
 
 /** A server whose handler runs behind the middleware, like an Express app would. */
-async function serve(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<{ url: string; close: () => Promise<void> }> {
-  const middleware = httpServerSpans({ route: (req) => (req.url?.startsWith('/agents/') ? '/agents/:tenantId/:agentId/rpc' : undefined) });
+async function serve(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const middleware = httpServerSpans({
+    route: (req) => (req.url?.startsWith('/agents/') ? '/agents/:tenantId/:agentId/rpc' : undefined),
+  });
   const server = http.createServer((req, res) => middleware(req, res, () => handler(req, res)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -23,7 +34,8 @@ async function serve(handler: (req: http.IncomingMessage, res: http.ServerRespon
 
 /** Spans end on 'close', which can follow the client's read of the body by a tick. */
 async function spansNamed(name: string, count = 1) {
-  for (let i = 0; i < 100 && tracing.spans().filter((s) => s.name === name).length < count; i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 100 && tracing.spans().filter((s) => s.name === name).length < count; i++)
+    await new Promise((r) => setImmediate(r));
   return tracing.spans().filter((s) => s.name === name);
 }
 
@@ -33,7 +45,10 @@ describe('httpServerSpans', () => {
       void withSpan('send-message', {}, () => res.end(JSON.stringify(injectTraceContext())));
     });
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    const reply = await fetch(`${app.url}/agents/demo/echo/rpc?key=secret`, { method: 'POST', headers: { traceparent } });
+    const reply = await fetch(`${app.url}/agents/demo/echo/rpc?key=secret`, {
+      method: 'POST',
+      headers: { traceparent },
+    });
     const carried = (await reply.json()) as { traceparent: string };
     await app.close();
     const [server] = await spansNamed('POST /agents/:tenantId/:agentId/rpc');
@@ -41,7 +56,12 @@ describe('httpServerSpans', () => {
     expect(server?.kind).toBe(SpanKind.SERVER);
     expect(server?.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(server?.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
-    expect(server?.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.path': '/agents/demo/echo/rpc', 'http.response.status_code': 200, 'http.route': '/agents/:tenantId/:agentId/rpc' });
+    expect(server?.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.path': '/agents/demo/echo/rpc',
+      'http.response.status_code': 200,
+      'http.route': '/agents/:tenantId/:agentId/rpc',
+    });
     expect(inner?.parentSpanContext?.spanId).toBe(server?.spanContext().spanId);
     // What the handler would put in the job continues the same trace.
     expect(carried.traceparent).toContain('4bf92f3577b34da6a3ce929d0e0e4736');
@@ -52,7 +72,8 @@ describe('httpServerSpans', () => {
       res.statusCode = req.url === '/boom' ? 503 : 404;
       res.end();
     });
-    for (const path of ['/boom', '/missing', '/healthz', '/readyz', '/metrics']) await (await fetch(`${app.url}${path}`)).arrayBuffer();
+    for (const path of ['/boom', '/missing', '/healthz', '/readyz', '/metrics'])
+      await (await fetch(`${app.url}${path}`)).arrayBuffer();
     await app.close();
     const spans = await spansNamed('GET', 2);
     expect(spans.map((s) => s.attributes['url.path'])).toEqual(['/boom', '/missing']);
@@ -85,14 +106,25 @@ describe('createLogger withTraceIds', () => {
     });
     const run = tracing.spans()[0];
     expect(lines[0]).not.toHaveProperty('traceId');
-    expect(lines[1]).toMatchObject({ msg: 'inside', taskId: 't1', service: 'worker', traceId: run?.spanContext().traceId, spanId: run?.spanContext().spanId });
+    expect(lines[1]).toMatchObject({
+      msg: 'inside',
+      taskId: 't1',
+      service: 'worker',
+      traceId: run?.spanContext().traceId,
+      spanId: run?.spanContext().spanId,
+    });
   });
 
   it('leaves ids off by default and still redacts secrets', async () => {
     const { lines, destination } = capture();
     const log = createLogger({ name: 'gateway', destination });
-    await withSpan('x', {}, () => log.info({ config: { token: 'abc', secret: 's' }, headers: { authorization: 'Bearer x' } }, 'line'));
+    await withSpan('x', {}, () =>
+      log.info({ config: { token: 'abc', secret: 's' }, headers: { authorization: 'Bearer x' } }, 'line'),
+    );
     expect(lines[0]).not.toHaveProperty('traceId');
-    expect(lines[0]).toMatchObject({ config: { token: '[redacted]', secret: '[redacted]' }, headers: { authorization: '[redacted]' } });
+    expect(lines[0]).toMatchObject({
+      config: { token: '[redacted]', secret: '[redacted]' },
+      headers: { authorization: '[redacted]' },
+    });
   });
 });

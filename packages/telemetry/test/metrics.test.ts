@@ -34,8 +34,16 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
     const buckets = samples(body, `${METRIC_NAMES.requestDuration}_bucket`);
     expect(buckets['le="0.025",method="SendMessage",binding="jsonrpc",outcome="ok"']).toBe(1);
     expect(buckets['le="0.5",method="SendMessage",binding="jsonrpc",outcome="ok"']).toBe(2);
-    expect(samples(body, `${METRIC_NAMES.requestDuration}_count`)['method="GetTask",binding="rest",outcome="TaskNotFound"']).toBe(1);
-    expect(samples(body, `${METRIC_NAMES.requestDuration}_sum`)['method="SendMessage",binding="jsonrpc",outcome="ok"']).toBeCloseTo(0.32);
+    expect(
+      samples(body, `${METRIC_NAMES.requestDuration}_count`)[
+        'method="GetTask",binding="rest",outcome="TaskNotFound"'
+      ],
+    ).toBe(1);
+    expect(
+      samples(body, `${METRIC_NAMES.requestDuration}_sum`)[
+        'method="SendMessage",binding="jsonrpc",outcome="ok"'
+      ],
+    ).toBeCloseTo(0.32);
   });
 
   it('puts service on every series', async () => {
@@ -52,8 +60,14 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
     metrics.tasks.finished({ agent: 'echo', state: 'TASK_STATE_COMPLETED' });
     metrics.tasks.finished({ agent: 'echo', state: 'TASK_STATE_FAILED' });
     const { body } = await metrics.text();
-    expect(samples(body, METRIC_NAMES.tasksCreated)).toEqual({ 'agent="echo",tenant="demo"': 2, 'agent="booking",tenant="acme"': 1 });
-    expect(samples(body, METRIC_NAMES.tasksFinished)).toEqual({ 'agent="echo",state="TASK_STATE_COMPLETED"': 1, 'agent="echo",state="TASK_STATE_FAILED"': 1 });
+    expect(samples(body, METRIC_NAMES.tasksCreated)).toEqual({
+      'agent="echo",tenant="demo"': 2,
+      'agent="booking",tenant="acme"': 1,
+    });
+    expect(samples(body, METRIC_NAMES.tasksFinished)).toEqual({
+      'agent="echo",state="TASK_STATE_COMPLETED"': 1,
+      'agent="echo",state="TASK_STATE_FAILED"': 1,
+    });
   });
 
   it('drops the tenant label when configured off', async () => {
@@ -65,7 +79,8 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
 
   it('bounds free-form labels: values past the budget count as other, totals stay right', async () => {
     const metrics = createMetrics({ service: 'gateway', maxLabelValues: 2, ...quiet });
-    for (const method of ['SendMessage', 'GetTask', 'Bogus1', 'Bogus2', 'SendMessage']) metrics.requests.observe({ method, binding: 'jsonrpc', outcome: 'ok' }, 0.01);
+    for (const method of ['SendMessage', 'GetTask', 'Bogus1', 'Bogus2', 'SendMessage'])
+      metrics.requests.observe({ method, binding: 'jsonrpc', outcome: 'ok' }, 0.01);
     expect(samples((await metrics.text()).body, METRIC_NAMES.requests)).toEqual({
       'method="SendMessage",binding="jsonrpc",outcome="ok"': 2,
       'method="GetTask",binding="jsonrpc",outcome="ok"': 1,
@@ -84,7 +99,10 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
     metrics.sse.events(5);
     const { body } = await metrics.text();
     expect(samples(body, METRIC_NAMES.leaseExpiries)).toEqual({ '': 2 });
-    expect(samples(body, METRIC_NAMES.reaperActions)).toEqual({ 'action="requeued"': 2, 'action="failed"': 1 });
+    expect(samples(body, METRIC_NAMES.reaperActions)).toEqual({
+      'action="requeued"': 2,
+      'action="failed"': 1,
+    });
     expect(samples(body, METRIC_NAMES.sseConnections)).toEqual({ '': 1 });
     expect(samples(body, METRIC_NAMES.sseEvents)).toEqual({ '': 5 });
   });
@@ -96,8 +114,16 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
     metrics.push.attempt('dead', 0.2);
     metrics.push.inFlight(3);
     const { body } = await metrics.text();
-    expect(samples(body, METRIC_NAMES.pushDeliveries)).toEqual({ 'outcome="delivered"': 1, 'outcome="retry"': 1, 'outcome="dead"': 1 });
-    expect(samples(body, `${METRIC_NAMES.pushDeliveryDuration}_count`)).toEqual({ 'outcome="delivered"': 1, 'outcome="retry"': 1, 'outcome="dead"': 1 });
+    expect(samples(body, METRIC_NAMES.pushDeliveries)).toEqual({
+      'outcome="delivered"': 1,
+      'outcome="retry"': 1,
+      'outcome="dead"': 1,
+    });
+    expect(samples(body, `${METRIC_NAMES.pushDeliveryDuration}_count`)).toEqual({
+      'outcome="delivered"': 1,
+      'outcome="retry"': 1,
+      'outcome="dead"': 1,
+    });
     expect(samples(body, METRIC_NAMES.pushInFlight)).toEqual({ '': 3 });
   });
 });
@@ -105,7 +131,13 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
 describe('gauges fed by app sources', () => {
   it('exist only once a source is attached', async () => {
     const { body } = await createMetrics({ service: 'gateway', ...quiet }).text();
-    for (const name of [METRIC_NAMES.queueDepth, METRIC_NAMES.pushPending, METRIC_NAMES.pgPoolConnections, METRIC_NAMES.redisUp, METRIC_NAMES.pushInFlight]) {
+    for (const name of [
+      METRIC_NAMES.queueDepth,
+      METRIC_NAMES.pushPending,
+      METRIC_NAMES.pgPoolConnections,
+      METRIC_NAMES.redisUp,
+      METRIC_NAMES.pushInFlight,
+    ]) {
       expect(body).not.toContain(name);
     }
   });
@@ -122,14 +154,24 @@ describe('gauges fed by app sources', () => {
     });
     const first = (await metrics.text()).body;
     expect(calls).toBe(1);
-    expect(samples(first, METRIC_NAMES.queueDepth)).toEqual({ 'queue="tasks"': 10, 'queue="maintenance"': 0 });
-    expect(samples(first, METRIC_NAMES.queueOldestAge)).toEqual({ 'queue="tasks"': 1.5, 'queue="maintenance"': 0 });
+    expect(samples(first, METRIC_NAMES.queueDepth)).toEqual({
+      'queue="tasks"': 10,
+      'queue="maintenance"': 0,
+    });
+    expect(samples(first, METRIC_NAMES.queueOldestAge)).toEqual({
+      'queue="tasks"': 1.5,
+      'queue="maintenance"': 0,
+    });
     expect(samples((await metrics.text()).body, METRIC_NAMES.queueDepth)['queue="tasks"']).toBe(20);
   });
 
   it('a failing source empties its series, counts the error and tells the app; the scrape succeeds', async () => {
     const errors: string[] = [];
-    const metrics = createMetrics({ service: 'worker', ...quiet, onCollectError: (_err, collector) => errors.push(collector) });
+    const metrics = createMetrics({
+      service: 'worker',
+      ...quiet,
+      onCollectError: (_err, collector) => errors.push(collector),
+    });
     let fail = false;
     metrics.tasks.collectQueues(() => {
       if (fail) throw new Error('redis down');
@@ -147,7 +189,10 @@ describe('gauges fed by app sources', () => {
     expect(samples(body, METRIC_NAMES.pushPending)['']).toBeNaN();
     expect(errors.sort()).toEqual(['outbox', 'queues']);
     // The counter is read at the start of a scrape, so an error shows from the next scrape on.
-    expect(samples((await metrics.text()).body, METRIC_NAMES.collectErrors)).toEqual({ 'collector="queues"': 1, 'collector="outbox"': 1 });
+    expect(samples((await metrics.text()).body, METRIC_NAMES.collectErrors)).toEqual({
+      'collector="queues"': 1,
+      'collector="outbox"': 1,
+    });
   });
 
   it('reports the outbox backlog; attaching again replaces the source', async () => {
@@ -169,7 +214,11 @@ describe('gauges fed by app sources', () => {
       return redisUp;
     });
     let body = (await metrics.text()).body;
-    expect(samples(body, METRIC_NAMES.pgPoolConnections)).toEqual({ 'state="total"': 5, 'state="idle"': 3, 'state="waiting"': 0 });
+    expect(samples(body, METRIC_NAMES.pgPoolConnections)).toEqual({
+      'state="total"': 5,
+      'state="idle"': 3,
+      'state="waiting"': 0,
+    });
     expect(samples(body, METRIC_NAMES.redisUp)).toEqual({ '': 1 });
     pool.waitingCount = 2;
     redisUp = false;

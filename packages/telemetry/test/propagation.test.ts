@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SpanKind, SpanStatusCode, extractTraceContext, injectTraceContext, runInContext, tracer, withSpan } from '@switchyard/telemetry';
+import {
+  SpanKind,
+  SpanStatusCode,
+  extractTraceContext,
+  injectTraceContext,
+  runInContext,
+  tracer,
+  withSpan,
+} from '@switchyard/telemetry';
 import { createInMemoryTracing, type InMemoryTracing } from '@switchyard/telemetry/testing';
 
 let tracing: InMemoryTracing;
@@ -12,12 +20,19 @@ beforeEach(() => tracing.reset());
 describe('trace context across a queue (ARCHITECTURE.md §9: the context rides in the job data)', () => {
   it('a span started from an extracted job carrier joins the producer trace as its child', async () => {
     // "gateway": a request span enqueues a job carrying the W3C context.
-    const job = await withSpan('POST /rpc', { 'a2a.method': 'SendMessage' }, () => ({ tenantId: 't1', taskId: 'task-1', ...injectTraceContext() }), { kind: SpanKind.SERVER });
+    const job = await withSpan(
+      'POST /rpc',
+      { 'a2a.method': 'SendMessage' },
+      () => ({ tenantId: 't1', taskId: 'task-1', ...injectTraceContext() }),
+      { kind: SpanKind.SERVER },
+    );
     expect(job.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
 
     // "worker", another process: only the serialized job crosses over.
     const received = JSON.parse(JSON.stringify(job)) as Record<string, unknown>;
-    await runInContext(extractTraceContext(received), () => withSpan('run-task', { 'switchyard.task_id': 'task-1' }, async () => {}, { kind: SpanKind.CONSUMER }));
+    await runInContext(extractTraceContext(received), () =>
+      withSpan('run-task', { 'switchyard.task_id': 'task-1' }, async () => {}, { kind: SpanKind.CONSUMER }),
+    );
 
     const [server, consumer] = tracing.spans();
     expect(server?.name).toBe('POST /rpc');
@@ -30,7 +45,9 @@ describe('trace context across a queue (ARCHITECTURE.md §9: the context rides i
 
   it('the parent option does the same without runInContext, and nested spans follow the active one', async () => {
     const carrier = await withSpan('enqueue', {}, () => injectTraceContext());
-    await withSpan('run-task', {}, () => withSpan('agent-step', { step: 1 }, async () => {}), { parent: extractTraceContext(carrier) });
+    await withSpan('run-task', {}, () => withSpan('agent-step', { step: 1 }, async () => {}), {
+      parent: extractTraceContext(carrier),
+    });
     const [enqueue, step, run] = tracing.spans();
     const traceId = enqueue?.spanContext().traceId;
     expect(new Set([step, run].map((s) => s?.spanContext().traceId))).toEqual(new Set([traceId]));
@@ -39,13 +56,21 @@ describe('trace context across a queue (ARCHITECTURE.md §9: the context rides i
   });
 
   it('carries tracestate along with traceparent', () => {
-    const incoming = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'vendor=abc' };
+    const incoming = {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      tracestate: 'vendor=abc',
+    };
     const carried = runInContext(extractTraceContext(incoming), () => injectTraceContext());
     expect(carried).toEqual(incoming);
   });
 
   it('a missing or malformed carrier starts a new trace instead of failing', async () => {
-    for (const carrier of [undefined, {}, { traceparent: 'garbage' }, { traceparent: ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'] }]) {
+    for (const carrier of [
+      undefined,
+      {},
+      { traceparent: 'garbage' },
+      { traceparent: ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'] },
+    ]) {
       await withSpan('run-task', {}, async () => {}, { parent: extractTraceContext(carrier) });
     }
     const spans = tracing.spans();
@@ -71,10 +96,15 @@ describe('trace context across a queue (ARCHITECTURE.md §9: the context rides i
 describe('withSpan', () => {
   it('records the exception, sets ERROR status, ends the span and rethrows the same error', async () => {
     const boom = new TypeError('store write conflicted');
-    await expect(withSpan('transition-task', { 'switchyard.task_id': 't' }, () => Promise.reject(boom))).rejects.toBe(boom);
+    await expect(
+      withSpan('transition-task', { 'switchyard.task_id': 't' }, () => Promise.reject(boom)),
+    ).rejects.toBe(boom);
     const [span] = tracing.spans();
     expect(span?.ended).toBe(true);
-    expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'TypeError: store write conflicted' });
+    expect(span?.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'TypeError: store write conflicted',
+    });
     const event = span?.events.find((e) => e.name === 'exception');
     expect(event?.attributes?.['exception.type']).toBe('TypeError');
     expect(event?.attributes?.['exception.message']).toBe('store write conflicted');

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +40,13 @@ describe('one trace across processes, exported over OTLP by the real SDK', () =>
   afterAll(() => capture.close());
 
   async function processSpan(service: string, spanName: string, carrier?: unknown) {
-    const env = { ...process.env, ...capture.env, OTEL_SERVICE_NAME: service, SPAN_NAME: spanName, TRACE_CARRIER: carrier ? JSON.stringify(carrier) : '' };
+    const env = {
+      ...process.env,
+      ...capture.env,
+      OTEL_SERVICE_NAME: service,
+      SPAN_NAME: spanName,
+      TRACE_CARRIER: carrier ? JSON.stringify(carrier) : '',
+    };
     const { stdout } = await run(process.execPath, [child], { env });
     return JSON.parse(stdout) as { enabled: boolean; carrier: { traceparent?: string } };
   }
@@ -55,7 +63,11 @@ describe('one trace across processes, exported over OTLP by the real SDK', () =>
     const [post, run, deliver] = [byName('POST /rpc'), byName('run-task'), byName('deliver-push')];
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([post?.traceId]));
     expect(spans).toHaveLength(6);
-    expect([post?.service, run?.service, deliver?.service]).toEqual(['switchyard-gateway', 'switchyard-worker', 'switchyard-pusher']);
+    expect([post?.service, run?.service, deliver?.service]).toEqual([
+      'switchyard-gateway',
+      'switchyard-worker',
+      'switchyard-pusher',
+    ]);
     // The job carries the innermost active span (the store write that enqueued).
     const gatewayWrite = spans.find((s) => s.name === 'store-write' && s.service === 'switchyard-gateway');
     expect(run?.parentSpanId).toBe(gatewayWrite?.spanId);
@@ -69,5 +81,41 @@ describe('one trace across processes, exported over OTLP by the real SDK', () =>
     delete env.OTEL_SERVICE_NAME;
     await run(process.execPath, [child], { env });
     expect(capture.spans().find((s) => s.name === 'unnamed')?.service).toBe('fallback-name');
+  });
+});
+
+describe('a collector that is down or hangs does not break the drain', () => {
+  async function drainWith(endpoint: string) {
+    const env = {
+      ...process.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_SERVICE_NAME: 'switchyard-worker',
+      SHUTDOWN_TIMEOUT_MS: '300',
+      TRACE_CARRIER: '',
+    };
+    // execFile rejects on a non-zero exit: resolving means shutdown() neither threw nor hung.
+    const { stdout, stderr } = await run(process.execPath, [child], { env });
+    expect((JSON.parse(stdout) as { enabled: boolean }).enabled).toBe(true);
+    return stderr;
+  }
+
+  it('refused connections: shutdown resolves and says the spans were dropped', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    expect(await drainWith(`http://127.0.0.1:${port}`)).toMatch(/tracing shutdown (failed|timed out)/);
+  });
+
+  it('a collector that never answers: shutdown gives up after shutdownTimeoutMs', async () => {
+    const silent = http.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const stderr = await drainWith(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+      expect(stderr).toContain('tracing shutdown timed out');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { ConsoleServices } from '../console-services.ts';
 import { badRequest, conflict, notFound } from '../http/http-error.ts';
 import { isUuid, queryString, taskIdParam, tenantParam } from '../http/params.ts';
-import { listDeadLetters, deliveryKeyOf } from '../queues/queue-routes.ts';
+import { deliveryKeyOf, listDeadLetters } from '../queues/dead-letter-requests.ts';
 import { loadQueueOverview } from '../queues/queue-overview.ts';
 import { replayAllDeadLetters, replayDeadLetter } from '../queues/replay-dead-letters.ts';
 import { cancelTaskAsAdmin } from '../tasks/cancel-task.ts';

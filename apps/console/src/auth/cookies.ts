@@ -13,7 +13,13 @@ export function readCookie(req: Request, name: string): string | undefined {
 
 /** HttpOnly: scripts never see it; SameSite=Strict: no other site's request carries it. */
 export function setSessionCookie(res: Response, value: string, maxAgeMs: number, secure: boolean): void {
-  res.cookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: maxAgeMs });
+  res.cookie(SESSION_COOKIE, value, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    path: '/',
+    maxAge: maxAgeMs,
+  });
 }
 
 export function clearSessionCookie(res: Response, secure: boolean): void {

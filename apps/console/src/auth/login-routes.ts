@@ -9,7 +9,10 @@ import { assertSameOrigin } from './csrf-guard.ts';
 export function loginRoutes({ signer, config, log }: ConsoleServices): Router {
   const router = Router();
   router.get('/login', (req, res) => {
-    const next = safeLocalPath(new URL(req.originalUrl, 'http://console.invalid').searchParams.get('next'), '/tasks');
+    const next = safeLocalPath(
+      new URL(req.originalUrl, 'http://console.invalid').searchParams.get('next'),
+      '/tasks',
+    );
     const cookie = readCookie(req, SESSION_COOKIE);
     if (cookie !== undefined && signer.verify(cookie)) return res.redirect(303, next);
     sendPage(req, res, { title: 'Sign in', section: 'none', body: renderLoginPage({ next }) });

@@ -67,5 +67,7 @@ function refuse(req: Request, res: Response): void {
     return;
   }
   res.set('WWW-Authenticate', 'Bearer realm="switchyard-console"');
-  res.status(401).json({ error: { code: 'unauthenticated', message: 'log in or send Authorization: Bearer <admin token>' } });
+  res.status(401).json({
+    error: { code: 'unauthenticated', message: 'log in or send Authorization: Bearer <admin token>' },
+  });
 }

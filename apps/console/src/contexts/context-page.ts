@@ -32,7 +32,11 @@ export function streamPositions(columns: readonly TaskTimeline[]): string {
   return columns.map((c) => `${c.record.id}.${c.lastSeq}.${c.lastPosition}`).join(',');
 }
 
-export function renderContextPage(tenantId: string, contextId: string, columns: readonly TaskTimeline[]): SafeHtml {
+export function renderContextPage(
+  tenantId: string,
+  contextId: string,
+  columns: readonly TaskTimeline[],
+): SafeHtml {
   const stream = `${paths.context(tenantId, contextId)}/stream?v=${encodeURIComponent(streamPositions(columns))}`;
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${paths.tasks({ tenant: tenantId })}">Tasks of ${tenantId}</a> › <a href="${paths.tasks({ tenant: tenantId, context: contextId, all: '1' })}">context</a></nav>
 <div class="page-head">

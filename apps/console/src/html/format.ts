@@ -3,7 +3,10 @@ import { html, type SafeHtml } from './html.ts';
 
 /** Every time on the console is UTC, to the millisecond where order matters (ops compare logs). */
 export function formatDateTime(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function formatClock(d: Date): string {
@@ -29,7 +32,10 @@ export function formatAge(ms: number): string {
 
 /** TASK_STATE_INPUT_REQUIRED → "input required". */
 export function stateLabel(state: TaskState | string): string {
-  return state.replace(/^TASK_STATE_/, '').replace(/_/g, ' ').toLowerCase();
+  return state
+    .replace(/^TASK_STATE_/, '')
+    .replace(/_/g, ' ')
+    .toLowerCase();
 }
 
 export function stateBadge(state: TaskState | string): SafeHtml {
@@ -52,7 +58,8 @@ function partText(part: Part): string {
   if (part.text !== undefined) return part.text;
   if (part.data !== undefined) return JSON.stringify(part.data);
   if (part.url !== undefined) return `[file ${part.filename ?? ''} ${part.url}]`.replace(/ {2}/, ' ');
-  if (part.raw !== undefined) return `[file ${part.filename ?? 'inline'}, ${Math.floor((part.raw.length * 3) / 4)} bytes]`;
+  if (part.raw !== undefined)
+    return `[file ${part.filename ?? 'inline'}, ${Math.floor((part.raw.length * 3) / 4)} bytes]`;
   return '';
 }
 

@@ -12,7 +12,8 @@ export interface LayoutOptions {
   signedIn: boolean;
 }
 
-const ariaCurrent = (section: Section, link: Section) => (section === link ? raw(' aria-current="page"') : null);
+const ariaCurrent = (section: Section, link: Section) =>
+  section === link ? raw(' aria-current="page"') : null;
 
 /** The page shell: skip link, navigation with the go-to-task box, main landmark. */
 export function layout({ title, section, body, csrf, signedIn }: LayoutOptions): SafeHtml {

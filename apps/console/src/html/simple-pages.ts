@@ -7,6 +7,7 @@ export function renderLoginPage({ next, error }: { next: string; error?: string 
   ${error ? html`<p class="notice notice-error" role="alert">${error}</p>` : null}
   <form method="post" action="/login">
     <input type="hidden" name="next" value="${next}">
+    <input class="visually-hidden" name="username" value="admin" autocomplete="username" tabindex="-1" aria-hidden="true" readonly>
     <label for="token">Admin token</label>
     <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
     <button type="submit">Sign in</button>

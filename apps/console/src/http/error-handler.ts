@@ -14,8 +14,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let error: HttpError;
     if (err instanceof HttpError) error = err;
-    else if (isInvalidPageToken(err)) error = new HttpError(400, 'bad_request', 'cursor is not one this console issued');
-    else if (isBodyError(err)) error = new HttpError(err.status, 'bad_request', 'the request body could not be read');
+    else if (isInvalidPageToken(err))
+      error = new HttpError(400, 'bad_request', 'cursor is not one this console issued');
+    else if (isBodyError(err))
+      error = new HttpError(err.status, 'bad_request', 'the request body could not be read');
     else {
       log.error({ err, method: req.method, path: req.path }, 'console request failed');
       error = new HttpError(500, 'internal', 'internal error; see the console logs');
@@ -25,10 +27,18 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     if (wantsJson(req)) {
-      res.status(error.status).set('Cache-Control', 'no-store').json({ error: { code: error.code, message: error.message } });
+      res
+        .status(error.status)
+        .set('Cache-Control', 'no-store')
+        .json({ error: { code: error.code, message: error.message } });
       return;
     }
-    sendPage(req, res, { title: 'Error', section: 'none', body: renderErrorPage(error.status, error.message), status: error.status });
+    sendPage(req, res, {
+      title: 'Error',
+      section: 'none',
+      body: renderErrorPage(error.status, error.message),
+      status: error.status,
+    });
   };
 }
 

@@ -41,7 +41,8 @@ export function queryInt(req: Request, name: string, fallback: number, min: numb
   const value = queryString(req, name, 12);
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw badRequest(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw badRequest(`${name} must be an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -50,7 +51,9 @@ const SELECTABLE = TASK_STATES.filter((s) => s !== TaskState.UNSPECIFIED);
 /** TASK_STATE_WORKING, or the short form `working` / `input-required`. */
 export function parseState(value: string | undefined): TaskState | undefined {
   if (value === undefined) return undefined;
-  const full = value.startsWith('TASK_STATE_') ? value : `TASK_STATE_${value.toUpperCase().replace(/[- ]/g, '_')}`;
+  const full = value.startsWith('TASK_STATE_')
+    ? value
+    : `TASK_STATE_${value.toUpperCase().replace(/[- ]/g, '_')}`;
   const state = SELECTABLE.find((s) => s === full);
   if (!state) throw badRequest(`state must be one of ${SELECTABLE.join(', ')}`);
   return state;
@@ -60,8 +63,10 @@ export { SELECTABLE as SELECTABLE_STATES };
 
 /** A required string field of a urlencoded or JSON body (numbers are taken as their text). */
 export function bodyString(body: unknown, name: string, maxLength = 256): string {
-  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  const value =
+    typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || text === '' || text.length > maxLength) throw badRequest(`${name} is required`);
+  if (typeof text !== 'string' || text === '' || text.length > maxLength)
+    throw badRequest(`${name} is required`);
   return text;
 }

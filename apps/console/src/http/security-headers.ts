@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 
 /**
  * Pages carry no inline script or style (the CSP forbids both), cannot be framed, and send no
- * referrer to the tracing backend or gateway they link to.
+ * referrer to other origins (the tracing backend, the gateway).
  */
 export function securityHeaders(): RequestHandler {
   return (_req, res, next) => {
@@ -12,7 +12,9 @@ export function securityHeaders(): RequestHandler {
         "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
       'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',
-      'Referrer-Policy': 'no-referrer',
+      // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on our own form
+      // POSTs, and the CSRF origin check needs the real origin. Links out carry rel=noreferrer.
+      'Referrer-Policy': 'same-origin',
       'Cross-Origin-Opener-Policy': 'same-origin',
     });
     next();

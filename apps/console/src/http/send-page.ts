@@ -7,7 +7,12 @@ import { layout, type Section } from '../html/layout.ts';
 export function sendPage(
   req: Request,
   res: Response,
-  { title, section, body, status = 200 }: { title: string; section: Section; body: SafeHtml; status?: number },
+  {
+    title,
+    section,
+    body,
+    status = 200,
+  }: { title: string; section: Section; body: SafeHtml; status?: number },
 ): void {
   const auth = peekAuth(req);
   const page = layout({

@@ -18,7 +18,11 @@ export interface ContextStreamOptions {
  * few connections per origin), plus a poll for tasks that join the context. Events: `entry`
  * {taskId, key, html}, `task` {taskId, html} (the column head), `column` {taskId, html}.
  */
-export async function streamContext(services: ConsoleServices, stream: SseStream, options: ContextStreamOptions) {
+export async function streamContext(
+  services: ConsoleServices,
+  stream: SseStream,
+  options: ContextStreamOptions,
+) {
   const { tenantId, contextId } = options;
   const { signal } = stream;
   const following = new Set<string>();

@@ -1,7 +1,12 @@
 import { taskEventFeed, type FeedEvent } from '@switchyard/events';
 import type { TaskRecord } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
-import { entryFromEvent, entryFromMessage, eventTime, type TimelineEntry } from '../timeline/timeline-entry.ts';
+import {
+  entryFromEvent,
+  entryFromMessage,
+  eventTime,
+  type TimelineEntry,
+} from '../timeline/timeline-entry.ts';
 
 export interface FollowOptions {
   tenantId: string;

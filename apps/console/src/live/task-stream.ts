@@ -55,7 +55,11 @@ export async function streamTask(services: ConsoleServices, stream: SseStream, o
     onRecord: (fresh, seq) => {
       record = fresh;
       lastSeq = seq;
-      stream.send('task', { html: renderTaskSummary(fresh, ctx).value, state: fresh.state, version: fresh.version });
+      stream.send('task', {
+        html: renderTaskSummary(fresh, ctx).value,
+        state: fresh.state,
+        version: fresh.version,
+      });
       maybeEnd();
     },
   });

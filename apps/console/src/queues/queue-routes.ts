@@ -2,14 +2,13 @@ import { Router } from 'express';
 import { csrfOf } from '../auth/request-auth.ts';
 import type { ConsoleServices } from '../console-services.ts';
 import { badRequest, notFound } from '../http/http-error.ts';
-import { bodyString, isSlug, isUuid, queryString } from '../http/params.ts';
+import { bodyString, isSlug, queryString } from '../http/params.ts';
 import { safeLocalPath, sendPage, withParam } from '../http/send-page.ts';
 import { paths } from '../links.ts';
+import { deliveryKeyOf, listDeadLetters } from './dead-letter-requests.ts';
 import { loadQueueOverview, type DeadLetterView } from './queue-overview.ts';
 import { renderQueuesPage } from './queues-page.ts';
 import { replayAllDeadLetters, replayDeadLetter } from './replay-dead-letters.ts';
-
-const DEAD_LETTER_PAGE = 50;
 
 /** Queue depth and age, the push outbox, dead letters per tenant with replay. */
 export function queueRoutes(services: ConsoleServices): Router {
@@ -41,7 +40,10 @@ export function queueRoutes(services: ConsoleServices): Router {
   router.post('/dead-letters/replay', async (req, res) => {
     const key = deliveryKeyOf(req.body);
     const replayed = await replayDeadLetter(services, key);
-    const back = safeLocalPath((req.body as Record<string, unknown> | undefined)?.back, paths.task(key.tenantId, key.taskId));
+    const back = safeLocalPath(
+      (req.body as Record<string, unknown> | undefined)?.back,
+      paths.task(key.tenantId, key.taskId),
+    );
     res.redirect(303, withParam(back, 'notice', replayed ? 'replayed' : 'not-dead'));
   });
 
@@ -53,25 +55,4 @@ export function queueRoutes(services: ConsoleServices): Router {
   });
 
   return router;
-}
-
-export async function listDeadLetters(services: ConsoleServices, tenantId: string, cursor: string | undefined) {
-  try {
-    return await services.outbox.listDeadLetters({ tenantId, limit: DEAD_LETTER_PAGE, ...(cursor ? { cursor } : {}) });
-  } catch (err) {
-    if (err instanceof RangeError) throw badRequest('cursor is not one this console issued');
-    throw err;
-  }
-}
-
-/** The delivery key of a replay request (form fields or JSON). */
-export function deliveryKeyOf(body: unknown) {
-  const tenantId = bodyString(body, 'tenant', 63);
-  const taskId = bodyString(body, 'taskId', 36).toLowerCase();
-  const configId = bodyString(body, 'configId', 256);
-  const seq = Number(bodyString(body, 'seq', 10));
-  if (!isSlug(tenantId) || !isUuid(taskId) || !Number.isInteger(seq) || seq < 1) {
-    throw badRequest('tenant, taskId, configId and seq must name a delivery');
-  }
-  return { tenantId, taskId, configId, seq };
 }

@@ -19,7 +19,7 @@ ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${
 <section aria-labelledby="dispatch-h">
   <h2 id="dispatch-h">Task dispatch queue</h2>
   <div class="table-wrap"><table data-testid="dispatch-queue">
-    <thead><tr><th scope="col">Queue</th><th scope="col">Waiting</th><th scope="col">Active</th><th scope="col">Delayed</th><th scope="col">Failed</th><th scope="col">Oldest waiting</th></tr></thead>
+    <thead><tr><th scope="col">Queue</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Active</th><th scope="col" class="num">Delayed</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Oldest waiting</th></tr></thead>
     <tbody><tr>
       <th scope="row">tasks</th>
       <td class="num" data-metric="waiting">${number(d.waiting)}</td>
@@ -37,7 +37,7 @@ ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${
     overview.backlogs.length === 0
       ? html`<p class="muted">No tenants.</p>`
       : html`<div class="table-wrap"><table>
-    <thead><tr><th scope="col">Tenant</th><th scope="col">Queued, not started</th></tr></thead>
+    <thead><tr><th scope="col">Tenant</th><th scope="col" class="num">Queued, not started</th></tr></thead>
     <tbody>${overview.backlogs.map((b) => html`<tr><th scope="row"><a href="${paths.tasks({ tenant: b.tenantId, state: 'TASK_STATE_SUBMITTED' })}">${b.tenantId}</a></th><td class="num">${number(b.queued)}</td></tr>`)}</tbody>
   </table></div>`
   }
@@ -45,14 +45,14 @@ ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${
 <section aria-labelledby="outbox-h">
   <h2 id="outbox-h">Push outbox</h2>
   <div class="table-wrap"><table data-testid="push-outbox">
-    <thead><tr><th scope="col">Pending deliveries</th><th scope="col">Oldest pending</th></tr></thead>
+    <thead><tr><th scope="col" class="num">Pending deliveries</th><th scope="col" class="num">Oldest pending</th></tr></thead>
     <tbody><tr><td class="num" data-metric="pending">${number(overview.outbox.pending)}</td><td class="num">${overview.outbox.pending > 0 ? formatAge(overview.outbox.oldestPendingAgeMs) : '—'}</td></tr></tbody>
   </table></div>
 </section>
 <section aria-labelledby="dead-h" id="dead-letters">
   <h2 id="dead-h">Dead letters</h2>
   <div class="table-wrap"><table data-testid="dead-letter-counts">
-    <thead><tr><th scope="col">Tenant</th><th scope="col">Dead letters</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Tenant</th><th scope="col" class="num">Dead letters</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${overview.deadLetters.map(
       (t) => html`<tr data-tenant="${t.tenantId}">
       <th scope="row">${t.tenantId}</th>

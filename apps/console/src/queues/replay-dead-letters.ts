@@ -18,7 +18,10 @@ export async function replayAllDeadLetters(services: Deps, tenantId: string): Pr
   const replayed = await services.outbox.replayAllDeadLetters(tenantId);
   if (replayed > 0) {
     await services.hints.publishPushDue();
-    services.log.info({ tenantId, replayed, action: 'replay-all-dead-letters' }, 'console: dead letters replayed');
+    services.log.info(
+      { tenantId, replayed, action: 'replay-all-dead-letters' },
+      'console: dead letters replayed',
+    );
   }
   return replayed;
 }

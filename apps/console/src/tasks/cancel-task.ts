@@ -18,7 +18,11 @@ export async function cancelTaskAsAdmin(
   const record = await services.tasks.getTaskRecord(tenantId, taskId);
   if (!record || record.visibility !== 'task') return 'not-found';
   try {
-    await services.service.cancelTask({ tenantId, principal: CONSOLE_PRINCIPAL, admin: true }, record.agentId, taskId);
+    await services.service.cancelTask(
+      { tenantId, principal: CONSOLE_PRINCIPAL, admin: true },
+      record.agentId,
+      taskId,
+    );
   } catch (err) {
     if (isA2AErrorOfKind(err, 'TaskNotCancelable')) return 'not-cancelable';
     if (isA2AErrorOfKind(err, 'TaskNotFound')) return 'not-found';

@@ -1,4 +1,10 @@
-import type { AgentRecord, CappedCount, ConsoleTaskPage, ConsoleTaskRow, TenantRecord } from '@switchyard/store';
+import type {
+  AgentRecord,
+  CappedCount,
+  ConsoleTaskPage,
+  ConsoleTaskRow,
+  TenantRecord,
+} from '@switchyard/store';
 import { messageText, shortId, stateBadge, stateLabel, timeTag } from '../html/format.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 import { SELECTABLE_STATES } from '../http/params.ts';

@@ -3,7 +3,11 @@ import { timeTag } from '../html/format.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 
 /** A task's push deliveries (one row per config and event); dead ones can be replayed. */
-export function renderDeliveries(deliveries: readonly DeliveryRecord[], csrf: string, back: string): SafeHtml {
+export function renderDeliveries(
+  deliveries: readonly DeliveryRecord[],
+  csrf: string,
+  back: string,
+): SafeHtml {
   return html`<section class="deliveries" data-deliveries aria-labelledby="deliveries-h">
   <h2 id="deliveries-h">Push deliveries <span class="count">${deliveries.length}</span></h2>
   ${

@@ -29,7 +29,9 @@ function entryTitle(entry: TimelineEntry): SafeHtml {
       return html`<span class="entry-title">State ${entry.state ? stateBadge(entry.state) : null}${entry.parts ? html` <span class="muted">with ${roleLabel(entry.role ?? 'ROLE_AGENT')} message</span>` : null}</span>`;
     case 'artifact': {
       const a = entry.artifact;
-      const flags = [a?.append ? 'append' : 'new', a?.lastChunk ? 'last chunk' : null].filter(Boolean).join(', ');
+      const flags = [a?.append ? 'append' : 'new', a?.lastChunk ? 'last chunk' : null]
+        .filter(Boolean)
+        .join(', ');
       return html`<span class="entry-title">Artifact chunk <code>${a?.name ?? a?.artifactId ?? ''}</code> <span class="muted">(${flags})</span></span>`;
     }
     case 'message':

@@ -30,7 +30,14 @@ export function entryFromEvent(seq: number, payload: StreamResponse, at: Date): 
   if (payload.task) return { key, at, seq, kind: 'created', state: payload.task.status.state };
   if (payload.statusUpdate) {
     const { state, message } = payload.statusUpdate.status;
-    return { key, at, seq, kind: 'status', state, ...(message ? { role: message.role, parts: message.parts } : {}) };
+    return {
+      key,
+      at,
+      seq,
+      kind: 'status',
+      state,
+      ...(message ? { role: message.role, parts: message.parts } : {}),
+    };
   }
   if (payload.artifactUpdate) {
     const { artifact, append, lastChunk } = payload.artifactUpdate;

@@ -63,7 +63,12 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
   for (const tenantId of TENANTS) {
     await admin.ensureTenant({ id: tenantId, name: `${tenantId} Inc.` });
     for (const a of bundledAgents) {
-      await admin.upsertAgent({ tenantId, id: a.executor, card: a.card as unknown as Record<string, unknown>, executor: a.executor });
+      await admin.upsertAgent({
+        tenantId,
+        id: a.executor,
+        card: a.card as unknown as Record<string, unknown>,
+        executor: a.executor,
+      });
     }
     for (const a of TEST_AGENTS) {
       const card = bundledAgents.find((b) => b.executor === a.executor)?.card;
@@ -77,7 +82,13 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
     }
   }
   const log = silentLogger();
-  const engine = { leaseMs: 3000, reaperIntervalMs: 500, dispatchGraceMs: 1000, retryBaseMs: 50, pollIntervalMs: 200 };
+  const engine = {
+    leaseMs: 3000,
+    reaperIntervalMs: 500,
+    dispatchGraceMs: 1000,
+    retryBaseMs: 50,
+    pollIntervalMs: 200,
+  };
   const gateway = createTaskService({
     pool: db.pool,
     redis: redis.connect(),
@@ -135,7 +146,9 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
         message,
         configuration: {
           returnImmediately: true,
-          ...(extra.pushUrl ? { taskPushNotificationConfig: { url: extra.pushUrl, token: 'push-token' } } : {}),
+          ...(extra.pushUrl
+            ? { taskPushNotificationConfig: { url: extra.pushUrl, token: 'push-token' } }
+            : {}),
         },
       };
       const caller = { tenantId, principal: extra.owner ?? 'ops', admin: true };

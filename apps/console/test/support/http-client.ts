@@ -29,7 +29,10 @@ export function bearer(token = ADMIN_TOKEN): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-export async function getJson<T>(url: string, headers: Record<string, string> = bearer()): Promise<{ status: number; body: T }> {
+export async function getJson<T>(
+  url: string,
+  headers: Record<string, string> = bearer(),
+): Promise<{ status: number; body: T }> {
   const res = await fetch(url, { headers: { accept: 'application/json', ...headers } });
   return { status: res.status, body: (await res.json()) as T };
 }

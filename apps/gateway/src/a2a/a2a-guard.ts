@@ -18,7 +18,10 @@ export interface A2AGuardDeps {
  * in the URL is the caller's. Another tenant's agent answers exactly like a missing one (§9 rule 4).
  * Mounted on `/agents/:tenantId/:agentId`.
  */
-export function a2aGuard(binding: Binding, { authenticator, limiter, resolveAgent }: A2AGuardDeps): RequestHandler {
+export function a2aGuard(
+  binding: Binding,
+  { authenticator, limiter, resolveAgent }: A2AGuardDeps,
+): RequestHandler {
   return async (req, _res, next) => {
     const state = stateOf(req);
     state.binding = binding;

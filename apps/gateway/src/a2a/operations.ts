@@ -52,7 +52,11 @@ export class A2AOperations {
   }
 
   /** `afterSeq` comes from `Last-Event-ID`: resume after the last event the client saw. */
-  subscribe(ctx: OperationContext, request: SubscribeToTaskRequest, afterSeq?: number): AsyncGenerator<StreamItem> {
+  subscribe(
+    ctx: OperationContext,
+    request: SubscribeToTaskRequest,
+    afterSeq?: number,
+  ): AsyncGenerator<StreamItem> {
     checkTenant(ctx, request.tenant);
     return this.#service.subscribe(ctx.caller, ctx.agent.id, request.id, { afterSeq, signal: ctx.signal });
   }
@@ -79,12 +83,18 @@ export class A2AOperations {
     return this.#service.cancelTask(ctx.caller, ctx.agent.id, request.id);
   }
 
-  async createPushConfig(ctx: OperationContext, request: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  async createPushConfig(
+    ctx: OperationContext,
+    request: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
     checkTenant(ctx, request.tenant);
     return this.#service.push.create(ctx.caller, ctx.agent.id, request);
   }
 
-  async getPushConfig(ctx: OperationContext, request: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+  async getPushConfig(
+    ctx: OperationContext,
+    request: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
     checkTenant(ctx, request.tenant);
     return this.#service.push.get(ctx.caller, ctx.agent.id, request.taskId, request.id);
   }
@@ -99,7 +109,10 @@ export class A2AOperations {
   }
 
   /** Empty is `{}` in ProtoJSON (digest §12 #17). */
-  async deletePushConfig(ctx: OperationContext, request: DeleteTaskPushNotificationConfigRequest): Promise<Record<string, never>> {
+  async deletePushConfig(
+    ctx: OperationContext,
+    request: DeleteTaskPushNotificationConfigRequest,
+  ): Promise<Record<string, never>> {
     checkTenant(ctx, request.tenant);
     await this.#service.push.delete(ctx.caller, ctx.agent.id, request.taskId, request.id);
     return {};

@@ -10,7 +10,13 @@ export class AdminError extends Error {
   readonly reason: string;
   readonly fieldViolations: readonly FieldViolation[];
 
-  constructor(status: number, code: GrpcStatusName, reason: string, message: string, fieldViolations: readonly FieldViolation[] = []) {
+  constructor(
+    status: number,
+    code: GrpcStatusName,
+    reason: string,
+    message: string,
+    fieldViolations: readonly FieldViolation[] = [],
+  ) {
     super(message);
     this.name = 'AdminError';
     this.status = status;
@@ -20,20 +26,27 @@ export class AdminError extends Error {
   }
 
   toBody() {
-    const details: Array<Record<string, unknown>> = [{ '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ADMIN_ERROR_DOMAIN }];
+    const details: Array<Record<string, unknown>> = [
+      { '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ADMIN_ERROR_DOMAIN },
+    ];
     if (this.fieldViolations.length > 0) {
-      details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [...this.fieldViolations] });
+      details.push({
+        '@type': 'type.googleapis.com/google.rpc.BadRequest',
+        fieldViolations: [...this.fieldViolations],
+      });
     }
     return { error: { code: this.status, status: this.code, message: this.message, details } };
   }
 }
 
-export const adminNotFound = (what: string): AdminError => new AdminError(404, 'NOT_FOUND', 'NOT_FOUND', `${what} not found`);
+export const adminNotFound = (what: string): AdminError =>
+  new AdminError(404, 'NOT_FOUND', 'NOT_FOUND', `${what} not found`);
 
 export const adminInvalid = (message: string, fieldViolations: readonly FieldViolation[] = []): AdminError =>
   new AdminError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', message, fieldViolations);
 
-export const adminConflict = (message: string): AdminError => new AdminError(409, 'ALREADY_EXISTS', 'ALREADY_EXISTS', message);
+export const adminConflict = (message: string): AdminError =>
+  new AdminError(409, 'ALREADY_EXISTS', 'ALREADY_EXISTS', message);
 
 export const adminUnauthenticated = (): AdminError =>
   new AdminError(401, 'UNAUTHENTICATED', 'UNAUTHENTICATED', 'Admin authentication required');

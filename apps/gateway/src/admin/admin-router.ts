@@ -8,7 +8,10 @@ import { deadLetterRoutes } from './dead-letter-routes.ts';
 import { tenantRoutes } from './tenant-routes.ts';
 
 /** `/admin/v1`: operator API, JSON in and out, errors as google.rpc.Status (README.md documents each call). */
-export function adminRouter(deps: AdminDeps, { token, publicUrl }: { token: string; publicUrl: string }): Router {
+export function adminRouter(
+  deps: AdminDeps,
+  { token, publicUrl }: { token: string; publicUrl: string },
+): Router {
   const router = Router();
   router.use(adminAuth(token));
   router.use(tenantRoutes(deps));

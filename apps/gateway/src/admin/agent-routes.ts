@@ -19,11 +19,20 @@ export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: str
     const body = await readAdminBody(req, agentBody, bodyLimitBytes);
     if (!findBundledAgent(body.executor)) {
       throw adminInvalid(`unknown executor ${body.executor}`, [
-        { field: 'executor', description: 'must name a bundled agent: echo, invoice-reconciler, booking or slow' },
+        {
+          field: 'executor',
+          description: 'must name a bundled agent: echo, invoice-reconciler, booking or slow',
+        },
       ]);
     }
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
-    const agent = await admin.upsertAgent({ tenantId, id: agentId, card: body.card, executor: body.executor, settings: body.settings });
+    const agent = await admin.upsertAgent({
+      tenantId,
+      id: agentId,
+      card: body.card,
+      executor: body.executor,
+      settings: body.settings,
+    });
     res.json({ agent, urls: urls(tenantId, agentId) });
   });
   router.get('/tenants/:tenantId/agents', async (req, res) => {
@@ -33,7 +42,8 @@ export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: str
     res.json({ agents: agents.map((agent) => ({ ...agent, urls: urls(tenantId, agent.id) })) });
   });
   router.delete('/tenants/:tenantId/agents/:agentId', async (req, res) => {
-    if (!(await admin.deleteAgent(pathParam(req, 'tenantId'), pathParam(req, 'agentId')))) throw adminNotFound('agent');
+    if (!(await admin.deleteAgent(pathParam(req, 'tenantId'), pathParam(req, 'agentId'))))
+      throw adminNotFound('agent');
     res.json({});
   });
   return router;

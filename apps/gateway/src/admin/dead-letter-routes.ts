@@ -23,12 +23,18 @@ const deliveryKey = z.object({
 export function deadLetterRoutes({ outbox, hints }: AdminDeps): Router {
   const router = Router();
   router.get('/tenants/:tenantId/dead-letters', async (req, res) => {
-    const query = parseAdmin(listQuery, Object.fromEntries(new URLSearchParams(req.originalUrl.split('?')[1] ?? '')));
+    const query = parseAdmin(
+      listQuery,
+      Object.fromEntries(new URLSearchParams(req.originalUrl.split('?')[1] ?? '')),
+    );
     try {
       const page = await outbox.listDeadLetters({ tenantId: pathParam(req, 'tenantId'), ...query });
       res.json({ deadLetters: page.deliveries, nextCursor: page.nextCursor });
     } catch (err) {
-      if (err instanceof RangeError) throw adminInvalid('cursor is not one this server issued', [{ field: 'cursor', description: 'invalid' }]);
+      if (err instanceof RangeError)
+        throw adminInvalid('cursor is not one this server issued', [
+          { field: 'cursor', description: 'invalid' },
+        ]);
       throw err;
     }
   });
@@ -43,7 +49,8 @@ export function deadLetterRoutes({ outbox, hints }: AdminDeps): Router {
       configId: pathParam(req, 'configId'),
       seq: pathParam(req, 'seq'),
     });
-    if (!(await outbox.replayDeadLetter({ tenantId: pathParam(req, 'tenantId'), ...key }))) throw adminNotFound('dead letter');
+    if (!(await outbox.replayDeadLetter({ tenantId: pathParam(req, 'tenantId'), ...key })))
+      throw adminNotFound('dead letter');
     await hints.publishPushDue();
     res.json({ replayed: 1 });
   });

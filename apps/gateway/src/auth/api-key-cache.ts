@@ -39,7 +39,8 @@ export class ApiKeyCache {
     const generation = this.#generation;
     const identity = await this.#lookup(plaintext);
     if (identity && generation === this.#generation) {
-      if (this.#entries.size >= this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
+      if (this.#entries.size >= this.#maxEntries)
+        this.#entries.delete(this.#entries.keys().next().value as string);
       this.#entries.set(digest, { identity, expiresAt: Date.now() + this.#ttlMs });
     }
     return identity;
@@ -49,7 +50,8 @@ export class ApiKeyCache {
   revoke(target: { keyId?: string; tenantId?: string }): void {
     this.#generation += 1;
     for (const [digest, { identity }] of this.#entries) {
-      const matches = target.keyId !== undefined ? identity.keyId === target.keyId : identity.tenantId === target.tenantId;
+      const matches =
+        target.keyId !== undefined ? identity.keyId === target.keyId : identity.tenantId === target.tenantId;
       if (matches) this.#entries.delete(digest);
     }
   }

@@ -34,7 +34,11 @@ export class Authenticator {
       const found = await this.#apiKeys.authenticate(apiKey.trim());
       if (!found) throw unauthenticated('Invalid API key');
       return {
-        caller: { tenantId: found.tenantId, principal: found.principal, admin: found.role === 'tenant_admin' },
+        caller: {
+          tenantId: found.tenantId,
+          principal: found.principal,
+          admin: found.role === 'tenant_admin',
+        },
         credentialId: `key:${found.keyId}`,
       };
     }

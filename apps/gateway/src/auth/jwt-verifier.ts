@@ -31,7 +31,13 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
       throw err;
     }
     const tenantId = payload[options.tenantClaim];
-    if (typeof tenantId !== 'string' || tenantId === '' || typeof payload.sub !== 'string' || payload.sub === '') return null;
+    if (
+      typeof tenantId !== 'string' ||
+      tenantId === '' ||
+      typeof payload.sub !== 'string' ||
+      payload.sub === ''
+    )
+      return null;
     return {
       caller: { tenantId, principal: payload.sub, admin: payload[options.roleClaim] === 'tenant_admin' },
       credentialId: `jwt:${payload.sub}`,

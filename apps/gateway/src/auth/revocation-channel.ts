@@ -3,14 +3,19 @@ import type { QueueKeys } from '@switchyard/queue';
 import { z } from '@switchyard/runtime';
 
 /** What the admin API announces on `keys.authChannel` when a credential stops being valid. */
-export type Revocation = { kind: 'api-key'; tenantId: string; keyId: string } | { kind: 'tenant'; tenantId: string };
+export type Revocation =
+  { kind: 'api-key'; tenantId: string; keyId: string } | { kind: 'tenant'; tenantId: string };
 
 const revocationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('api-key'), tenantId: z.string(), keyId: z.string() }),
   z.object({ kind: z.literal('tenant'), tenantId: z.string() }),
 ]);
 
-export async function publishRevocation(redis: Redis, keys: QueueKeys, revocation: Revocation): Promise<void> {
+export async function publishRevocation(
+  redis: Redis,
+  keys: QueueKeys,
+  revocation: Revocation,
+): Promise<void> {
   await redis.publish(keys.authChannel, JSON.stringify(revocation));
 }
 

@@ -5,9 +5,16 @@ import { loadGatewayConfig } from '../config.ts';
 import { seedDemo } from '../seed-demo.ts';
 
 const config = loadGatewayConfig(process.env);
-const pool = createPool({ connectionString: config.DATABASE_URL, maxConnections: 2, applicationName: 'switchyard-seed-demo' });
+const pool = createPool({
+  connectionString: config.DATABASE_URL,
+  maxConnections: 2,
+  applicationName: 'switchyard-seed-demo',
+});
 try {
-  const admin = new PostgresAdminStore({ db: createDb(pool), secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY) });
+  const admin = new PostgresAdminStore({
+    db: createDb(pool),
+    secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+  });
   const demoApiKey = process.env['SWITCHYARD_DEMO_API_KEY'] || undefined;
   const result = await seedDemo({ admin, publicUrl: config.PUBLIC_URL, demoApiKey });
   console.log(`tenant: ${result.tenantId}`);
@@ -17,7 +24,9 @@ try {
     console.log(`  JSON-RPC: ${agent.jsonRpc}`);
     console.log(`  HTTP+JSON: ${agent.rest}`);
   }
-  console.log(`\nAPI key for ${result.principal} (tenant_admin)${demoApiKey ? '' : ', generated: store it now, it is not shown again'}:`);
+  console.log(
+    `\nAPI key for ${result.principal} (tenant_admin)${demoApiKey ? '' : ', generated: store it now, it is not shown again'}:`,
+  );
   console.log(`  X-API-Key: ${result.apiKey}`);
 } finally {
   await pool.end();

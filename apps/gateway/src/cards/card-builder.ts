@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { AgentRegistration } from '@switchyard/engine';
-import { ProtocolBinding, type AgentCard, type SecurityRequirement, type SecurityScheme } from '@switchyard/protocol';
-import { cardTemplateSchema, templateExtensions, templateSkills, type CardTemplate } from './card-template.ts';
+import {
+  ProtocolBinding,
+  type AgentCard,
+  type SecurityRequirement,
+  type SecurityScheme,
+} from '@switchyard/protocol';
+import {
+  cardTemplateSchema,
+  templateExtensions,
+  templateSkills,
+  type CardTemplate,
+} from './card-template.ts';
 
 export interface CardSettings {
   /** Origin clients reach the gateway at (PUBLIC_URL), without a trailing slash. */
@@ -29,6 +39,7 @@ export function agentBasePath(tenantId: string, agentId: string): string {
 export class CardBuilder {
   readonly #settings: CardSettings;
   readonly #memo = new WeakMap<AgentRegistration, { public: ServedCard; extended: ServedCard }>();
+  readonly #templates = new WeakMap<AgentRegistration, CardTemplate>();
 
   constructor(settings: CardSettings) {
     this.#settings = settings;
@@ -43,9 +54,14 @@ export class CardBuilder {
     return this.#build(agent).extended;
   }
 
-  /** The registration's template, parsed; throws when the stored card is malformed. */
+  /** The registration's template, parsed once per registration; throws when the stored card is malformed. */
   template(agent: AgentRegistration): CardTemplate {
-    return cardTemplateSchema.parse(agent.card);
+    let template = this.#templates.get(agent);
+    if (!template) {
+      template = cardTemplateSchema.parse(agent.card);
+      this.#templates.set(agent, template);
+    }
+    return template;
   }
 
   #build(agent: AgentRegistration) {
@@ -53,7 +69,10 @@ export class CardBuilder {
     if (!built) {
       const template = this.template(agent);
       const card = this.#card(agent, template);
-      const extended = { ...card, skills: [...card.skills, ...templateSkills(template.extendedSkills ?? [])] };
+      const extended = {
+        ...card,
+        skills: [...card.skills, ...templateSkills(template.extendedSkills ?? [])],
+      };
       built = { public: serve(card), extended: serve(extended) };
       this.#memo.set(agent, built);
     }

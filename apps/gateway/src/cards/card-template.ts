@@ -47,12 +47,18 @@ export const cardTemplateSchema = z.object({
 export type CardTemplate = z.infer<typeof cardTemplateSchema>;
 
 /** The card's own fields, before the gateway adds interfaces, capabilities and security. */
-export type CardBody = Omit<AgentCard, 'supportedInterfaces' | 'capabilities' | 'securitySchemes' | 'securityRequirements'>;
+export type CardBody = Omit<
+  AgentCard,
+  'supportedInterfaces' | 'capabilities' | 'securitySchemes' | 'securityRequirements'
+>;
 
 export function templateSkills(list: CardTemplate['skills']): AgentSkill[] {
   return list.map((s) => ({ ...s }));
 }
 
 export function templateExtensions(template: CardTemplate): AgentExtension[] | undefined {
-  return template.capabilities?.extensions?.map((e) => ({ ...e, ...(e.params ? { params: e.params as JsonObject } : {}) }));
+  return template.capabilities?.extensions?.map((e) => ({
+    ...e,
+    ...(e.params ? { params: e.params as JsonObject } : {}),
+  }));
 }

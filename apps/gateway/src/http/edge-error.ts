@@ -31,6 +31,14 @@ export function unsupportedMediaType(): A2AError {
   );
 }
 
+/** No such path at all (digest §5.3: an unknown route is 404). */
+export function unknownRoute(): A2AError {
+  return withHttpStatus(new A2AError('MethodNotFound', { message: 'No such route' }), 404);
+}
+
 export function methodNotAllowed(method: string): A2AError {
-  return withHttpStatus(new A2AError('MethodNotFound', { message: `Method ${method} not allowed on this path` }), 405);
+  return withHttpStatus(
+    new A2AError('MethodNotFound', { message: `Method ${method} not allowed on this path` }),
+    405,
+  );
 }

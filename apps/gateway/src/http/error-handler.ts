@@ -1,5 +1,11 @@
 import type { ErrorRequestHandler } from 'express';
-import { fromUnknown, invalidRequest, isA2AError, type A2AError, type ErrorMapping } from '@switchyard/protocol';
+import {
+  fromUnknown,
+  invalidRequest,
+  isA2AError,
+  type A2AError,
+  type ErrorMapping,
+} from '@switchyard/protocol';
 import { AdminError } from '../admin/admin-error.ts';
 import { sendJsonRpcError, sendRestError } from './error-replies.ts';
 import { stateOf } from './request-state.ts';
@@ -30,7 +36,8 @@ export function createErrorHandler({ mapping, challenges }: ErrorHandlerOptions)
     const error = fromHttpLayer(err);
     if (error.kind === 'Internal') state.log.error({ err }, 'internal error');
     else state.log.debug({ reason: error.reason, message: error.message }, 'request refused');
-    if (error.kind === 'Unauthenticated') for (const challenge of challenges) res.append('WWW-Authenticate', challenge);
+    if (error.kind === 'Unauthenticated')
+      for (const challenge of challenges) res.append('WWW-Authenticate', challenge);
     if (state.binding === 'jsonrpc') sendJsonRpcError(res, error, state.jsonRpcId);
     else sendRestError(res, error, mapping);
   };
@@ -40,7 +47,8 @@ export function createErrorHandler({ mapping, challenges }: ErrorHandlerOptions)
 function fromHttpLayer(err: unknown): A2AError {
   if (!isA2AError(err) && typeof err === 'object' && err !== null) {
     const status = (err as { status?: unknown }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) return invalidRequest('Malformed request');
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return invalidRequest('Malformed request');
   }
   return fromUnknown(err);
 }

@@ -38,7 +38,10 @@ export function jsonRpcErrorBody(error: A2AError, id: JsonRpcId): JsonRpcErrorRe
 
 export function sendJsonRpcError(res: Response, error: A2AError, id: JsonRpcId): void {
   setRetryAfter(res, error);
-  res.status(jsonRpcHttpStatus(error)).type('application/json').send(JSON.stringify(jsonRpcErrorBody(error, id)));
+  res
+    .status(jsonRpcHttpStatus(error))
+    .type('application/json')
+    .send(JSON.stringify(jsonRpcErrorBody(error, id)));
 }
 
 /** google.rpc.Status in AIP-193 form (digest §5.4) with the configured mapping column. */
@@ -54,5 +57,6 @@ export function sendRestError(res: Response, error: A2AError, mapping: ErrorMapp
 }
 
 function setRetryAfter(res: Response, error: A2AError): void {
-  if (error.retryAfterSeconds !== undefined) res.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  if (error.retryAfterSeconds !== undefined)
+    res.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
 }

@@ -16,7 +16,7 @@ export function requestLog(log: Logger): RequestHandler {
       const { identity, agent, method, taskId } = state;
       state.log.info(
         {
-          http: { method: req.method, path: req.path, status: res.statusCode },
+          http: { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode },
           durationMs: Math.round(performance.now() - started),
           ...(identity ? { tenantId: identity.caller.tenantId, principal: identity.caller.principal } : {}),
           ...(agent ? { agentId: agent.id } : {}),

@@ -30,6 +30,7 @@ export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
     state.jsonRpcId = jsonRpcIdOf(body);
     const envelope = parseJsonRpcRequest(body);
     state.method = envelope.method;
+    state.taskId = taskIdOf(envelope.params);
     checkServiceParams(req, res, deps.cards.template(a2aContextOf(req).agent));
     if (envelope.method === 'SendStreamingMessage' || envelope.method === 'SubscribeToTask') {
       await stream(req, res, deps, envelope);
@@ -38,21 +39,45 @@ export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
     const ctx = operationContext(req, clientSignal(res, deps.shutdown));
     const result = await dispatchUnary(deps.operations, ctx, envelope.method, envelope.params);
     if (res.writableEnded || res.destroyed) return;
-    res.status(200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result }));
+    res
+      .status(200)
+      .type('application/json')
+      .send(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result }));
   };
 }
 
-async function stream(req: Request, res: Response, deps: BindingDeps, envelope: JsonRpcRequestEnvelope): Promise<void> {
+async function stream(
+  req: Request,
+  res: Response,
+  deps: BindingDeps,
+  envelope: JsonRpcRequestEnvelope,
+): Promise<void> {
   const stop = new AbortController();
   const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
   const items =
     envelope.method === 'SendStreamingMessage'
       ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
-      : deps.operations.subscribe(ctx, parseRequestParams('SubscribeToTask', envelope.params), lastEventIdOf(req));
+      : deps.operations.subscribe(
+          ctx,
+          parseRequestParams('SubscribeToTask', envelope.params),
+          lastEventIdOf(req),
+        );
   await streamSse(res, items, jsonRpcSseFormat(envelope.id), stop, {
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,
     registry: deps.streams,
     log: stateOf(req).log,
   });
+}
+
+/** The task a request is about, for the request log line (read before validation, so loosely). */
+function taskIdOf(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const p = params as Record<string, unknown>;
+  const message =
+    typeof p['message'] === 'object' && p['message'] !== null
+      ? (p['message'] as Record<string, unknown>)
+      : {};
+  const id = p['taskId'] ?? p['id'] ?? message['taskId'];
+  return typeof id === 'string' ? id.slice(0, 64) : undefined;
 }

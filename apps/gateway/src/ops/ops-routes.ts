@@ -18,13 +18,22 @@ export function opsRoutes({ pool, redis, accepting }: OpsDeps): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const [postgres, migrations, redisOk] = await Promise.all([
-      pool.query('SELECT 1').then(() => true, () => false),
+      pool.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
       migrationsCurrent(pool).catch(() => false),
-      redis.ping().then(() => true, () => false),
+      redis.ping().then(
+        () => true,
+        () => false,
+      ),
     ]);
     const checks = { postgres, migrations, redis: redisOk, accepting: accepting() };
     const ok = Object.values(checks).every(Boolean);
-    res.set('Cache-Control', 'no-store').status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready', checks });
+    res
+      .set('Cache-Control', 'no-store')
+      .status(ok ? 200 : 503)
+      .json({ status: ok ? 'ready' : 'not ready', checks });
   });
   // Observability is a later issue: an empty, valid exposition keeps scrapers configured meanwhile.
   router.get('/metrics', (_req, res) => {

@@ -27,16 +27,30 @@ export class RequestLimiter {
   readonly #log: Logger;
 
   constructor({ redis, keys, tenantPerSec, keyPerSec, log }: RequestLimiterOptions) {
-    this.#tenant = new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit('tenant'), points: tenantPerSec, duration: 1 });
-    this.#key = new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit('key'), points: keyPerSec, duration: 1 });
+    this.#tenant = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: keys.rateLimit('tenant'),
+      points: tenantPerSec,
+      duration: 1,
+    });
+    this.#key = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: keys.rateLimit('key'),
+      points: keyPerSec,
+      duration: 1,
+    });
     this.#log = log;
   }
 
   async consume(identity: Identity): Promise<void> {
     try {
-      await Promise.all([this.#tenant.consume(identity.caller.tenantId), this.#key.consume(identity.credentialId)]);
+      await Promise.all([
+        this.#tenant.consume(identity.caller.tenantId),
+        this.#key.consume(identity.credentialId),
+      ]);
     } catch (err) {
-      if (err instanceof RateLimiterRes) throw resourceExhausted(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
+      if (err instanceof RateLimiterRes)
+        throw resourceExhausted(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
       this.#log.warn({ err }, 'rate limiter unavailable; letting the request through');
     }
   }

@@ -47,7 +47,12 @@ export function restHandler(deps: BindingDeps): RequestHandler {
   };
 }
 
-async function unary(req: Request, deps: BindingDeps, ctx: OperationContext, route: MatchedRoute): Promise<unknown> {
+async function unary(
+  req: Request,
+  deps: BindingDeps,
+  ctx: OperationContext,
+  route: MatchedRoute,
+): Promise<unknown> {
   const ops = deps.operations;
   const opts = route.tenant === undefined ? {} : { tenant: route.tenant };
   const body = () => readJsonBody(req, deps.bodyLimitBytes);
@@ -65,9 +70,15 @@ async function unary(req: Request, deps: BindingDeps, ctx: OperationContext, rou
     case 'ListTaskPushNotificationConfigs':
       return ops.listPushConfigs(ctx, parseListPushConfigsQuery(route.taskId, queryOf(req), opts));
     case 'GetTaskPushNotificationConfig':
-      return ops.getPushConfig(ctx, parseRequestParams(route.op, { taskId: route.taskId, id: route.configId, ...opts }));
+      return ops.getPushConfig(
+        ctx,
+        parseRequestParams(route.op, { taskId: route.taskId, id: route.configId, ...opts }),
+      );
     case 'DeleteTaskPushNotificationConfig':
-      return ops.deletePushConfig(ctx, parseRequestParams(route.op, { taskId: route.taskId, id: route.configId, ...opts }));
+      return ops.deletePushConfig(
+        ctx,
+        parseRequestParams(route.op, { taskId: route.taskId, id: route.configId, ...opts }),
+      );
     case 'GetExtendedAgentCard':
       return ops.extendedCard(ctx, route.tenant);
     case 'SendStreamingMessage':
@@ -92,7 +103,11 @@ async function stream(
   const items =
     route.op === 'SendStreamingMessage'
       ? deps.operations.stream(ctx, parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts))
-      : deps.operations.subscribe(ctx, parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }), lastEventIdOf(req));
+      : deps.operations.subscribe(
+          ctx,
+          parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }),
+          lastEventIdOf(req),
+        );
   await streamSse(res, items, restSseFormat(deps.mapping), stop, {
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,

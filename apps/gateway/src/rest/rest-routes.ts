@@ -1,5 +1,5 @@
-import { invalidRequest, methodNotFound } from '@switchyard/protocol';
-import { methodNotAllowed } from '../http/edge-error.ts';
+import { invalidRequest } from '@switchyard/protocol';
+import { methodNotAllowed, unknownRoute } from '../http/edge-error.ts';
 
 /** The HTTP+JSON operations (digest §4.2, §11). */
 export type RestOperation =
@@ -55,7 +55,8 @@ function matchOperation(method: string, s: string[]): RestOperation {
     if (taskId === '') throw unknownRoute();
     if (action === 'cancel') return route({ POST: { op: 'CancelTask', taskId } });
     // Both verbs: the proto says GET, the spec prose says POST (§12 #1).
-    if (action === 'subscribe') return route({ GET: { op: 'SubscribeToTask', taskId }, POST: { op: 'SubscribeToTask', taskId } });
+    if (action === 'subscribe')
+      return route({ GET: { op: 'SubscribeToTask', taskId }, POST: { op: 'SubscribeToTask', taskId } });
     return route({ GET: { op: 'GetTask', taskId: b } });
   }
   if (c !== 'pushNotificationConfigs') throw unknownRoute();
@@ -78,9 +79,4 @@ function splitPath(path: string): string[] {
   } catch {
     throw invalidRequest('Malformed percent-encoding in the path');
   }
-}
-
-/** HTTP+JSON has no method names: an unknown route is a 404 (digest §5.3). */
-function unknownRoute() {
-  return methodNotFound('unknown route');
 }

@@ -9,7 +9,7 @@ import { invalidParams } from '@switchyard/protocol';
 export function lastEventIdOf(req: Request): number | undefined {
   const header = req.headers['last-event-id'];
   const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '').get('lastEventId');
-  const raw = (typeof header === 'string' && header.trim() !== '' ? header : query ?? '').trim();
+  const raw = (typeof header === 'string' && header.trim() !== '' ? header : (query ?? '')).trim();
   if (raw === '') return undefined;
   if (!/^\d{1,15}$/.test(raw)) {
     throw invalidParams('Last-Event-ID must be an event id this server sent', [

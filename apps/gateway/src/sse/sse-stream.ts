@@ -49,15 +49,20 @@ export async function streamSse(
       options.log.warn({ bufferedBytes: res.writableLength }, 'SSE client too slow; closing its stream');
       finish('slow consumer');
       // A client that reads nothing at all would hold the buffer forever.
-      setTimeout(() => res.destroy(), 5000).unref();
+      setTimeout(() => {
+        if (!res.writableFinished) res.destroy();
+      }, 5000).unref();
       return false;
     }
     return true;
   };
-  res.once('close', () => {
+  const onGone = () => {
     closed = true;
     stop.abort();
-  });
+  };
+  // The client may already have left while the first item was prepared.
+  if (res.destroyed) onGone();
+  res.once('close', onGone);
   res.status(200).set({
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache',

@@ -29,7 +29,8 @@ export interface StreamEvent {
   envelopeId?: unknown;
 }
 
-export type StreamOutcome = { ok: true; status: number; headers: Headers; events: StreamEvent[]; comments: string[] } | Failure;
+export type StreamOutcome =
+  { ok: true; status: number; headers: Headers; events: StreamEvent[]; comments: string[] } | Failure;
 
 /**
  * One client over either binding, so every operation test runs on both (digest §7.9 rule 35).
@@ -60,39 +61,71 @@ export class A2ATestClient {
   ): Promise<Outcome<A2AMethodResponse[M]>> {
     const opts = { key: this.key, ...options };
     if (this.binding === 'jsonrpc') {
-      const reply = await send('POST', `${this.base}/rpc`, { ...opts, body: { jsonrpc: '2.0', id: this.#nextId++, method, params } });
+      const reply = await send('POST', `${this.base}/rpc`, {
+        ...opts,
+        body: { jsonrpc: '2.0', id: this.#nextId++, method, params },
+      });
       const body = reply.body as { result?: A2AMethodResponse[M]; error?: unknown } | undefined;
-      if (body && 'result' in body) return { ok: true, value: body.result as A2AMethodResponse[M], status: reply.status, headers: reply.headers };
+      if (body && 'result' in body)
+        return {
+          ok: true,
+          value: body.result as A2AMethodResponse[M],
+          status: reply.status,
+          headers: reply.headers,
+        };
       return failure(reply);
     }
     const { verb, path, body } = restRequest(method, params as unknown as Record<string, unknown>);
-    const reply = await send(verb, `${this.restBase()}${path}`, { ...opts, ...(body !== undefined ? { body } : {}) });
-    if (reply.status === 200) return { ok: true, value: reply.body as A2AMethodResponse[M], status: 200, headers: reply.headers };
+    const reply = await send(verb, `${this.restBase()}${path}`, {
+      ...opts,
+      ...(body !== undefined ? { body } : {}),
+    });
+    if (reply.status === 200)
+      return { ok: true, value: reply.body as A2AMethodResponse[M], status: 200, headers: reply.headers };
     return failure(reply);
   }
 
   async stream(
     method: StreamMethod,
     params: A2AMethodRequest[StreamMethod],
-    options: RequestOptions & { stopAfter?: number; verb?: 'GET' | 'POST'; onEvent?: (e: StreamEvent) => void } = {},
+    options: RequestOptions & {
+      stopAfter?: number;
+      verb?: 'GET' | 'POST';
+      onEvent?: (e: StreamEvent) => void;
+    } = {},
   ): Promise<StreamOutcome> {
     const opts = { key: this.key, ...options };
     const onEvent = options.onEvent;
     const map = (raw: { id: string | undefined; data: unknown }): StreamEvent => this.#event(raw);
-    const sseOpts = { ...opts, ...(onEvent ? { onEvent: (e: { id: string | undefined; data: unknown }) => onEvent(map(e)) } : {}) };
+    const sseOpts = {
+      ...opts,
+      ...(onEvent ? { onEvent: (e: { id: string | undefined; data: unknown }) => onEvent(map(e)) } : {}),
+    };
     let reply;
     if (this.binding === 'jsonrpc') {
-      reply = await openSse('POST', `${this.base}/rpc`, { ...sseOpts, body: { jsonrpc: '2.0', id: `s-${this.#nextId++}`, method, params } });
+      reply = await openSse('POST', `${this.base}/rpc`, {
+        ...sseOpts,
+        body: { jsonrpc: '2.0', id: `s-${this.#nextId++}`, method, params },
+      });
     } else if (method === 'SendStreamingMessage') {
       reply = await openSse('POST', `${this.restBase()}/message:stream`, { ...sseOpts, body: params });
     } else {
       const id = encodeURIComponent((params as { id: string }).id);
       reply = await openSse(options.verb ?? 'POST', `${this.restBase()}/tasks/${id}:subscribe`, sseOpts);
     }
-    if (reply.body !== undefined || !(reply.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    if (
+      reply.body !== undefined ||
+      !(reply.headers.get('content-type') ?? '').startsWith('text/event-stream')
+    ) {
       return failure({ status: reply.status, headers: reply.headers, text: '', body: reply.body });
     }
-    return { ok: true, status: reply.status, headers: reply.headers, events: reply.events.map(map), comments: reply.comments };
+    return {
+      ok: true,
+      status: reply.status,
+      headers: reply.headers,
+      events: reply.events.map(map),
+      comments: reply.comments,
+    };
   }
 
   restBase(): string {
@@ -102,7 +135,8 @@ export class A2ATestClient {
   #event(raw: { id: string | undefined; data: unknown }): StreamEvent {
     const data = raw.data as Record<string, unknown>;
     if (this.binding === 'jsonrpc') {
-      if ('error' in data) return { id: raw.id, envelopeId: data['id'], error: errorOf(data['error'], 'data') };
+      if ('error' in data)
+        return { id: raw.id, envelopeId: data['id'], error: errorOf(data['error'], 'data') };
       return { id: raw.id, envelopeId: data['id'], response: data['result'] as StreamResponse };
     }
     if ('error' in data) return { id: raw.id, error: errorOf(data['error'], 'details') };
@@ -110,11 +144,15 @@ export class A2ATestClient {
   }
 }
 
-function restRequest(method: UnaryMethod, p: Record<string, unknown>): { verb: string; path: string; body?: unknown } {
+function restRequest(
+  method: UnaryMethod,
+  p: Record<string, unknown>,
+): { verb: string; path: string; body?: unknown } {
   const seg = (v: unknown) => encodeURIComponent(String(v));
   const query = (fields: Record<string, unknown>) => {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined && k !== 'id' && k !== 'taskId' && k !== 'tenant') q.set(k, String(v));
+    for (const [k, v] of Object.entries(fields))
+      if (v !== undefined && k !== 'id' && k !== 'taskId' && k !== 'tenant') q.set(k, String(v));
     const s = q.toString();
     return s === '' ? '' : `?${s}`;
   };

@@ -21,7 +21,9 @@ export async function seedFixtures(admin: PostgresAdminStore): Promise<Fixtures>
   const echoCard = {
     ...echoAgent.card,
     capabilities: { extensions: [{ uri: TRACE_EXTENSION, description: 'adds a trace id' }] },
-    extendedSkills: [{ id: 'audit', name: 'Audit', description: 'Only for authenticated callers.', tags: ['audit'] }],
+    extendedSkills: [
+      { id: 'audit', name: 'Audit', description: 'Only for authenticated callers.', tags: ['audit'] },
+    ],
   };
   await admin.upsertAgent({ tenantId: 'acme', id: 'echo', card: echoCard, executor: 'echo' });
   await admin.upsertAgent({
@@ -30,7 +32,12 @@ export async function seedFixtures(admin: PostgresAdminStore): Promise<Fixtures>
     card: { ...echoAgent.card, capabilities: { extensions: [{ uri: REQUIRED_EXTENSION, required: true }] } },
     executor: 'echo',
   });
-  await admin.upsertAgent({ tenantId: 'acme', id: 'booking', card: { ...bookingAgent.card }, executor: 'booking' });
+  await admin.upsertAgent({
+    tenantId: 'acme',
+    id: 'booking',
+    card: { ...bookingAgent.card },
+    executor: 'booking',
+  });
   await admin.upsertAgent({
     tenantId: 'acme',
     id: 'slow',
@@ -38,7 +45,13 @@ export async function seedFixtures(admin: PostgresAdminStore): Promise<Fixtures>
     executor: 'slow',
     settings: { delayMs: 900, steps: 3, progress: 'both' },
   });
-  await admin.upsertAgent({ tenantId: 'acme', id: 'sleepy', card: { ...slowAgent.card }, executor: 'slow', settings: { delayMs: 120_000 } });
+  await admin.upsertAgent({
+    tenantId: 'acme',
+    id: 'sleepy',
+    card: { ...slowAgent.card },
+    executor: 'slow',
+    settings: { delayMs: 120_000 },
+  });
   await admin.upsertAgent({ tenantId: 'globex', id: 'echo', card: { ...echoAgent.card }, executor: 'echo' });
   const alice = await admin.createApiKey({ tenantId: 'acme', principal: 'alice', role: 'user' });
   const bob = await admin.createApiKey({ tenantId: 'acme', principal: 'bob', role: 'user' });

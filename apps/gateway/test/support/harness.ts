@@ -1,8 +1,14 @@
 import net from 'node:net';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
 import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
-import { createDb, createSecretBox, PostgresAdminStore, PostgresTaskStore, type SecretBox } from '@switchyard/store';
-import { createLogger, silentLogger } from '@switchyard/telemetry';
+import {
+  createDb,
+  createSecretBox,
+  PostgresAdminStore,
+  PostgresTaskStore,
+  type SecretBox,
+} from '@switchyard/store';
+import { silentLogger } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { createGateway, type Gateway } from '../../src/create-gateway.ts';
 import { loadGatewayConfig } from '../../src/config.ts';
@@ -98,7 +104,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       subscriber: redis.connect(),
       keys,
       secrets,
-      concurrency: 8, log: process.env['GW_DEBUG'] ? createLogger({ name: 'worker', level: 'debug' }) : silentLogger(),
+      log: silentLogger(),
+      concurrency: 8,
       shutdownGraceMs: 0,
       engine: { ...TEST_ENGINE, reaperIntervalMs: 500, dispatchGraceMs: 2000 },
     });
@@ -118,15 +125,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     worker,
     startGateway,
     async stop() {
-      const t = (m: string) => console.log('harness', m, Math.round(performance.now()));
       for (const g of gateways) await g.stop();
-      t('gateways stopped');
       await worker?.stop();
-      t('worker stopped');
       await redis.cleanup();
-      t('redis cleaned');
       await db.drop();
-      t('db dropped');
     },
   };
 }
@@ -137,7 +139,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

@@ -22,7 +22,9 @@ export interface RequestOptions {
 export function requestHeaders(options: RequestOptions): Record<string, string> {
   return {
     ...(options.noVersion ? {} : { 'A2A-Version': '1.0' }),
-    ...(options.body !== undefined || options.raw !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    ...(options.body !== undefined || options.raw !== undefined
+      ? { 'Content-Type': 'application/json' }
+      : {}),
     ...(options.key ? { 'X-API-Key': options.key } : {}),
     ...options.headers,
   };
@@ -32,7 +34,11 @@ export async function send(method: string, url: string, options: RequestOptions 
   const response = await fetch(url, {
     method,
     headers: requestHeaders(options),
-    ...(options.raw !== undefined ? { body: options.raw } : options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    ...(options.raw !== undefined
+      ? { body: options.raw }
+      : options.body !== undefined
+        ? { body: JSON.stringify(options.body) }
+        : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const text = await response.text();
@@ -76,7 +82,13 @@ export async function openSse(
     ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
     signal: controller.signal,
   });
-  const result: SseReply = { status: response.status, headers: response.headers, events: [], comments: [], body: undefined };
+  const result: SseReply = {
+    status: response.status,
+    headers: response.headers,
+    events: [],
+    comments: [],
+    body: undefined,
+  };
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const text = await response.text();
     result.body = text === '' ? undefined : (JSON.parse(text) as unknown);

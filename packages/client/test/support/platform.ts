@@ -24,6 +24,7 @@ export interface Platform {
   restartGateway(between?: () => Promise<void>): Promise<void>;
   /** The running gateway. */
   gateway(): Gateway;
+  worker: WorkerRuntime;
   stop(): Promise<void>;
 }
 
@@ -100,6 +101,7 @@ export async function startPlatform(options: { slowDelayMs?: number } = {}): Pro
     agentUrl: base,
     cardUrl: (id) => `${base(id)}/.well-known/agent-card.json`,
     gateway: () => gateway,
+    worker,
     async restartGateway(between) {
       await gateway.stop();
       await between?.();
@@ -107,10 +109,15 @@ export async function startPlatform(options: { slowDelayMs?: number } = {}): Pro
       await gateway.start(port);
     },
     async stop() {
+      const t0 = Date.now();
       await gateway.stop();
+      console.log('gw', Date.now() - t0);
       await worker.stop();
+      console.log('worker', Date.now() - t0);
       await redis.cleanup();
+      console.log('redis', Date.now() - t0);
       await db.drop();
+      console.log('db', Date.now() - t0);
     },
   };
 }

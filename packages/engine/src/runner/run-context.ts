@@ -15,6 +15,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from '@switchyard/store';
+import { withSpan } from '@switchyard/telemetry';
 import { agentMessage } from '../agent-message.ts';
 import { artifactEvent, messageEvent, statusEvent } from '../task-events.ts';
 import type { TaskWriter } from '../task-writer.ts';
@@ -161,7 +162,20 @@ export class RunContext implements AgentContext {
   }
 
   /** One fenced CAS write; on conflict re-read and retry while we still hold the lease. */
-  private async write(
+  private write(patch: TaskPatch, event: StreamResponse, artifactChunk?: ArtifactChunkInput): Promise<void> {
+    const step = event.artifactUpdate
+      ? 'emit-artifact'
+      : event.message
+        ? 'reply'
+        : `status ${patch.state ?? ''}`.trim();
+    return withSpan(
+      `agent.${step}`,
+      { 'switchyard.task_id': this.record.id, 'switchyard.tenant_id': this.record.tenantId },
+      () => this.writeOnce(patch, event, artifactChunk),
+    );
+  }
+
+  private async writeOnce(
     patch: TaskPatch,
     event: StreamResponse,
     artifactChunk?: ArtifactChunkInput,

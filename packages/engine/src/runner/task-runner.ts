@@ -1,4 +1,5 @@
 import { RunEndedError } from '@switchyard/agents';
+import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { RunTaskJob } from '@switchyard/queue';
 import type { ClaimResult } from '@switchyard/store';
@@ -38,7 +39,21 @@ export class TaskRunner {
     return this.active.size;
   }
 
-  async run(job: RunTaskJob): Promise<void> {
+  run(job: RunTaskJob): Promise<void> {
+    // The run joins the trace of the request that created the work (trace context rides in the job).
+    return withSpan(
+      'run-task',
+      {
+        'switchyard.task_id': job.taskId,
+        'switchyard.tenant_id': job.tenantId,
+        'switchyard.worker_id': this.deps.workerId,
+      },
+      () => this.runTraced(job),
+      { kind: SpanKind.CONSUMER, parent: extractTraceContext(job) },
+    );
+  }
+
+  private async runTraced(job: RunTaskJob): Promise<void> {
     const { store, config, workerId } = this.deps;
     await this.deps.onStarted?.(job.tenantId).catch(() => undefined);
     const claim = await store.claimTask({

@@ -9,6 +9,7 @@ import {
   type SendMessageRequest,
 } from '@switchyard/protocol';
 import { isConflict, type Caller, type NewPushConfig, type TaskRecord } from '@switchyard/store';
+import { injectTraceContext } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { canSee } from './access.ts';
@@ -53,6 +54,7 @@ export async function acceptMessage(
     message: storedMessage,
     ...(request.metadata ? { metadata: request.metadata } : {}),
     ...(pushConfig ? { pushConfig } : {}),
+    traceContext: injectTraceContext(),
     event: {
       task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
     },

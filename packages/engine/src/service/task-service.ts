@@ -19,6 +19,7 @@ import {
   type NewPushConfig,
   type TaskRecord,
 } from '@switchyard/store';
+import { injectTraceContext, withSpan } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { loadVisibleRecord } from './access.ts';
@@ -181,8 +182,17 @@ export class TaskService {
     const inline = request.configuration?.taskPushNotificationConfig;
     let pushConfig: NewPushConfig | undefined;
     if (inline) pushConfig = await this.push.prepare(inline, 'configuration.taskPushNotificationConfig');
-    const accepted = await acceptMessage(this.deps, caller, agent, request, pushConfig);
-    await this.dispatch(accepted, trace);
+    const accepted = await withSpan(
+      'a2a.accept-message',
+      { 'switchyard.tenant_id': caller.tenantId, 'switchyard.agent_id': agent.id },
+      async (span) => {
+        const result = await acceptMessage(this.deps, caller, agent, request, pushConfig);
+        span.setAttribute('switchyard.task_id', result.record.id);
+        return result;
+      },
+    );
+    // The active span's context (the gateway's request span), so the worker's run joins this trace.
+    await this.dispatch(accepted, { ...trace, ...injectTraceContext() });
     return accepted;
   }
 

@@ -11,6 +11,10 @@ export function buildCountConsoleTasksQuery(db: Db, filter: ConsoleTaskFilter, c
   return db
     .selectFrom((eb) =>
       whereConsoleTaskFilter(eb.selectFrom('tasks').select(sql<number>`1`.as('one')), filter)
+        // The page's order: the count reads the head of the same index range the page reads,
+        // never the partition's heap from the start.
+        .orderBy('status_timestamp', 'desc')
+        .orderBy('id', 'desc')
         .limit(cap + 1)
         .as('capped'),
     )

@@ -82,6 +82,9 @@ export async function claimDueDeliveries(
         .onRef('pc.id', '=', 'c.config_id'),
     )
     .innerJoin('tenants as t', 't.id', 'c.tenant_id')
+    .leftJoin('tasks as tk', (j) =>
+      j.onRef('tk.tenant_id', '=', 'c.tenant_id').onRef('tk.id', '=', 'c.task_id'),
+    )
     .leftJoin('task_events as ev', (j) =>
       j
         .onRef('ev.tenant_id', '=', 'c.tenant_id')
@@ -100,6 +103,7 @@ export async function claimDueDeliveries(
       'pc.auth_scheme',
       'pc.auth_credentials_enc',
       't.webhook_secret_enc',
+      'tk.trace_context',
     ])
     .orderBy('c.tenant_id')
     .orderBy('c.task_id')
@@ -141,6 +145,7 @@ export async function claimDueDeliveries(
       payload: row.payload as StreamResponse,
       config,
       webhookSecret,
+      ...(row.trace_context ? { traceContext: row.trace_context } : {}),
     });
   }
   if (orphans.length > 0) await buryOrphanDeliveries(db, input.workerId, orphans);

@@ -44,6 +44,8 @@ export interface ClaimedDelivery extends DeliveryKey {
   config: PushTarget;
   /** The tenant's Standard Webhooks signing secret. */
   webhookSecret: string;
+  /** W3C trace context of the request that created the task: the delivery span joins that trace. */
+  traceContext?: { traceparent?: string; tracestate?: string };
 }
 
 export interface MarkDeliveredInput extends DeliveryKey {

@@ -50,11 +50,22 @@ export interface Metrics {
  * the source, so a process never reports on something it does not watch.
  */
 export function createMetrics(options: MetricsOptions): Metrics {
-  const { service, tenantLabel = true, maxLabelValues = 200, defaultMetrics = true, onCollectError } = options;
+  const {
+    service,
+    tenantLabel = true,
+    maxLabelValues = 200,
+    defaultMetrics = true,
+    onCollectError,
+  } = options;
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   if (defaultMetrics) collectDefaultMetrics({ register: registry });
-  const collectErrors = new Counter({ name: METRIC_NAMES.collectErrors, help: 'Metrics sources that failed during a scrape, by source.', labelNames: ['collector'], registers: [registry] });
+  const collectErrors = new Counter({
+    name: METRIC_NAMES.collectErrors,
+    help: 'Metrics sources that failed during a scrape, by source.',
+    labelNames: ['collector'],
+    registers: [registry],
+  });
   const context: FamilyContext = {
     registry,
     label: createLabelGuard(maxLabelValues),

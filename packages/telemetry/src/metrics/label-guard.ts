@@ -24,7 +24,10 @@ export function createLabelGuard(maxValues: number): (label: string, value: stri
  * collects every metric of a scrape concurrently), and so that a failing source costs the scrape
  * only its own series: the error is reported and the gauges are left empty, never stale.
  */
-export function sharedSource<T>(fn: () => Promise<T> | T, onError: (err: unknown) => void): () => Promise<T | undefined> {
+export function sharedSource<T>(
+  fn: () => Promise<T> | T,
+  onError: (err: unknown) => void,
+): () => Promise<T | undefined> {
   let inFlight: Promise<T | undefined> | undefined;
   return () =>
     (inFlight ??= Promise.resolve()

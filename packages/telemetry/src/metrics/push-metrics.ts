@@ -25,8 +25,19 @@ export interface PushMetrics {
 }
 
 export function pushMetrics({ registry, source }: FamilyContext): PushMetrics {
-  const deliveries = new Counter({ name: METRIC_NAMES.pushDeliveries, help: 'Push delivery attempts, by outcome (delivered, retry, dead, abandoned).', labelNames: ['outcome'], registers: [registry] });
-  const duration = new Histogram({ name: METRIC_NAMES.pushDeliveryDuration, help: 'Push delivery attempt duration in seconds, by outcome.', labelNames: ['outcome'], buckets: PUSH_BUCKETS, registers: [registry] });
+  const deliveries = new Counter({
+    name: METRIC_NAMES.pushDeliveries,
+    help: 'Push delivery attempts, by outcome (delivered, retry, dead, abandoned).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: METRIC_NAMES.pushDeliveryDuration,
+    help: 'Push delivery attempt duration in seconds, by outcome.',
+    labelNames: ['outcome'],
+    buckets: PUSH_BUCKETS,
+    registers: [registry],
+  });
   let inFlight: Gauge | undefined;
   let outbox: (() => Promise<OutboxStats | undefined>) | undefined;
   return {
@@ -35,7 +46,11 @@ export function pushMetrics({ registry, source }: FamilyContext): PushMetrics {
       duration.observe({ outcome }, seconds);
     },
     inFlight(count) {
-      inFlight ??= new Gauge({ name: METRIC_NAMES.pushInFlight, help: 'Push deliveries being sent by this process.', registers: [registry] });
+      inFlight ??= new Gauge({
+        name: METRIC_NAMES.pushInFlight,
+        help: 'Push deliveries being sent by this process.',
+        registers: [registry],
+      });
       inFlight.set(count);
     },
     collectOutbox(fn) {
@@ -53,8 +68,16 @@ export function pushMetrics({ registry, source }: FamilyContext): PushMetrics {
             this.set(stats ? pick(stats) : Number.NaN);
           },
         });
-      gauge(METRIC_NAMES.pushPending, 'Pending push deliveries in the outbox (all tenants).', (s) => s.pending);
-      gauge(METRIC_NAMES.pushOldestPendingAge, 'Age of the oldest pending push delivery, in seconds.', (s) => s.oldestAgeSeconds);
+      gauge(
+        METRIC_NAMES.pushPending,
+        'Pending push deliveries in the outbox (all tenants).',
+        (s) => s.pending,
+      );
+      gauge(
+        METRIC_NAMES.pushOldestPendingAge,
+        'Age of the oldest pending push delivery, in seconds.',
+        (s) => s.oldestAgeSeconds,
+      );
     },
   };
 }

@@ -31,7 +31,12 @@ export interface StreamMetrics {
 
 export function requestMetrics({ registry, label }: FamilyContext): RequestMetrics {
   const labelNames = ['method', 'binding', 'outcome'] as const;
-  const total = new Counter({ name: METRIC_NAMES.requests, help: 'A2A and HTTP requests by method, binding and outcome.', labelNames, registers: [registry] });
+  const total = new Counter({
+    name: METRIC_NAMES.requests,
+    help: 'A2A and HTTP requests by method, binding and outcome.',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: METRIC_NAMES.requestDuration,
     help: 'Request duration in seconds, by method, binding and outcome.',
@@ -41,7 +46,11 @@ export function requestMetrics({ registry, label }: FamilyContext): RequestMetri
   });
   return {
     observe({ method, binding, outcome }, seconds) {
-      const labels = { method: label('method', method), binding: label('binding', binding), outcome: label('outcome', outcome) };
+      const labels = {
+        method: label('method', method),
+        binding: label('binding', binding),
+        outcome: label('outcome', outcome),
+      };
       total.inc(labels);
       duration.observe(labels, seconds);
     },
@@ -49,8 +58,16 @@ export function requestMetrics({ registry, label }: FamilyContext): RequestMetri
 }
 
 export function streamMetrics({ registry }: FamilyContext): StreamMetrics {
-  const connections = new Gauge({ name: METRIC_NAMES.sseConnections, help: 'Open SSE streams in this process.', registers: [registry] });
-  const events = new Counter({ name: METRIC_NAMES.sseEvents, help: 'Events written to SSE streams.', registers: [registry] });
+  const connections = new Gauge({
+    name: METRIC_NAMES.sseConnections,
+    help: 'Open SSE streams in this process.',
+    registers: [registry],
+  });
+  const events = new Counter({
+    name: METRIC_NAMES.sseEvents,
+    help: 'Events written to SSE streams.',
+    registers: [registry],
+  });
   return {
     opened: () => connections.inc(),
     closed: () => connections.dec(),

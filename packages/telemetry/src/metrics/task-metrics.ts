@@ -28,22 +28,43 @@ export interface TaskMetrics {
   collectQueues(source: () => Promise<QueueStats[]> | QueueStats[]): void;
 }
 
-export function taskMetrics({ registry, label, source }: FamilyContext, { tenantLabel }: { tenantLabel: boolean }): TaskMetrics {
+export function taskMetrics(
+  { registry, label, source }: FamilyContext,
+  { tenantLabel }: { tenantLabel: boolean },
+): TaskMetrics {
   const created = new Counter({
     name: METRIC_NAMES.tasksCreated,
     help: tenantLabel ? 'Tasks created, by agent and tenant.' : 'Tasks created, by agent.',
     labelNames: tenantLabel ? ['agent', 'tenant'] : ['agent'],
     registers: [registry],
   });
-  const finished = new Counter({ name: METRIC_NAMES.tasksFinished, help: 'Tasks that reached a final or interrupted state, by agent and state.', labelNames: ['agent', 'state'], registers: [registry] });
-  const leases = new Counter({ name: METRIC_NAMES.leaseExpiries, help: 'Task leases that lapsed and were reclaimed by the reaper.', registers: [registry] });
-  const reaper = new Counter({ name: METRIC_NAMES.reaperActions, help: 'Reaper actions, by action.', labelNames: ['action'], registers: [registry] });
+  const finished = new Counter({
+    name: METRIC_NAMES.tasksFinished,
+    help: 'Tasks that reached a final or interrupted state, by agent and state.',
+    labelNames: ['agent', 'state'],
+    registers: [registry],
+  });
+  const leases = new Counter({
+    name: METRIC_NAMES.leaseExpiries,
+    help: 'Task leases that lapsed and were reclaimed by the reaper.',
+    registers: [registry],
+  });
+  const reaper = new Counter({
+    name: METRIC_NAMES.reaperActions,
+    help: 'Reaper actions, by action.',
+    labelNames: ['action'],
+    registers: [registry],
+  });
   // The gauges exist only once a source is attached: a process that does not watch the queues
   // must not report an empty queue.
   let stats: (() => Promise<QueueStats[] | undefined>) | undefined;
   return {
     created({ agent, tenant }) {
-      created.inc(tenantLabel ? { agent: label('agent', agent), tenant: label('tenant', tenant) } : { agent: label('agent', agent) });
+      created.inc(
+        tenantLabel
+          ? { agent: label('agent', agent), tenant: label('tenant', tenant) }
+          : { agent: label('agent', agent) },
+      );
     },
     finished({ agent, state }) {
       finished.inc({ agent: label('agent', agent), state: label('state', state) });
@@ -67,7 +88,11 @@ export function taskMetrics({ registry, label, source }: FamilyContext, { tenant
           },
         });
       gauge(METRIC_NAMES.queueDepth, 'Jobs waiting in the queue.', (s) => s.depth);
-      gauge(METRIC_NAMES.queueOldestAge, 'Age of the oldest waiting job, in seconds.', (s) => s.oldestAgeSeconds);
+      gauge(
+        METRIC_NAMES.queueOldestAge,
+        'Age of the oldest waiting job, in seconds.',
+        (s) => s.oldestAgeSeconds,
+      );
     },
   };
 }

@@ -42,7 +42,10 @@ interface OtlpSpan {
   attributes?: OtlpKeyValue[];
 }
 interface OtlpTraces {
-  resourceSpans?: Array<{ resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
+  resourceSpans?: Array<{
+    resource?: { attributes?: OtlpKeyValue[] };
+    scopeSpans?: Array<{ spans?: OtlpSpan[] }>;
+  }>;
 }
 
 /**
@@ -94,11 +97,16 @@ function parseTraces(body: OtlpTraces): CapturedSpan[] {
 
 function attributesOf(list: OtlpKeyValue[] = []): Record<string, unknown> {
   return Object.fromEntries(
-    list.map(({ key, value = {} }) => [key, value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue]),
+    list.map(({ key, value = {} }) => [
+      key,
+      value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue,
+    ]),
   );
 }
 
 /** OTLP/JSON ids are hex by the spec; older exporters sent base64. Either way, hex out. */
 function hexId(id: string): string {
-  return /^[0-9a-f]+$/i.test(id) && (id.length === 32 || id.length === 16) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex');
+  return /^[0-9a-f]+$/i.test(id) && (id.length === 32 || id.length === 16)
+    ? id.toLowerCase()
+    : Buffer.from(id, 'base64').toString('hex');
 }

@@ -36,7 +36,10 @@ export function httpServerSpans(options: HttpServerSpanOptions = {}) {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer().startSpan(
       method,
-      { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: pathOf(req) } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: pathOf(req) },
+      },
       parent,
     );
     res.once('close', () => {

@@ -44,7 +44,10 @@ export function injectTraceContext(ctx: Context = context.active()): TraceCarrie
  * missing or malformed `traceparent` gives `base` unchanged, so callers need no special case.
  * `base` defaults to the root context: a consumer must not inherit whatever happened to be active.
  */
-export function extractTraceContext(carrier: CarrierInput | undefined, base: Context = ROOT_CONTEXT): Context {
+export function extractTraceContext(
+  carrier: CarrierInput | undefined,
+  base: Context = ROOT_CONTEXT,
+): Context {
   return carrier ? w3c.extract(base, carrier as Fields, getter) : base;
 }
 

@@ -1,4 +1,14 @@
-import { context, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type SpanKind,
+  type Tracer,
+} from '@opentelemetry/api';
 
 /** Instrumentation scope of Switchyard's own spans. */
 export const TRACER_NAME = 'switchyard';
@@ -31,21 +41,29 @@ export async function withSpan<T>(
   options: SpanOptions = {},
 ): Promise<T> {
   const { kind, parent = context.active(), links, tracerName } = options;
-  return tracer(tracerName).startActiveSpan(name, { attributes, ...(kind === undefined ? {} : { kind }), ...(links ? { links } : {}) }, parent, async (span) => {
-    try {
-      return await fn(span);
-    } catch (err) {
-      recordError(span, err);
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer(tracerName).startActiveSpan(
+    name,
+    { attributes, ...(kind === undefined ? {} : { kind }), ...(links ? { links } : {}) },
+    parent,
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (err) {
+        recordError(span, err);
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Marks `span` failed by `err`: an exception event (type, message, stack) and ERROR status. */
 export function recordError(span: Span, err: unknown): void {
   if (err instanceof Error) span.recordException(err);
   else span.recordException({ name: 'NonError', message: String(err) });
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  });
 }

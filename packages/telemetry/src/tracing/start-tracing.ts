@@ -1,3 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { diagToLogger, type WarnLogger } from './diag-to-logger.ts';
+
 /**
  * Process-wide tracing (ARCHITECTURE.md §9): the OpenTelemetry Node SDK configured only by the
  * standard OTEL_* variables, so compose, Kubernetes and a developer's shell point it anywhere
@@ -11,12 +14,23 @@ export interface TracingOptions {
    * SDK itself then reads the same OTEL_* variables from `process.env`.
    */
   env: NodeJS.ProcessEnv;
+  /** Where the SDK's own warnings go (export failures); pass the process logger. Default: nowhere. */
+  log?: WarnLogger;
+  /**
+   * Upper bound of shutdown(), in ms: a collector that does not answer must not eat the pod's
+   * termination grace period. Spans not exported by then are dropped. Default 5000.
+   */
+  shutdownTimeoutMs?: number;
 }
 
 export interface Tracing {
   /** False when no exporter is configured: spans are then no-ops and cost next to nothing. */
   readonly enabled: boolean;
-  /** Flushes buffered spans and stops exporting. Call last in the drain, after the app stopped. */
+  /**
+   * Flushes buffered spans and stops exporting. Call last in the drain, after the app stopped.
+   * Never rejects and resolves within `shutdownTimeoutMs`: a failed flush is logged, not thrown,
+   * so a down collector cannot turn a clean drain into a failed one.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -45,8 +59,14 @@ export function tracingEnabled(env: NodeJS.ProcessEnv): boolean {
  * Metrics stay with prom-client (createMetrics) and logs with pino on stdout, so the SDK's own
  * metric readers and log exporters are switched off here whatever OTEL_METRICS_EXPORTER says.
  */
-export async function startTracing({ serviceName, env }: TracingOptions): Promise<Tracing> {
+export async function startTracing({
+  serviceName,
+  env,
+  log,
+  shutdownTimeoutMs = 5000,
+}: TracingOptions): Promise<Tracing> {
   if (!tracingEnabled(env)) return { enabled: false, shutdown: async () => {} };
+  if (log && !env.OTEL_LOG_LEVEL) diagToLogger(log);
   const { NodeSDK } = await import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({
     ...(env.OTEL_SERVICE_NAME?.trim() ? {} : { serviceName }),
@@ -55,8 +75,23 @@ export async function startTracing({ serviceName, env }: TracingOptions): Promis
   });
   sdk.start();
   let stopped: Promise<void> | undefined;
+  const timeout = new AbortController();
+  const flush = async () => {
+    const late = sleep(shutdownTimeoutMs, 'timeout' as const, { signal: timeout.signal, ref: false }).catch(
+      () => 'done' as const,
+    );
+    try {
+      const outcome = await Promise.race([sdk.shutdown().then(() => 'done' as const), late]);
+      if (outcome === 'timeout')
+        log?.warn({ shutdownTimeoutMs }, 'tracing shutdown timed out; unexported spans dropped');
+    } catch (err) {
+      log?.warn({ err }, 'tracing shutdown failed; unexported spans dropped');
+    } finally {
+      timeout.abort();
+    }
+  };
   return {
     enabled: true,
-    shutdown: () => (stopped ??= sdk.shutdown()),
+    shutdown: () => (stopped ??= flush()),
   };
 }

@@ -39,5 +39,9 @@ const validate = ajv.compile(composeSpec());
 
 /** Schema errors of a parsed compose file; [] when valid. */
 export function composeErrors(document: unknown): string[] {
-  return validate(document) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return validate(document)
+    ? []
+    : (validate.errors ?? []).map(
+        (e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+      );
 }

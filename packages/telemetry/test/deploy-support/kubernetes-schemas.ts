@@ -23,15 +23,27 @@ export const KINDS: Record<string, KindSchema> = {
   'v1/ConfigMap': { model: ConfigMap, typeModule: 'kubernetes-models/v1/ConfigMap', typeName: 'IConfigMap' },
   'v1/Secret': { model: Secret, typeModule: 'kubernetes-models/v1/Secret', typeName: 'ISecret' },
   'v1/Service': { model: Service, typeModule: 'kubernetes-models/v1/Service', typeName: 'IService' },
-  'apps/v1/Deployment': { model: Deployment, typeModule: 'kubernetes-models/apps/v1/Deployment', typeName: 'IDeployment' },
+  'apps/v1/Deployment': {
+    model: Deployment,
+    typeModule: 'kubernetes-models/apps/v1/Deployment',
+    typeName: 'IDeployment',
+  },
   'batch/v1/Job': { model: Job, typeModule: 'kubernetes-models/batch/v1/Job', typeName: 'IJob' },
   'autoscaling/v2/HorizontalPodAutoscaler': {
     model: HorizontalPodAutoscaler,
     typeModule: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
     typeName: 'IHorizontalPodAutoscaler',
   },
-  'policy/v1/PodDisruptionBudget': { model: PodDisruptionBudget, typeModule: 'kubernetes-models/policy/v1/PodDisruptionBudget', typeName: 'IPodDisruptionBudget' },
-  'networking.k8s.io/v1/Ingress': { model: Ingress, typeModule: 'kubernetes-models/networking.k8s.io/v1/Ingress', typeName: 'IIngress' },
+  'policy/v1/PodDisruptionBudget': {
+    model: PodDisruptionBudget,
+    typeModule: 'kubernetes-models/policy/v1/PodDisruptionBudget',
+    typeName: 'IPodDisruptionBudget',
+  },
+  'networking.k8s.io/v1/Ingress': {
+    model: Ingress,
+    typeModule: 'kubernetes-models/networking.k8s.io/v1/Ingress',
+    typeName: 'IIngress',
+  },
 };
 
 export function kindKey(object: Record<string, unknown>): string {
@@ -62,7 +74,10 @@ export function unknownFieldErrors(docs: YamlDocument[]): string[] {
   const virtual = join(here, '__manifests__.ts');
   const lines = [
     ...Object.values(KINDS).map((k, i) => `import type { ${k.typeName} as T${i} } from '${k.typeModule}';`),
-    ...known.map((d, i) => `export const m${i}: T${Object.keys(KINDS).indexOf(kindKey(d.object))} = ${JSON.stringify(d.object)};`),
+    ...known.map(
+      (d, i) =>
+        `export const m${i}: T${Object.keys(KINDS).indexOf(kindKey(d.object))} = ${JSON.stringify(d.object)};`,
+    ),
   ];
   const source = lines.join('\n');
   const options: ts.CompilerOptions = {
@@ -77,7 +92,9 @@ export function unknownFieldErrors(docs: YamlDocument[]): string[] {
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
   host.getSourceFile = (name, language, ...rest) =>
-    name === virtual ? ts.createSourceFile(name, source, language) : getSourceFile.call(host, name, language, ...rest);
+    name === virtual
+      ? ts.createSourceFile(name, source, language)
+      : getSourceFile.call(host, name, language, ...rest);
   host.fileExists = (name) => name === virtual || fileExists.call(host, name);
   host.readFile = (name) => (name === virtual ? source : readFile.call(host, name));
   const program = ts.createProgram([virtual], options, host);

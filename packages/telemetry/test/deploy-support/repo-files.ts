@@ -35,7 +35,8 @@ export function loadYamlDocuments(dir: string): YamlDocument[] {
 export function parseYaml(file: string): YamlDocument[] {
   return parseAllDocuments(readRepoFile(file), { merge: true })
     .map((doc, index) => {
-      if (doc.errors.length > 0) throw new Error(`${file} document ${index}: ${doc.errors.map((e) => e.message).join('; ')}`);
+      if (doc.errors.length > 0)
+        throw new Error(`${file} document ${index}: ${doc.errors.map((e) => e.message).join('; ')}`);
       return { file, index, object: doc.toJS() as Record<string, unknown> };
     })
     .filter((d) => d.object !== null);

@@ -1,0 +1,186 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TaskState } from '@switchyard/protocol';
+import { REPO_ROOT, waitFor } from '@switchyard/testing';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium, skipReason } from './support/chromium.ts';
+import { ADMIN_TOKEN, startConsoleHarness, type ConsoleHarness } from './support/console-harness.ts';
+
+// End to end in headless Chromium (Debian's, driven by playwright-core): log in, filter, watch a
+// task's timeline grow live while a real worker runs it, cancel from the UI, the threads view and
+// the queues view. Screenshots go to test-results/console/ as artifacts.
+const available = ensureChromium();
+if (!available) console.warn(skipReason());
+
+const SHOTS = join(REPO_ROOT, 'test-results', 'console');
+const LIVE_TIMEOUT = 20_000;
+
+let h: ConsoleHarness;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function stateOf(tenantId: string, taskId: string) {
+  return (await h.tasks.getTaskRecord(tenantId, taskId))?.state;
+}
+
+describe.skipIf(!available)('console in headless Chromium', () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    h = await startConsoleHarness();
+    h.startWorker();
+    profile = mkdtempSync(join(tmpdir(), 'sy-console-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1360, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(LIVE_TIMEOUT);
+    page.on('dialog', (dialog) => void dialog.accept());
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await h?.close();
+  });
+
+  it('logs in with the admin token', async () => {
+    await page.goto(`${h.baseUrl}/tasks?tenant=acme`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    await shot('01-login');
+    await page.getByLabel('Admin token').fill('wrong-token-for-sure');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That is not the admin token.').waitFor();
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+    expect(new URL(page.url()).search).toBe('?tenant=acme');
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'sy_console')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
+  });
+
+  it('filters the task list by agent and state', async () => {
+    const echo = await h.send('acme', 'echo', 'filter me');
+    const booking = await h.send('acme', 'booking', 'hello there');
+    await waitFor(async () => (await stateOf('acme', echo.id)) === TaskState.COMPLETED);
+    await page.goto(`${h.baseUrl}/tasks?tenant=acme`);
+    await page.locator(`tr[data-task-id="${booking.id}"]`).waitFor();
+    await shot('02-tasks');
+    await page.getByLabel('Agent').selectOption('echo');
+    await page.getByLabel('State').selectOption(TaskState.COMPLETED);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/agent=echo/);
+    await page.locator(`tr[data-task-id="${echo.id}"]`).waitFor();
+    expect(await page.locator(`tr[data-task-id="${booking.id}"]`).count()).toBe(0);
+    const agents = await page.locator('table.tasks tbody tr td:nth-child(3)').allTextContents();
+    expect(agents.length).toBeGreaterThan(0);
+    expect(agents.every((a) => a.trim() === 'echo')).toBe(true);
+    await expect.poll(() => page.getByTestId('task-count').textContent()).toMatch(/^\d+ tasks? match/);
+    await shot('03-tasks-filtered');
+  });
+
+  it('shows a running task live: new timeline entries appear without a reload', async () => {
+    const task = await h.send('acme', 'slow-steps', 'take your time');
+    await page.goto(`${h.baseUrl}/tasks/acme/${task.id}`);
+    await page.locator('[data-live-status][data-state="live"]').waitFor();
+    // A marker that a reload would wipe: the entries below must arrive over the live stream.
+    await page.evaluate(() => {
+      (globalThis as Record<string, unknown>).__noReload = true;
+    });
+    const entries = page.locator('[data-timeline] > li');
+    const before = await entries.count();
+    await expect.poll(() => entries.count(), { timeout: LIVE_TIMEOUT }).toBeGreaterThanOrEqual(before + 3);
+    await page.getByTestId('task-state').getByText('working').waitFor();
+    await shot('04-task-live-running');
+    await page.getByTestId('task-state').getByText('completed').waitFor({ timeout: LIVE_TIMEOUT });
+    await page.locator('[data-live-status][data-state="ended"]').waitFor();
+    expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__noReload)).toBe(true);
+    // Every progress step arrived: six status updates and six artifact chunks.
+    expect(await page.locator('[data-timeline] > li.entry-artifact').count()).toBe(6);
+    expect(await page.locator('[data-timeline] > li.entry-status').count()).toBeGreaterThanOrEqual(7);
+    expect(await page.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
+    const trace = await page.getByRole('link', { name: /Open trace/ }).getAttribute('href');
+    expect(trace).toBe(
+      `http://jaeger.test:16686/search?service=switchyard-gateway&tags=%7B%22switchyard.task_id%22%3A%22${task.id}%22%7D`,
+    );
+    await shot('05-task-live-completed');
+  });
+
+  it('cancels a running task from the UI', async () => {
+    const task = await h.send('acme', 'slow-long', 'run for a minute');
+    await page.goto(`${h.baseUrl}/tasks/acme/${task.id}`);
+    await page.getByTestId('task-state').getByText('working').waitFor();
+    await page.getByRole('button', { name: 'Cancel task' }).click(); // confirm() is accepted
+    await page.getByText('Task canceled.').waitFor();
+    await page.getByTestId('task-state').getByText('canceled').waitFor();
+    expect(await stateOf('acme', task.id)).toBe(TaskState.CANCELED);
+    expect(await page.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
+    await shot('06-task-canceled');
+  });
+
+  it('shows the tasks of one context side by side, live', async () => {
+    const contextId = `trip-${crypto.randomUUID().slice(0, 8)}`;
+    const first = await h.send('acme', 'echo', 'first of the thread', { contextId });
+    const second = await h.send('acme', 'slow-steps', 'second of the thread', { contextId });
+    await page.goto(`${h.baseUrl}/contexts/acme/${contextId}`);
+    await page.locator('[data-live-status][data-state="live"]').waitFor();
+    const columns = page.locator('[data-columns] > article.column');
+    await expect.poll(() => columns.count()).toBe(2);
+    expect(await columns.nth(0).getAttribute('data-task-id')).toBe(first.id);
+    expect(await columns.nth(1).getAttribute('data-task-id')).toBe(second.id);
+    const secondEntries = page.locator(`[data-task-id="${second.id}"] [data-timeline] > li`);
+    const before = await secondEntries.count();
+    await expect.poll(() => secondEntries.count(), { timeout: LIVE_TIMEOUT }).toBeGreaterThan(before + 1);
+    // A task joining the conversation gets its own column without a reload.
+    const third = await h.send('acme', 'echo', 'third joins later', { contextId });
+    await page.locator(`[data-columns] > article[data-task-id="${third.id}"]`).waitFor();
+    await page
+      .locator(`[data-task-id="${second.id}"] [data-task-header]`)
+      .getByText('completed')
+      .waitFor({ timeout: LIVE_TIMEOUT });
+    await shot('07-context-threads');
+  });
+
+  it('shows queue depth and replays a dead letter from the queues view', async () => {
+    const task = await h.send('globex', 'echo', 'push me', { pushUrl: 'http://127.0.0.1:9/hook' });
+    const claimed = await waitFor(async () => {
+      const c = await h.outbox.claimDueDeliveries({ workerId: 'browser-test', limit: 50, lockMs: 60_000 });
+      return c.length > 0 ? c : null;
+    });
+    for (const d of claimed) {
+      await h.outbox.markFailed({
+        ...d,
+        workerId: 'browser-test',
+        error: 'receiver answered 503',
+        status: 503,
+        dead: true,
+      });
+    }
+    await page.goto(`${h.baseUrl}/queues?tenant=globex`);
+    await page.getByRole('heading', { name: 'Task dispatch queue' }).waitFor();
+    await page.getByTestId('dispatch-queue').locator('[data-metric="waiting"]').waitFor();
+    const deadRow = page.getByTestId('dead-letter-counts').locator('tr[data-tenant="globex"]');
+    expect(
+      Number((await deadRow.locator('td.num').textContent())?.replace(/\D/g, '')),
+    ).toBeGreaterThanOrEqual(1);
+    const row = page.locator(`tr[data-delivery^="${task.id}."]`).first();
+    await row.getByText('receiver answered 503').waitFor();
+    await shot('08-queues');
+    await row.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Delivery queued for another attempt.').waitFor();
+    const deliveries = await h.outbox.listDeliveries('globex', task.id);
+    expect(deliveries.some((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);
+  });
+});

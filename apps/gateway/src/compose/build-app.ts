@@ -1,0 +1,94 @@
+import express, { type Express } from 'express';
+import { agentRouter } from '../a2a/agent-router.ts';
+import { A2AOperations } from '../a2a/operations.ts';
+import { adminRouter } from '../admin/admin-router.ts';
+import type { ApiKeyCache } from '../auth/api-key-cache.ts';
+import { authChallenges, Authenticator } from '../auth/authenticator.ts';
+import { createJwtVerifier } from '../auth/jwt-verifier.ts';
+import type { CardBuilder } from '../cards/card-builder.ts';
+import { cardRoutes } from '../cards/card-routes.ts';
+import { unknownRoute } from '../http/edge-error.ts';
+import { createErrorHandler } from '../http/error-handler.ts';
+import { requestLog } from '../http/request-log.ts';
+import { opsRoutes } from '../ops/ops-routes.ts';
+import { RequestLimiter } from '../rate-limit/request-limiter.ts';
+import type { StreamRegistry } from '../sse/stream-registry.ts';
+import type { Services } from './build-services.ts';
+import type { GatewayDeps } from './gateway-deps.ts';
+
+export interface AppParts {
+  services: Services;
+  apiKeys: ApiKeyCache;
+  cards: CardBuilder;
+  streams: StreamRegistry;
+  shutdown: AbortSignal;
+  accepting: () => boolean;
+}
+
+/**
+ * The express app: ops endpoints and public cards first (no credentials), then the admin API
+ * (its own token), then each agent's A2A interfaces; anything else is 404, and one error handler
+ * writes every failure in the binding's format.
+ */
+export function buildApp(
+  deps: GatewayDeps,
+  { services, apiKeys, cards, streams, shutdown, accepting }: AppParts,
+): Express {
+  const { pool, redis, keys, log, config } = deps;
+  const resolveAgent = (tenantId: string, agentId: string) => services.agents.getAgent(tenantId, agentId);
+  const jwt = config.JWT_JWKS_URL
+    ? createJwtVerifier({
+        jwksUrl: config.JWT_JWKS_URL,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        tenantClaim: config.JWT_TENANT_CLAIM,
+        roleClaim: config.JWT_ROLE_CLAIM,
+      })
+    : undefined;
+  const limiter = new RequestLimiter({
+    redis,
+    keys,
+    tenantPerSec: config.RATE_LIMIT_TENANT_PER_SEC,
+    keyPerSec: config.RATE_LIMIT_KEY_PER_SEC,
+    log,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Cards carry their own strong ETag; nothing else should be cached by a generated one.
+  app.set('etag', false);
+  app.use(requestLog(log));
+  app.use(opsRoutes({ pool, redis, accepting }));
+  app.use(cardRoutes({ cards, resolveAgent, defaultAgent: config.SWITCHYARD_DEFAULT_AGENT }));
+  const { admin, outbox, hints } = services;
+  app.use(
+    '/admin/v1',
+    adminRouter(
+      { admin, outbox, redis, keys, hints, bodyLimitBytes: config.BODY_LIMIT_BYTES },
+      { token: config.SWITCHYARD_ADMIN_TOKEN, publicUrl: config.PUBLIC_URL },
+    ),
+  );
+  app.use(
+    '/agents/:tenantId/:agentId',
+    agentRouter(
+      { authenticator: new Authenticator({ apiKeys, jwt }), limiter, resolveAgent },
+      {
+        operations: new A2AOperations({ service: services.service, cards }),
+        cards,
+        streams,
+        shutdown,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        mapping: config.HTTP_ERROR_MAPPING,
+        heartbeatMs: config.SSE_HEARTBEAT_MS,
+        maxBufferBytes: config.SSE_MAX_BUFFER_BYTES,
+      },
+    ),
+  );
+  app.use(() => {
+    throw unknownRoute();
+  });
+  app.use(
+    createErrorHandler({ mapping: config.HTTP_ERROR_MAPPING, challenges: authChallenges(config.jwtEnabled) }),
+  );
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import type { EngineConfig } from '@switchyard/engine';
+import type { QueueKeys } from '@switchyard/queue';
+import type { SecretBox } from '@switchyard/store';
+import type { Logger } from '@switchyard/telemetry';
+import type { GatewayConfig } from '../config.ts';
+
+/** Everything the composition root hands the gateway (STYLE.md rule 6: one options object). */
+export interface GatewayDeps {
+  pool: pg.Pool;
+  /** Commands: queue, hints, rate limits, revocation publishes. */
+  redis: Redis;
+  /** A dedicated pub/sub connection; the gateway owns it from here and closes it in stop(). */
+  subscriber: Redis;
+  keys: QueueKeys;
+  secrets: SecretBox;
+  log: Logger;
+  config: GatewayConfig;
+  /** Engine settings beyond what the config sets (tests shorten poll intervals). */
+  engine?: Partial<EngineConfig>;
+}
