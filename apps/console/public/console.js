@@ -62,7 +62,9 @@
     var list = root && root.querySelector('[data-timeline]');
     if (!list || list.querySelector('[data-key="' + CSS.escape(data.key) + '"]')) return;
     var item = fragment(data.html);
-    if (item) list.appendChild(item);
+    if (!item) return;
+    item.classList.add('arrived'); // highlighted briefly: this line came in live
+    list.appendChild(item);
   });
 
   events.addEventListener('task', function (event) {

@@ -92,24 +92,38 @@ describe.skipIf(!available)('console in headless Chromium', () => {
   });
 
   it('shows a running task live: new timeline entries appear without a reload', async () => {
-    const task = await h.send('acme', 'slow-steps', 'take your time');
+    const task = await h.send('acme', 'gated', 'report your progress');
     await page.goto(`${h.baseUrl}/tasks/acme/${task.id}`);
     await page.locator('[data-live-status][data-state="live"]').waitFor();
-    // A marker that a reload would wipe: the entries below must arrive over the live stream.
+    await page.getByTestId('task-state').getByText('working').waitFor();
+    // A marker that a reload would wipe: everything below must arrive over the live stream.
     await page.evaluate(() => {
       (globalThis as Record<string, unknown>).__noReload = true;
     });
-    const entries = page.locator('[data-timeline] > li');
-    const before = await entries.count();
-    await expect.poll(() => entries.count(), { timeout: LIVE_TIMEOUT }).toBeGreaterThanOrEqual(before + 3);
-    await page.getByTestId('task-state').getByText('working').waitFor();
-    await shot('04-task-live-running');
-    await page.getByTestId('task-state').getByText('completed').waitFor({ timeout: LIVE_TIMEOUT });
+    const chunks = page.locator('[data-timeline] > li.entry-artifact');
+    expect(await chunks.count()).toBe(0);
+    for (let step = 1; step <= 3; step++) {
+      h.gated.open(task.id);
+      await expect.poll(() => chunks.count()).toBe(step);
+      await page
+        .locator('[data-timeline] > li.entry-status')
+        .getByText(`Step ${step}`, { exact: true })
+        .waitFor();
+      if (step === 2) await shot('04-task-live-running');
+    }
+    h.gated.finish(task.id);
+    await page.getByTestId('task-state').getByText('completed').waitFor();
     await page.locator('[data-live-status][data-state="ended"]').waitFor();
+    await page.getByText('done after 3 steps').waitFor();
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__noReload)).toBe(true);
-    // Every progress step arrived: six status updates and six artifact chunks.
-    expect(await page.locator('[data-timeline] > li.entry-artifact').count()).toBe(6);
-    expect(await page.locator('[data-timeline] > li.entry-status').count()).toBeGreaterThanOrEqual(7);
+    expect(await chunks.count()).toBe(3);
+    // The page's entries are exactly the task's log and history: none lost, none repeated.
+    const keys = await page
+      .locator('[data-timeline] > li')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-key')));
+    const record = await h.tasks.getTaskRecord('acme', task.id);
+    const expected = [...Array.from({ length: record?.version ?? 0 }, (_, i) => `e${i + 1}`), 'm0'];
+    expect([...keys].sort()).toEqual(expected.sort());
     expect(await page.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
     const trace = await page.getByRole('link', { name: /Open trace/ }).getAttribute('href');
     expect(trace).toBe(
@@ -133,23 +147,25 @@ describe.skipIf(!available)('console in headless Chromium', () => {
   it('shows the tasks of one context side by side, live', async () => {
     const contextId = `trip-${crypto.randomUUID().slice(0, 8)}`;
     const first = await h.send('acme', 'echo', 'first of the thread', { contextId });
-    const second = await h.send('acme', 'slow-steps', 'second of the thread', { contextId });
+    const second = await h.send('acme', 'gated', 'second of the thread', { contextId });
+    await waitFor(async () => (await stateOf('acme', first.id)) === TaskState.COMPLETED);
     await page.goto(`${h.baseUrl}/contexts/acme/${contextId}`);
     await page.locator('[data-live-status][data-state="live"]').waitFor();
     const columns = page.locator('[data-columns] > article.column');
-    await expect.poll(() => columns.count()).toBe(2);
+    expect(await columns.count()).toBe(2);
     expect(await columns.nth(0).getAttribute('data-task-id')).toBe(first.id);
     expect(await columns.nth(1).getAttribute('data-task-id')).toBe(second.id);
-    const secondEntries = page.locator(`[data-task-id="${second.id}"] [data-timeline] > li`);
-    const before = await secondEntries.count();
-    await expect.poll(() => secondEntries.count(), { timeout: LIVE_TIMEOUT }).toBeGreaterThan(before + 1);
+    const secondChunks = page.locator(`[data-task-id="${second.id}"] [data-timeline] > li.entry-artifact`);
+    for (let step = 1; step <= 2; step++) {
+      h.gated.open(second.id);
+      await expect.poll(() => secondChunks.count()).toBe(step);
+    }
     // A task joining the conversation gets its own column without a reload.
     const third = await h.send('acme', 'echo', 'third joins later', { contextId });
     await page.locator(`[data-columns] > article[data-task-id="${third.id}"]`).waitFor();
-    await page
-      .locator(`[data-task-id="${second.id}"] [data-task-header]`)
-      .getByText('completed')
-      .waitFor({ timeout: LIVE_TIMEOUT });
+    await page.locator(`[data-task-id="${third.id}"] [data-task-header]`).getByText('completed').waitFor();
+    h.gated.finish(second.id);
+    await page.locator(`[data-task-id="${second.id}"] [data-task-header]`).getByText('completed').waitFor();
     await shot('07-context-threads');
   });
 

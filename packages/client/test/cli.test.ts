@@ -48,7 +48,15 @@ describe('send', () => {
     expect(human.code).toBe(4);
     expect(human.stdout).toContain(TRAVELLERS_QUESTION);
     expect(human.stderr).toContain('--task');
-    const second = await cli('send', platform.agentUrl('booking'), '2', '--task', task.id, '--context', task.contextId ?? '');
+    const second = await cli(
+      'send',
+      platform.agentUrl('booking'),
+      '2',
+      '--task',
+      task.id,
+      '--context',
+      task.contextId ?? '',
+    );
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(`Task ${task.id}: COMPLETED`);
   });
@@ -69,7 +77,9 @@ describe('send', () => {
   it('--timeout exits 6 and says how to follow the task', async () => {
     const run = await cli('send', platform.agentUrl('sleepy'), 'zzz', '--timeout', '1');
     expect(run.code).toBe(6);
-    expect(run.stderr).toMatch(/switchyard tail \S+ [0-9a-f-]{36}/);
+    const taskId = /switchyard tail \S+ ([0-9a-f-]{36})/.exec(run.stderr)?.[1];
+    expect(taskId).toBeDefined();
+    expect((await cli('cancel', platform.agentUrl('sleepy'), taskId ?? '')).code).toBe(0);
   });
 });
 
@@ -94,9 +104,16 @@ describe('get, list, cancel, tail', () => {
     const run = await cli('get', platform.agentUrl('echo'), '00000000-0000-4000-8000-000000000000');
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('(TASK_NOT_FOUND)');
-    const json = await cli('get', platform.agentUrl('echo'), '00000000-0000-4000-8000-000000000000', '--json');
+    const json = await cli(
+      'get',
+      platform.agentUrl('echo'),
+      '00000000-0000-4000-8000-000000000000',
+      '--json',
+    );
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stderr)).toMatchObject({ error: { reason: 'TASK_NOT_FOUND', type: 'TaskNotFoundError' } });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error: { reason: 'TASK_NOT_FOUND', type: 'TaskNotFoundError' },
+    });
   });
 
   it('list prints a table; --state filters; --json prints the ListTasksResponse', async () => {
@@ -106,12 +123,19 @@ describe('get, list, cancel, tail', () => {
     expect(header).toMatch(/^TASK\s+STATE\s+UPDATED\s+CONTEXT\s+STATUS$/);
     expect(rows.some((r) => r.startsWith(done.id) && r.includes('COMPLETED'))).toBe(true);
     const json = await cli('list', platform.agentUrl('echo'), '--context', done.contextId ?? '', '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ tasks: [{ id: done.id }], nextPageToken: '', totalSize: 1 });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      tasks: [{ id: done.id }],
+      nextPageToken: '',
+      totalSize: 1,
+    });
   });
 
   it('cancel exits 0 with CANCELED; cancelling again exits 2 (TaskNotCancelable)', async () => {
     const sleepy = await A2AClient.fromCardUrl(platform.cardUrl('sleepy'), { apiKey: platform.apiKey });
-    const sent = await sleepy.sendMessage({ message: userMessage('zzz'), configuration: { returnImmediately: true } });
+    const sent = await sleepy.sendMessage({
+      message: userMessage('zzz'),
+      configuration: { returnImmediately: true },
+    });
     const id = sent.task?.id ?? '';
     const run = await cli('cancel', platform.agentUrl('sleepy'), id);
     expect(run.code).toBe(0);
@@ -123,12 +147,18 @@ describe('get, list, cancel, tail', () => {
     expect((await cli('get', platform.agentUrl('sleepy'), id)).code).toBe(3);
   });
 
-  it('tail prints a running task\'s events until it completes (exit 0); --json prints NDJSON events', async () => {
+  it("tail prints a running task's events until it completes (exit 0); --json prints NDJSON events", async () => {
     const slow = await A2AClient.fromCardUrl(platform.cardUrl('slow'), { apiKey: platform.apiKey });
-    const sent = await slow.sendMessage({ message: userMessage('tail me'), configuration: { returnImmediately: true } });
+    const sent = await slow.sendMessage({
+      message: userMessage('tail me'),
+      configuration: { returnImmediately: true },
+    });
     const run = await cli('tail', platform.agentUrl('slow'), sent.task?.id ?? '', '--json');
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id?: string; response: Record<string, unknown> });
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: string; response: Record<string, unknown> });
     expect(Object.keys(events[0]?.response ?? {})).toEqual(['task']);
     expect(events.filter((e) => e.response['artifactUpdate'])).toHaveLength(3);
     const human = await cli('tail', platform.agentUrl('slow'), sent.task?.id ?? '');
@@ -142,7 +172,20 @@ describe('push', () => {
     const client = await A2AClient.fromCardUrl(platform.cardUrl('echo'), { apiKey: platform.apiKey });
     const taskId = (await client.sendMessage({ message: userMessage('push') })).task?.id ?? '';
     const url = platform.agentUrl('echo');
-    const add = await cli('push', 'add', url, taskId, 'http://127.0.0.1:9/hook', '--id', 'hook-1', '--auth-scheme', 'Bearer', '--auth-credentials', 's3cr3t', '--json');
+    const add = await cli(
+      'push',
+      'add',
+      url,
+      taskId,
+      'http://127.0.0.1:9/hook',
+      '--id',
+      'hook-1',
+      '--auth-scheme',
+      'Bearer',
+      '--auth-credentials',
+      's3cr3t',
+      '--json',
+    );
     expect(add.code).toBe(0);
     expect(JSON.parse(add.stdout)).toMatchObject({ id: 'hook-1', taskId, url: 'http://127.0.0.1:9/hook' });
     const list = await cli('push', 'list', url, taskId);
@@ -155,12 +198,16 @@ describe('push', () => {
 });
 
 describe('admin', () => {
-  const admin = (...args: string[]) => runSwitchyard(['admin', ...args, '--server', platform.url], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN });
+  const admin = (...args: string[]) =>
+    runSwitchyard(['admin', ...args, '--server', platform.url], { SWITCHYARD_ADMIN_TOKEN: ADMIN_TOKEN });
 
   it('tenants, agents and keys: a key made with the CLI works with the CLI', async () => {
     const created = await admin('tenants', 'create', 'globex', '--name', 'Globex', '--json');
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ tenant: { id: 'globex' }, webhookSecret: expect.stringMatching(/^whsec_/) });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      tenant: { id: 'globex' },
+      webhookSecret: expect.stringMatching(/^whsec_/),
+    });
     expect((await admin('tenants', 'create', 'globex')).code).toBe(2);
     expect((await admin('tenants', 'list')).stdout).toMatch(/^globex\s+Globex/m);
 
@@ -169,15 +216,30 @@ describe('admin', () => {
     expect(put.stdout).toContain(`card: ${platform.url}/agents/globex/echo/.well-known/agent-card.json`);
     expect((await admin('agents', 'list', 'globex')).stdout).toMatch(/^echo\s+echo\s+http/m);
 
-    const key = JSON.parse((await admin('keys', 'create', 'globex', '--principal', 'carol', '--json')).stdout) as { key: { id: string }; plaintext: string };
-    const sent = await runSwitchyard(['send', `${platform.url}/agents/globex/echo`, 'hi globex', '--api-key', key.plaintext]);
+    const key = JSON.parse(
+      (await admin('keys', 'create', 'globex', '--principal', 'carol', '--json')).stdout,
+    ) as { key: { id: string }; plaintext: string };
+    const sent = await runSwitchyard([
+      'send',
+      `${platform.url}/agents/globex/echo`,
+      'hi globex',
+      '--api-key',
+      key.plaintext,
+    ]);
     expect(sent.code).toBe(0);
     expect((await admin('keys', 'list', 'globex')).stdout).toContain(key.key.id);
 
-    const rotated = JSON.parse((await admin('keys', 'rotate', 'globex', key.key.id, '--json')).stdout) as { plaintext: string };
+    const rotated = JSON.parse((await admin('keys', 'rotate', 'globex', key.key.id, '--json')).stdout) as {
+      plaintext: string;
+    };
     expect(rotated.plaintext).not.toBe(key.plaintext);
-    expect((await runSwitchyard(['get', `${platform.url}/agents/globex/echo`, 'x', '--api-key', key.plaintext])).code).toBe(2);
-    const rotatedId = JSON.parse((await admin('keys', 'list', 'globex', '--json')).stdout) as { keys: Array<{ id: string; revokedAt: string | null }> };
+    expect(
+      (await runSwitchyard(['get', `${platform.url}/agents/globex/echo`, 'x', '--api-key', key.plaintext]))
+        .code,
+    ).toBe(2);
+    const rotatedId = JSON.parse((await admin('keys', 'list', 'globex', '--json')).stdout) as {
+      keys: Array<{ id: string; revokedAt: string | null }>;
+    };
     const live = rotatedId.keys.find((k) => k.revokedAt === null);
     expect((await admin('keys', 'revoke', 'globex', live?.id ?? '')).code).toBe(0);
     expect((await admin('agents', 'rm', 'globex', 'echo')).code).toBe(0);
@@ -185,7 +247,15 @@ describe('admin', () => {
   });
 
   it('a wrong admin token exits 2; a missing one is a usage error (exit 1)', async () => {
-    const wrong = await runSwitchyard(['admin', 'tenants', 'list', '--server', platform.url, '--admin-token', 'nope-nope-nope-nope']);
+    const wrong = await runSwitchyard([
+      'admin',
+      'tenants',
+      'list',
+      '--server',
+      platform.url,
+      '--admin-token',
+      'nope-nope-nope-nope',
+    ]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('UNAUTHENTICATED');
     expect((await runSwitchyard(['admin', 'tenants', 'list', '--server', platform.url])).code).toBe(1);

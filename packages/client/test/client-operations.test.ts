@@ -26,7 +26,11 @@ afterAll(async () => {
 });
 
 const connect = (agent: string, transport?: SupportedBinding, fetch?: ReturnType<typeof recordingFetch>) =>
-  A2AClient.fromCardUrl(platform.cardUrl(agent), { apiKey: platform.apiKey, ...(transport ? { transport } : {}), ...(fetch ? { fetch } : {}) });
+  A2AClient.fromCardUrl(platform.cardUrl(agent), {
+    apiKey: platform.apiKey,
+    ...(transport ? { transport } : {}),
+    ...(fetch ? { fetch } : {}),
+  });
 
 async function drain(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
   const events: StreamEvent[] = [];
@@ -76,19 +80,36 @@ describe('card discovery and transport choice (digest §2.5, §4.4)', () => {
       supportedInterfaces: [
         { url: 'grpc.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' },
         { url: 'https://x.example/v03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-        { url: 'https://x.example/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0.1', tenant: 't1' },
+        {
+          url: 'https://x.example/rest',
+          protocolBinding: 'HTTP+JSON',
+          protocolVersion: '1.0.1',
+          tenant: 't1',
+        },
         { url: 'https://x.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       ],
     };
-    expect(selectInterface(card)).toEqual({ binding: 'HTTP+JSON', url: 'https://x.example/rest', tenant: 't1' });
-    expect(selectInterface(card, { prefer: 'JSONRPC' })).toEqual({ binding: 'JSONRPC', url: 'https://x.example/rpc' });
-    expect(() => selectInterface({ ...card, supportedInterfaces: card.supportedInterfaces.slice(0, 2) })).toThrow(/offers no/);
+    expect(selectInterface(card)).toEqual({
+      binding: 'HTTP+JSON',
+      url: 'https://x.example/rest',
+      tenant: 't1',
+    });
+    expect(selectInterface(card, { prefer: 'JSONRPC' })).toEqual({
+      binding: 'JSONRPC',
+      url: 'https://x.example/rpc',
+    });
+    expect(() =>
+      selectInterface({ ...card, supportedInterfaces: card.supportedInterfaces.slice(0, 2) }),
+    ).toThrow(/offers no/);
   });
 
   it('refuses a v0.3 card with a message that says so', async () => {
     const v03 = { name: 'old', url: 'http://x', protocolVersion: '0.3.0' };
-    const fetch = async () => new Response(JSON.stringify(v03), { headers: { 'content-type': 'application/json' } });
-    await expect(A2AClient.fromCardUrl('http://127.0.0.1:9/card.json', { fetch })).rejects.toThrow(/0\.3 card/);
+    const fetch = async () =>
+      new Response(JSON.stringify(v03), { headers: { 'content-type': 'application/json' } });
+    await expect(A2AClient.fromCardUrl('http://127.0.0.1:9/card.json', { fetch })).rejects.toThrow(
+      /0\.3 card/,
+    );
   });
 });
 
@@ -135,7 +156,8 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
   it('ListTasks filters by context and status and pages with nextPageToken', async () => {
     const echo = await client('echo');
     const contextId = randomUUID();
-    for (const text of ['one', 'two', 'three']) await echo.sendMessage({ message: userMessage(text, { contextId }) });
+    for (const text of ['one', 'two', 'three'])
+      await echo.sendMessage({ message: userMessage(text, { contextId }) });
     const all = await echo.listTasks({ contextId });
     expect(all.totalSize).toBe(3);
     const page = await echo.listTasks({ contextId, pageSize: 2 });
@@ -152,7 +174,10 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
 
   it('CancelTask cancels; a second cancel is TaskNotCancelable', async () => {
     const sleepy = await client('sleepy');
-    const sent = await sleepy.sendMessage({ message: userMessage('zzz'), configuration: { returnImmediately: true } });
+    const sent = await sleepy.sendMessage({
+      message: userMessage('zzz'),
+      configuration: { returnImmediately: true },
+    });
     const id = sent.task?.id ?? '';
     expect((await sleepy.cancelTask(id)).status.state).toBe(TaskState.CANCELED);
     const again = await sleepy.cancelTask(id).catch((e: unknown) => e);
@@ -161,7 +186,10 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
 
   it('SubscribeToTask starts with a snapshot; with lastEventId it sends only later events', async () => {
     const slow = await client('slow');
-    const sent = await slow.sendMessage({ message: userMessage('sub'), configuration: { returnImmediately: true } });
+    const sent = await slow.sendMessage({
+      message: userMessage('sub'),
+      configuration: { returnImmediately: true },
+    });
     const id = sent.task?.id ?? '';
     const first: StreamEvent[] = [];
     for await (const event of slow.subscribeToTask(id)) {
@@ -171,7 +199,9 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
     expect(first[0]?.response.task?.id).toBe(id);
     const resumed = await drain(slow.subscribeToTask(id, { lastEventId: first[1]?.id }));
     expect(resumed.some((e) => e.response.task)).toBe(false);
-    expect(resumed.map((e) => Number(e.id))).toEqual([...resumed.map((e) => Number(e.id))].sort((a, b) => a - b));
+    expect(resumed.map((e) => Number(e.id))).toEqual(
+      [...resumed.map((e) => Number(e.id))].sort((a, b) => a - b),
+    );
     expect(Number(resumed[0]?.id)).toBe(Number(first[1]?.id) + 1);
     expect(resumed.at(-1)?.response.statusUpdate?.status.state).toBe(TaskState.COMPLETED);
   });
@@ -186,7 +216,11 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
   it('push configs: create (client id, idempotent), get, list, delete; get after delete is TaskNotFound', async () => {
     const echo = await client('echo');
     const taskId = (await echo.sendMessage({ message: userMessage('push') })).task?.id ?? '';
-    const webhook = { url: 'http://127.0.0.1:9/hook', token: 'tok', authentication: { scheme: 'Bearer', credentials: 's3cr3t' } };
+    const webhook = {
+      url: 'http://127.0.0.1:9/hook',
+      token: 'tok',
+      authentication: { scheme: 'Bearer', credentials: 's3cr3t' },
+    };
     const created = await echo.registerWebhook(taskId, webhook);
     expect(created).toMatchObject({ taskId, url: webhook.url, id: expect.any(String) });
     // Creating again with the same id replaces rather than duplicates (safe retries).
@@ -199,7 +233,7 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
     expect(isA2AErrorOfKind(gone, 'TaskNotFound')).toBe(true);
   });
 
-  it('GetExtendedAgentCard returns the card and replaces the client\'s copy', async () => {
+  it("GetExtendedAgentCard returns the card and replaces the client's copy", async () => {
     const echo = await client('echo');
     const card = await echo.getExtendedAgentCard();
     expect(card.name).toBe('Echo');
@@ -212,12 +246,21 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
     const task = first.task;
     expect(task?.status.state).toBe(TaskState.INPUT_REQUIRED);
     expect(textOf(task?.status.message?.parts)).toBe(TRAVELLERS_QUESTION);
-    const second = await booking.sendMessage({ message: userMessage('2', { taskId: task?.id, contextId: task?.contextId }) });
-    expect(second.task).toMatchObject({ id: task?.id, contextId: task?.contextId, status: { state: TaskState.COMPLETED } });
+    const second = await booking.sendMessage({
+      message: userMessage('2', { taskId: task?.id, contextId: task?.contextId }),
+    });
+    expect(second.task).toMatchObject({
+      id: task?.id,
+      contextId: task?.contextId,
+      status: { state: TaskState.COMPLETED },
+    });
   });
 
   it('a wrong API key is Unauthenticated with HTTP 401', async () => {
-    const bad = await A2AClient.fromCardUrl(platform.cardUrl('echo'), { apiKey: 'sy_not_a_key_0000000000', transport: binding });
+    const bad = await A2AClient.fromCardUrl(platform.cardUrl('echo'), {
+      apiKey: 'sy_not_a_key_0000000000',
+      transport: binding,
+    });
     const error = await bad.listTasks().catch((e: unknown) => e);
     expect(isA2AErrorOfKind(error, 'Unauthenticated')).toBe(true);
     expect((error as A2AResponseError).httpStatus).toBe(401);

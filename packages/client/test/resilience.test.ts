@@ -2,9 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskState } from '@switchyard/protocol';
 import { waitFor } from '@switchyard/testing';
-import { A2AClient, userMessage, type RunNotice, type StreamEvent, type SupportedBinding } from '../src/index.ts';
+import {
+  A2AClient,
+  userMessage,
+  type RunNotice,
+  type StreamEvent,
+  type SupportedBinding,
+} from '../src/index.ts';
 import { startPlatform, type Platform } from './support/platform.ts';
-import { cutAfterEvents, isSend, isSubscribe, recordingFetch, type FaultHook } from './support/recording-fetch.ts';
+import {
+  cutAfterEvents,
+  isSend,
+  isSubscribe,
+  recordingFetch,
+  type FaultHook,
+} from './support/recording-fetch.ts';
 
 // What the safe pattern is for: disconnects resume with Last-Event-ID without duplicates, failing
 // streams fall back to polling, a lost reply is retried with the same messageId, and a gateway
@@ -22,12 +34,20 @@ const FAST = { retry: { baseDelayMs: 20, maxDelayMs: 200 } };
 
 function connect(agent: string, transport: SupportedBinding, hook?: FaultHook) {
   const fetch = recordingFetch(hook);
-  const client = A2AClient.fromCardUrl(platform.cardUrl(agent), { apiKey: platform.apiKey, transport, fetch, ...FAST });
+  const client = A2AClient.fromCardUrl(platform.cardUrl(agent), {
+    apiKey: platform.apiKey,
+    transport,
+    fetch,
+    ...FAST,
+  });
   return { fetch, client };
 }
 
 function messageIdOf(body: string | undefined): string | undefined {
-  const parsed = JSON.parse(body ?? '{}') as { params?: { message?: { messageId?: string } }; message?: { messageId?: string } };
+  const parsed = JSON.parse(body ?? '{}') as {
+    params?: { message?: { messageId?: string } };
+    message?: { messageId?: string };
+  };
   return (parsed.params?.message ?? parsed.message)?.messageId;
 }
 
@@ -47,7 +67,9 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
     });
     const events: StreamEvent[] = [];
     const notices: RunNotice[] = [];
-    const result = await (await client).sendAndWait('resume me', { onEvent: (e) => events.push(e), onNotice: (n) => notices.push(n) });
+    const result = await (
+      await client
+    ).sendAndWait('resume me', { onEvent: (e) => events.push(e), onNotice: (n) => notices.push(n) });
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);
     const subscribes = fetch.requests.filter(isSubscribe);
     expect(subscribes).toHaveLength(2);
@@ -63,12 +85,19 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
 
   it.each([
     ['503 Service Unavailable', () => Promise.resolve(new Response('down for maintenance', { status: 503 }))],
-    ['a network error', () => Promise.reject(new TypeError('fetch failed', { cause: new Error('ECONNRESET') }))],
+    [
+      'a network error',
+      () => Promise.reject(new TypeError('fetch failed', { cause: new Error('ECONNRESET') })),
+    ],
   ])('falls back to GetTask polling when every subscribe fails with %s', async (_name, fail) => {
-    const { fetch, client } = connect('slow', binding, (request, forward) => (isSubscribe(request) ? fail() : forward()));
+    const { fetch, client } = connect('slow', binding, (request, forward) =>
+      isSubscribe(request) ? fail() : forward(),
+    );
     const notices: RunNotice[] = [];
     const events: StreamEvent[] = [];
-    const result = await (await client).sendAndWait('poll me', { onNotice: (n) => notices.push(n), onEvent: (e) => events.push(e) });
+    const result = await (
+      await client
+    ).sendAndWait('poll me', { onNotice: (n) => notices.push(n), onEvent: (e) => events.push(e) });
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);
     expect(notices.map((n) => n.type)).toEqual(['reconnecting', 'reconnecting', 'polling']);
     expect(fetch.requests.filter(isSubscribe).length).toBeGreaterThanOrEqual(3);
@@ -102,19 +131,26 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
   it('503 and 429 with Retry-After are retried; 429 without it is not', async () => {
     const replies = [
       new Response('', { status: 503, headers: { 'Retry-After': '0' } }),
-      new Response(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'slow down' } }), {
-        status: 429,
-        headers: { 'Retry-After': '0', 'Content-Type': 'application/json' },
-      }),
+      new Response(
+        JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'slow down' } }),
+        {
+          status: 429,
+          headers: { 'Retry-After': '0', 'Content-Type': 'application/json' },
+        },
+      ),
     ];
-    const { fetch, client } = connect('echo', binding, (request, forward) => (isSend(request) && replies.length > 0 ? Promise.resolve(replies.shift() as Response) : forward()));
+    const { fetch, client } = connect('echo', binding, (request, forward) =>
+      isSend(request) && replies.length > 0 ? Promise.resolve(replies.shift() as Response) : forward(),
+    );
     const echo = await client;
     const result = await echo.sendMessage({ message: userMessage('after a while') });
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);
     expect(fetch.requests.filter(isSend)).toHaveLength(3);
 
     const { fetch: fetch2, client: client2 } = connect('echo', binding, (request, forward) =>
-      isSend(request) ? Promise.resolve(new Response('{"error":{"code":429,"message":"no"}}', { status: 429 })) : forward(),
+      isSend(request)
+        ? Promise.resolve(new Response('{"error":{"code":429,"message":"no"}}', { status: 429 }))
+        : forward(),
     );
     const error = await (await client2).sendMessage({ message: userMessage('x') }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'ResourceExhausted', httpStatus: 429 });
@@ -125,12 +161,17 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
     const { fetch, client } = connect('slow', binding);
     const events: StreamEvent[] = [];
     const notices: RunNotice[] = [];
-    const running = (await client).sendAndWait('survive a restart', { onEvent: (e) => events.push(e), onNotice: (n) => notices.push(n) });
+    const running = (await client).sendAndWait('survive a restart', {
+      onEvent: (e) => events.push(e),
+      onNotice: (n) => notices.push(n),
+    });
     await waitFor(() => events.some((e) => e.response.artifactUpdate), { what: 'the first progress chunk' });
     const before = fetch.requests.filter(isSubscribe).length;
     // Restart only once the client has tried to reconnect to the stopped gateway.
     await platform.restartGateway(() =>
-      waitFor(() => fetch.requests.filter(isSubscribe).length > before, { what: 'a reconnect attempt while the gateway is down' }).then(() => undefined),
+      waitFor(() => fetch.requests.filter(isSubscribe).length > before, {
+        what: 'a reconnect attempt while the gateway is down',
+      }).then(() => undefined),
     );
     const result = await running;
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);

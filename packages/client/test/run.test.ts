@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MATCHES_ARTIFACT_ID, MATCHES_ARTIFACT_NAME, ROUNDING_QUESTION, TRAVELLERS_QUESTION } from '@switchyard/agents';
+import {
+  MATCHES_ARTIFACT_ID,
+  MATCHES_ARTIFACT_NAME,
+  ROUNDING_QUESTION,
+  TRAVELLERS_QUESTION,
+} from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
 import {
   A2AClient,
@@ -26,7 +31,11 @@ afterAll(async () => {
 });
 
 const connect = (agent: string, transport: SupportedBinding, fetch?: ReturnType<typeof recordingFetch>) =>
-  A2AClient.fromCardUrl(platform.cardUrl(agent), { apiKey: platform.apiKey, transport, ...(fetch ? { fetch } : {}) });
+  A2AClient.fromCardUrl(platform.cardUrl(agent), {
+    apiKey: platform.apiKey,
+    transport,
+    ...(fetch ? { fetch } : {}),
+  });
 
 describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('run() over %s', (binding) => {
   it('sends non-blocking, streams progress and returns the COMPLETED task with whole artifacts', async () => {
@@ -37,15 +46,23 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('run() over %s', (bind
     const task = result.task;
     expect(task?.status.state).toBe(TaskState.COMPLETED);
     expect(textOf(task?.status.message?.parts)).toBe('done after 1500 ms');
-    expect(task?.artifacts?.find((a) => a.artifactId === 'progress')?.parts.map((p) => p.text)).toEqual(['step 1/3', 'step 2/3', 'step 3/3']);
+    expect(task?.artifacts?.find((a) => a.artifactId === 'progress')?.parts.map((p) => p.text)).toEqual([
+      'step 1/3',
+      'step 2/3',
+      'step 3/3',
+    ]);
     // The send was non-blocking and progress came over one subscription, event by event.
     const send = fetch.requests.find(isSend);
     expect(JSON.parse(send?.body ?? '{}')).toMatchObject(
-      binding === 'JSONRPC' ? { params: { configuration: { returnImmediately: true } } } : { configuration: { returnImmediately: true } },
+      binding === 'JSONRPC'
+        ? { params: { configuration: { returnImmediately: true } } }
+        : { configuration: { returnImmediately: true } },
     );
     expect(fetch.requests.filter(isSubscribe)).toHaveLength(1);
     expect(events.filter((e) => e.response.artifactUpdate)).toHaveLength(3);
-    expect(events.filter((e) => e.response.statusUpdate?.status.state === TaskState.WORKING).length).toBeGreaterThanOrEqual(3);
+    expect(
+      events.filter((e) => e.response.statusUpdate?.status.state === TaskState.WORKING).length,
+    ).toBeGreaterThanOrEqual(3);
     const ids = events.flatMap((e) => (e.id === undefined ? [] : [e.id]));
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -67,10 +84,14 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('run() over %s', (bind
     expect(textOf(task?.status.message?.parts)).toBe(TRAVELLERS_QUESTION);
     if (!task) return;
     const second = await booking.continueTask(task, '2');
-    expect(second.task).toMatchObject({ id: task.id, contextId: task.contextId, status: { state: TaskState.COMPLETED } });
+    expect(second.task).toMatchObject({
+      id: task.id,
+      contextId: task.contextId,
+      status: { state: TaskState.COMPLETED },
+    });
   });
 
-  it('ArtifactAssembler rebuilds matches.json from the invoice agent\'s 3 streamed chunks', async () => {
+  it("ArtifactAssembler rebuilds matches.json from the invoice agent's 3 streamed chunks", async () => {
     const invoices = await connect('invoices', binding);
     const events: StreamEvent[] = [];
     const assembler = new ArtifactAssembler();
@@ -80,8 +101,15 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('run() over %s', (bind
         assembler.apply(e);
       },
     });
-    const chunks = events.filter((e) => e.response.artifactUpdate?.artifact.artifactId === MATCHES_ARTIFACT_ID);
-    expect(chunks.map((e) => [e.response.artifactUpdate?.append ?? false, e.response.artifactUpdate?.lastChunk ?? false])).toEqual([
+    const chunks = events.filter(
+      (e) => e.response.artifactUpdate?.artifact.artifactId === MATCHES_ARTIFACT_ID,
+    );
+    expect(
+      chunks.map((e) => [
+        e.response.artifactUpdate?.append ?? false,
+        e.response.artifactUpdate?.lastChunk ?? false,
+      ]),
+    ).toEqual([
       [false, false],
       [true, false],
       [true, true],
@@ -92,8 +120,12 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('run() over %s', (bind
     expect(assembler.isComplete(MATCHES_ARTIFACT_ID)).toBe(true);
     expect(assembler.chunkCount(MATCHES_ARTIFACT_ID)).toBe(3);
     // The assembled artifact is the one the server stored.
-    expect(matches?.parts).toEqual(result.task?.artifacts?.find((a) => a.artifactId === MATCHES_ARTIFACT_ID)?.parts);
-    expect(collectArtifacts(events).find((a) => a.artifactId === MATCHES_ARTIFACT_ID)?.parts).toEqual(matches?.parts);
+    expect(matches?.parts).toEqual(
+      result.task?.artifacts?.find((a) => a.artifactId === MATCHES_ARTIFACT_ID)?.parts,
+    );
+    expect(collectArtifacts(events).find((a) => a.artifactId === MATCHES_ARTIFACT_ID)?.parts).toEqual(
+      matches?.parts,
+    );
     expect(Object.keys((matches?.parts[2]?.data ?? {}) as object)).toEqual(['summary']);
     // The sample input has small unmatched invoices: the agent asks, and a yes completes the task.
     expect(textOf(result.task?.status.message?.parts)).toBe(ROUNDING_QUESTION);
@@ -103,7 +135,9 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('run() over %s', (bind
 
   it('collectArtifacts works on a live stream too', async () => {
     const invoices = await connect('invoices', binding);
-    const artifacts = await collectArtifacts(invoices.sendStreamingMessage({ message: userMessage('reconcile') }));
+    const artifacts = await collectArtifacts(
+      invoices.sendStreamingMessage({ message: userMessage('reconcile') }),
+    );
     expect(artifacts.find((a) => a.artifactId === MATCHES_ARTIFACT_ID)?.parts).toHaveLength(3);
   });
 });
@@ -113,7 +147,10 @@ describe('run() options', () => {
     const fetch = recordingFetch();
     const slow = await connect('slow', 'JSONRPC', fetch);
     const notices: RunNotice[] = [];
-    const result = await slow.run(userMessage('poll me'), { stream: false, onNotice: (n) => notices.push(n) });
+    const result = await slow.run(userMessage('poll me'), {
+      stream: false,
+      onNotice: (n) => notices.push(n),
+    });
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);
     expect(fetch.requests.filter(isSubscribe)).toHaveLength(0);
     expect(notices.map((n) => n.type)).toEqual(['polling']);
@@ -128,7 +165,7 @@ describe('run() options', () => {
     await sleepy.cancelTask(task?.id ?? '');
   });
 
-  it('an abort signal ends run() with the signal\'s reason', async () => {
+  it("an abort signal ends run() with the signal's reason", async () => {
     const sleepy = await connect('sleepy', 'JSONRPC');
     const controller = new AbortController();
     const events: StreamEvent[] = [];

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isA2AErrorOfKind, TaskState } from '@switchyard/protocol';
-import { A2AClient, collectArtifacts, textOf, userMessage, type StreamEvent, type SupportedBinding } from '../src/index.ts';
+import {
+  A2AClient,
+  collectArtifacts,
+  textOf,
+  userMessage,
+  type StreamEvent,
+  type SupportedBinding,
+} from '../src/index.ts';
 import { startSdkServer, type SdkServer } from './support/sdk-server.ts';
 
 // Interop: the client against the official A2A JS SDK's server (@a2a-js/sdk), so it is not tuned
@@ -46,10 +53,13 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('against @a2a-js/sdk o
   it('SendStreamingMessage streams the task, status and both artifact chunks', async () => {
     const client = await connect(binding);
     const events: StreamEvent[] = [];
-    for await (const event of client.sendStreamingMessage({ message: userMessage('stream') })) events.push(event);
+    for await (const event of client.sendStreamingMessage({ message: userMessage('stream') }))
+      events.push(event);
     expect(events[0]?.response.task).toBeDefined();
     expect(events.at(-1)?.response.statusUpdate?.status.state).toBe(TaskState.COMPLETED);
-    expect(collectArtifacts(events)).toEqual([expect.objectContaining({ artifactId: 'out', parts: [{ text: 'echo: stream' }, { text: ' (done)' }] })]);
+    expect(collectArtifacts(events)).toEqual([
+      expect.objectContaining({ artifactId: 'out', parts: [{ text: 'echo: stream' }, { text: ' (done)' }] }),
+    ]);
   });
 
   it('run() (non-blocking send, subscribe, GetTask) completes', async () => {

@@ -141,6 +141,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     async stop(): Promise<void> {
       if (state !== 'running') return;
       state = 'draining';
+      runner.beginDrain();
       await consumer.pause();
       const drained = await runner.idle(options.shutdownGraceMs ?? 20_000);
       if (!drained) {
@@ -150,6 +151,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
       await reaper.stop();
       await maintenance?.close();
       await consumer.close();
+      await runner.releaseHeldBack();
       await queue.close();
       await hub.close();
       state = 'stopped';

@@ -29,7 +29,7 @@ export function contextRoutes(services: ConsoleServices): Router {
     const tenantId = tenantParam(req);
     const contextId = contextIdParam(req);
     const positions = parsePositions(queryString(req, 'v', 64 * MAX_COLUMNS));
-    const stream = openSseStream(req, res, {
+    const stream = openSseStream(res, {
       heartbeatMs: services.config.CONSOLE_SSE_HEARTBEAT_MS,
       registry: services.streams,
     });

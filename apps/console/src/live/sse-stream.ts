@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 
 /** Bytes a slow client may leave unread before its stream is cut (it reconnects and resumes). */
 const MAX_BUFFER_BYTES = 1024 * 1024;
@@ -33,7 +33,6 @@ export class StreamRegistry {
  * comment every `heartbeatMs` keeps proxies from timing the connection out.
  */
 export function openSseStream(
-  req: Request,
   res: Response,
   { heartbeatMs, registry }: { heartbeatMs: number; registry: StreamRegistry },
 ): SseStream {
@@ -67,6 +66,7 @@ export function openSseStream(
     },
   };
   registry.add(stream);
-  req.on('close', () => stream.close());
+  // The response's close, not the request's: it fires when the client goes away.
+  res.on('close', () => stream.close());
   return stream;
 }

@@ -67,7 +67,7 @@ export function taskRoutes(services: ConsoleServices): Router {
     const taskId = taskIdParam(req);
     const afterSeq = resumeSeq(req) ?? queryInt(req, 'after', 0, 0, 2 ** 31 - 1);
     const afterPosition = queryInt(req, 'msg', -1, -1, 2 ** 31 - 1);
-    const stream = openSseStream(req, res, {
+    const stream = openSseStream(res, {
       heartbeatMs: config.CONSOLE_SSE_HEARTBEAT_MS,
       registry: services.streams,
     });

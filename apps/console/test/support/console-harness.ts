@@ -1,4 +1,4 @@
-import { bundledAgents } from '@switchyard/agents';
+import { bundledAgents, findBundledAgent, type Agent } from '@switchyard/agents';
 import { createTaskService, createWorkerRuntime, type WorkerRuntime } from '@switchyard/engine';
 import type { Message, SendMessageRequest, Task } from '@switchyard/protocol';
 import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
@@ -13,6 +13,7 @@ import {
 import { silentLogger } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { createConsole, loadConsoleConfig, type Console } from '../../src/index.ts';
+import { createGatedAgent, GATED_EXECUTOR, type GatedAgent } from './gated-agent.ts';
 
 export const ADMIN_TOKEN = 'console-test-admin-token-0123456789';
 const SECRET = 'console-test-secret-key-0123';
@@ -20,10 +21,10 @@ export const TENANTS = ['acme', 'globex'] as const;
 
 /** Agents registered in every tenant besides the bundled ones. */
 export const TEST_AGENTS = [
-  // Progress every ~second, as status updates and artifact chunks: the live timeline test.
-  { id: 'slow-steps', executor: 'slow', settings: { delayMs: 6000, steps: 6, progress: 'both' } },
   // Runs for a minute unless canceled: the cancel test.
   { id: 'slow-long', executor: 'slow', settings: { delayMs: 60_000, steps: 60, progress: 'status' } },
+  // Progress steps at the test's pace (support/gated-agent.ts): live assertions without timers.
+  { id: 'gated', executor: GATED_EXECUTOR, settings: {} },
 ] as const;
 
 /**
@@ -41,6 +42,8 @@ export interface ConsoleHarness {
   tasks: PostgresTaskStore;
   admin: PostgresAdminStore;
   outbox: PostgresOutboxStore;
+  /** The agent behind `gated`: the test opens its steps. */
+  gated: GatedAgent;
   /** SendMessage with returnImmediately, as tenant admin `ops` of `tenantId`. */
   send(tenantId: string, agentId: string, text: string, extra?: SendExtra): Promise<Task>;
   startWorker(): WorkerRuntime;
@@ -56,6 +59,9 @@ export interface SendExtra {
 export async function startConsoleHarness(env: Record<string, string> = {}): Promise<ConsoleHarness> {
   const db = await createTestDatabase();
   const redis = createTestRedis();
+  const gated = createGatedAgent();
+  const findAgent = (executor: string): Agent | undefined =>
+    executor === GATED_EXECUTOR ? gated.agent : findBundledAgent(executor);
   const keys = createQueueKeys(redis.prefix);
   const secrets = createSecretBox(SECRET);
   const kdb = createDb(db.pool);
@@ -71,7 +77,7 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
       });
     }
     for (const a of TEST_AGENTS) {
-      const card = bundledAgents.find((b) => b.executor === a.executor)?.card;
+      const card = (a.executor === GATED_EXECUTOR ? gated.agent : findBundledAgent(a.executor))?.card;
       await admin.upsertAgent({
         tenantId,
         id: a.id,
@@ -129,6 +135,7 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
     redis,
     keys,
     console: app,
+    gated,
     baseUrl: `http://127.0.0.1:${port}`,
     tasks: new PostgresTaskStore({ db: kdb, secrets }),
     admin,
@@ -168,6 +175,7 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
         engine,
         shutdownGraceMs: 200,
         retention: false,
+        findAgent,
       });
       worker.start();
       workers.push(worker);

@@ -9,7 +9,15 @@ export class AdminApiError extends Error {
   readonly fieldViolations: ReadonlyArray<{ field: string; description: string }>;
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(httpStatus: number, reason: string, message: string, options: { fieldViolations?: AdminApiError['fieldViolations']; retryAfterSeconds?: number | undefined } = {}) {
+  constructor(
+    httpStatus: number,
+    reason: string,
+    message: string,
+    options: {
+      fieldViolations?: AdminApiError['fieldViolations'];
+      retryAfterSeconds?: number | undefined;
+    } = {},
+  ) {
     super(message);
     this.name = 'AdminApiError';
     this.httpStatus = httpStatus;
@@ -20,7 +28,12 @@ export class AdminApiError extends Error {
 }
 
 /** The HttpClient error decoder of the admin API. */
-export function decodeAdminError(status: number, statusText: string, bodyText: string, headers: Headers): AdminApiError {
+export function decodeAdminError(
+  status: number,
+  statusText: string,
+  bodyText: string,
+  headers: Headers,
+): AdminApiError {
   const inner = record(record(parseJson(bodyText))?.['error']);
   const details = Array.isArray(inner?.['details']) ? (inner['details'] as unknown[]) : [];
   let reason = typeof inner?.['status'] === 'string' ? inner['status'] : `HTTP_${status}`;
@@ -35,6 +48,10 @@ export function decodeAdminError(status: number, statusText: string, bodyText: s
       }
     }
   }
-  const message = typeof inner?.['message'] === 'string' ? inner['message'] : `HTTP ${status} ${statusText}`.trim();
-  return new AdminApiError(status, reason, message, { fieldViolations, retryAfterSeconds: retryAfterSeconds(headers.get('retry-after')) });
+  const message =
+    typeof inner?.['message'] === 'string' ? inner['message'] : `HTTP ${status} ${statusText}`.trim();
+  return new AdminApiError(status, reason, message, {
+    fieldViolations,
+    retryAfterSeconds: retryAfterSeconds(headers.get('retry-after')),
+  });
 }

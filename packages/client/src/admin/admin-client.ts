@@ -47,7 +47,11 @@ export class AdminClient {
     return (await this.#call<{ tenants: TenantInfo[] }>('GET', ['tenants'])).tenants;
   }
 
-  putAgent(tenantId: string, agentId: string, input: AgentRegistrationInput): Promise<{ agent: AgentInfo; urls: AgentInfo['urls'] }> {
+  putAgent(
+    tenantId: string,
+    agentId: string,
+    input: AgentRegistrationInput,
+  ): Promise<{ agent: AgentInfo; urls: AgentInfo['urls'] }> {
     return this.#call('PUT', ['tenants', tenantId, 'agents', agentId], input);
   }
 
@@ -59,7 +63,10 @@ export class AdminClient {
     await this.#call('DELETE', ['tenants', tenantId, 'agents', agentId]);
   }
 
-  createApiKey(tenantId: string, input: { principal: string; role: ApiKeyRole; description?: string }): Promise<IssuedApiKey> {
+  createApiKey(
+    tenantId: string,
+    input: { principal: string; role: ApiKeyRole; description?: string },
+  ): Promise<IssuedApiKey> {
     return this.#call('POST', ['tenants', tenantId, 'api-keys'], input);
   }
 
@@ -69,17 +76,32 @@ export class AdminClient {
 
   /** Issues a new key for the same principal and revokes the old one. */
   rotateApiKey(tenantId: string, keyId: string): Promise<IssuedApiKey> {
-    return this.#call('POST', ['tenants', tenantId, 'api-keys', `${encodeURIComponent(keyId)}:rotate`], undefined, { encoded: true });
+    return this.#call(
+      'POST',
+      ['tenants', tenantId, 'api-keys', `${encodeURIComponent(keyId)}:rotate`],
+      undefined,
+      { encoded: true },
+    );
   }
 
   async revokeApiKey(tenantId: string, keyId: string): Promise<void> {
     await this.#call('DELETE', ['tenants', tenantId, 'api-keys', keyId]);
   }
 
-  #call<T>(method: HttpRequest['method'], path: string[], body?: unknown, flags: { encoded?: boolean } = {}): Promise<T> {
+  #call<T>(
+    method: HttpRequest['method'],
+    path: string[],
+    body?: unknown,
+    flags: { encoded?: boolean } = {},
+  ): Promise<T> {
     const segments = path.map((s, i) => (flags.encoded && i === path.length - 1 ? s : encodeURIComponent(s)));
     const url = `${this.#base}/${segments.join('/')}`;
-    const request: HttpRequest = { method, url, accept: 'application/json', ...(body !== undefined ? { body } : {}) };
+    const request: HttpRequest = {
+      method,
+      url,
+      accept: 'application/json',
+      ...(body !== undefined ? { body } : {}),
+    };
     return this.#http.retrying(
       async () => {
         const response = await this.#http.fetch(request);

@@ -33,7 +33,11 @@ export class ArtifactAssembler {
         existing.chunks += 1;
         existing.complete = lastChunk === true;
       } else {
-        this.#entries.set(artifact.artifactId, { artifact: copy(artifact), chunks: 1, complete: lastChunk === true });
+        this.#entries.set(artifact.artifactId, {
+          artifact: copy(artifact),
+          chunks: 1,
+          complete: lastChunk === true,
+        });
       }
     }
     return this;

@@ -23,7 +23,8 @@ export async function connect(ctx: CommandContext, agentUrl: string): Promise<A2
   }
   const forced = ctx.values.transport;
   const transport = forced === undefined ? undefined : TRANSPORTS[forced.toLowerCase()];
-  if (forced !== undefined && transport === undefined) throw new UsageError(`--transport must be jsonrpc or rest, not ${forced}`);
+  if (forced !== undefined && transport === undefined)
+    throw new UsageError(`--transport must be jsonrpc or rest, not ${forced}`);
   const apiKey = ctx.values['api-key'] ?? ctx.env['SWITCHYARD_API_KEY'];
   return A2AClient.fromCardUrl(cardUrl, {
     ...(apiKey ? { apiKey } : {}),
@@ -44,7 +45,11 @@ function parseHeaders(values: string[]): Record<string, string> {
 }
 
 /** A whole, non-negative number from an option. */
-export function intOption(value: string | undefined, name: string, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number | undefined {
+export function intOption(
+  value: string | undefined,
+  name: string,
+  { min = 0, max = Number.MAX_SAFE_INTEGER } = {},
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not ${value}`);

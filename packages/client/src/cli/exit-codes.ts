@@ -46,7 +46,8 @@ export function exitCodeForError(error: unknown): ExitCode {
   if (error instanceof RunTimeoutError) return ExitCode.TIMEOUT;
   if (isNetworkError(error)) return ExitCode.UNAVAILABLE;
   if (isAbort(error)) return ExitCode.INTERRUPTED;
-  if (isA2AError(error) || error instanceof AdminApiError) return isTransient(error) ? ExitCode.UNAVAILABLE : ExitCode.A2A_ERROR;
+  if (isA2AError(error) || error instanceof AdminApiError)
+    return isTransient(error) ? ExitCode.UNAVAILABLE : ExitCode.A2A_ERROR;
   return ExitCode.USAGE;
 }
 

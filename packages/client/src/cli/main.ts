@@ -11,7 +11,11 @@ process.once('SIGINT', () => {
   process.once('SIGINT', () => process.exit(130));
 });
 
-const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }, interrupt.signal);
+const code = await runCli(
+  process.argv.slice(2),
+  { stdout: process.stdout, stderr: process.stderr, env: process.env },
+  interrupt.signal,
+);
 process.exitCode = code;
 // Idle keep-alive sockets must not hold the process open once the work is done.
 setTimeout(() => process.exit(code), 2000).unref();

@@ -35,7 +35,13 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** Parsed option values as parseArgs returns them. */
-export type OptionValues = { [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type OptionValues = {
+  [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof OPTIONS)[K]['type'] extends 'boolean'
+      ? boolean
+      : string;
+};
 
 /** Options every agent command takes. */
 export const AGENT_OPTIONS: readonly OptionName[] = ['api-key', 'transport', 'header'];

@@ -35,10 +35,14 @@ export class ProgressDisplay {
         this.#taskId = response.task.id;
         this.#line(`task ${response.task.id} (context ${response.task.contextId})`);
       }
-      for (const artifact of response.task.artifacts ?? []) this.#chunks.set(label(artifact), artifact.parts.length);
+      for (const artifact of response.task.artifacts ?? [])
+        this.#chunks.set(label(artifact), artifact.parts.length);
       this.#status(response.task.status.state, partsText(response.task.status.message?.parts));
     } else if (response.statusUpdate) {
-      this.#status(response.statusUpdate.status.state, partsText(response.statusUpdate.status.message?.parts));
+      this.#status(
+        response.statusUpdate.status.state,
+        partsText(response.statusUpdate.status.message?.parts),
+      );
     } else if (response.artifactUpdate) {
       const { artifact, append, lastChunk } = response.artifactUpdate;
       const name = label(artifact);
@@ -47,6 +51,8 @@ export class ProgressDisplay {
       // On a terminal the counter lives in the spinner line; elsewhere each chunk gets a line.
       if (!this.#out.interactive || lastChunk) {
         this.#line(`  artifact ${name}: chunk ${count}${lastChunk ? ' (complete)' : ''}`);
+      } else {
+        this.#draw();
       }
     }
   }
@@ -55,7 +61,9 @@ export class ProgressDisplay {
     if (notice.type === 'reconnecting') {
       const reason = notice.error instanceof Error ? notice.error.message : String(notice.error);
       const from = notice.lastEventId !== undefined ? ` after event ${notice.lastEventId}` : '';
-      this.#line(`  connection lost (${oneLine(reason, 80)}); resuming${from} in ${(notice.delayMs / 1000).toFixed(1)}s`);
+      this.#line(
+        `  connection lost (${oneLine(reason, 80)}); resuming${from} in ${(notice.delayMs / 1000).toFixed(1)}s`,
+      );
     } else {
       this.#line(`  polling for updates: ${oneLine(notice.reason, 80)}`);
     }
@@ -83,7 +91,9 @@ export class ProgressDisplay {
   #draw(): void {
     if (!this.#timer) return;
     const seconds = ((Date.now() - this.#started) / 1000).toFixed(1);
-    const counters = [...this.#chunks].map(([name, n]) => `${name} ${n} chunk${n === 1 ? '' : 's'}`).join(', ');
+    const counters = [...this.#chunks]
+      .map(([name, n]) => `${name} ${n} chunk${n === 1 ? '' : 's'}`)
+      .join(', ');
     const frame = FRAMES[this.#frame++ % FRAMES.length] ?? '';
     const text = `${frame} ${stateName(this.#state || 'SUBMITTED')} ${seconds}s${counters ? ` · ${counters}` : ''}`;
     this.#out.io.stderr.write(`\r\x1b[2K${text}`);

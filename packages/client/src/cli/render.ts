@@ -12,7 +12,8 @@ export function partText(part: Part): string {
   if (part.data !== undefined) return JSON.stringify(part.data);
   const label = [part.mediaType, part.filename].filter(Boolean).join(', ');
   if (part.url !== undefined) return `[file ${part.url}${label ? ` (${label})` : ''}]`;
-  if (part.raw !== undefined) return `[${Math.floor((part.raw.length * 3) / 4)} bytes${label ? `, ${label}` : ''}]`;
+  if (part.raw !== undefined)
+    return `[${Math.floor((part.raw.length * 3) / 4)} bytes${label ? `, ${label}` : ''}]`;
   return '[empty part]';
 }
 
@@ -32,13 +33,22 @@ export function renderTask(task: Task): string[] {
 }
 
 export function renderArtifact(artifact: Artifact): string[] {
-  const title = artifact.name && artifact.name !== artifact.artifactId ? `${artifact.name} (${artifact.artifactId})` : artifact.artifactId;
+  const title =
+    artifact.name && artifact.name !== artifact.artifactId
+      ? `${artifact.name} (${artifact.artifactId})`
+      : artifact.artifactId;
   const count = artifact.parts.length;
-  return [`Artifact ${title}, ${count} part${count === 1 ? '' : 's'}:`, ...artifact.parts.flatMap((p) => prefixed('  ', partText(p)))];
+  return [
+    `Artifact ${title}, ${count} part${count === 1 ? '' : 's'}:`,
+    ...artifact.parts.flatMap((p) => prefixed('  ', partText(p))),
+  ];
 }
 
 export function renderMessage(message: Message): string[] {
-  return [`Message from the agent${message.contextId ? ` (context ${message.contextId})` : ''}:`, ...prefixed('  ', partsText(message.parts))];
+  return [
+    `Message from the agent${message.contextId ? ` (context ${message.contextId})` : ''}:`,
+    ...prefixed('  ', partsText(message.parts)),
+  ];
 }
 
 /** One line per stream event (the CLI's `tail`). */

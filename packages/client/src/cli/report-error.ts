@@ -11,7 +11,8 @@ export function reportError(out: Output, error: unknown): void {
     out.io.stderr.write(`${JSON.stringify({ error: info })}\n`);
     return;
   }
-  const where = info.httpStatus !== undefined ? ` [HTTP ${info.httpStatus}]` : '';
+  // JSON-RPC errors ride on HTTP 200; the status adds nothing there.
+  const where = info.httpStatus !== undefined && info.httpStatus !== 200 ? ` [HTTP ${info.httpStatus}]` : '';
   const reason = info.reason ? ` (${info.reason})` : '';
   out.err(`error: ${info.message}${reason}${where}`);
   for (const v of info.fieldViolations ?? []) out.err(`  ${v.field}: ${v.description}`);
@@ -47,9 +48,6 @@ function describe(error: unknown): ErrorInfo {
       ...(error.fieldViolations.length > 0 ? { fieldViolations: error.fieldViolations } : {}),
     };
   }
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return { type: error.name, message: error.message.includes(cause.slice(2)) ? error.message : `${error.message}${cause}` };
-  }
+  if (error instanceof Error) return { type: error.name, message: error.message };
   return { type: 'Error', message: String(error) };
 }

@@ -11,7 +11,11 @@ import { UsageError } from './usage-error.ts';
 const ALWAYS: readonly OptionName[] = ['help', 'json'];
 
 /** Parses argv, runs the command and returns the exit code; never throws. */
-export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = new AbortController().signal): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number> {
   let out = new Output(io, argv.includes('--json'));
   try {
     const parsed = parse(argv);
@@ -31,7 +35,10 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
     const args = parsed.positionals.slice(command.words.length);
     const max = command.args.length + (command.optionalArgs?.length ?? 0);
     if (args.length < command.args.length || args.length > max) {
-      throw new UsageError(`${command.words.join(' ')} takes ${command.args.map((a) => `<${a}>`).join(' ') || 'no arguments'}`, usageLine(command));
+      throw new UsageError(
+        `${command.words.join(' ')} takes ${command.args.map((a) => `<${a}>`).join(' ') || 'no arguments'}`,
+        usageLine(command),
+      );
     }
     return await command.run({ out, values, env: io.env, signal }, args);
   } catch (err) {
@@ -42,7 +49,13 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, allowNegative: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      allowNegative: true,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -54,7 +67,11 @@ function findCommand(positionals: string[]): Command {
   if (command) return command;
   const prefix = positionals.slice(0, 2).join(' ');
   const near = COMMANDS.filter((c) => c.words[0] === positionals[0]).map((c) => `  ${usageLine(c)}`);
-  throw new UsageError(near.length > 0 ? `unknown command "${prefix}"; did you mean:\n${near.join('\n')}` : `unknown command "${positionals[0]}" (try --help)`);
+  throw new UsageError(
+    near.length > 0
+      ? `unknown command "${prefix}"; did you mean:\n${near.join('\n')}`
+      : `unknown command "${positionals[0]}" (try --help)`,
+  );
 }
 
 function checkOptions(command: Command, values: Record<string, unknown>): void {

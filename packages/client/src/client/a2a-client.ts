@@ -70,7 +70,10 @@ export class A2AClient {
 
   /** Connects to a card already at hand; `baseUrl` resolves relative interface URLs. */
   static fromCard(card: AgentCard, options: A2AClientOptions = {}, baseUrl?: string): A2AClient {
-    const chosen = selectInterface(card, { ...(options.transport ? { prefer: options.transport } : {}), ...(baseUrl ? { baseUrl } : {}) });
+    const chosen = selectInterface(card, {
+      ...(options.transport ? { prefer: options.transport } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
+    });
     const http = new HttpClient({
       headers: requestHeaders(card, options),
       fetch: options.fetch,
@@ -83,7 +86,8 @@ export class A2AClient {
       tenant: chosen.tenant,
       streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
     };
-    const transport = chosen.binding === 'JSONRPC' ? new JsonRpcTransport(settings) : new RestTransport(settings);
+    const transport =
+      chosen.binding === 'JSONRPC' ? new JsonRpcTransport(settings) : new RestTransport(settings);
     return new A2AClient(card, transport);
   }
 
@@ -110,7 +114,11 @@ export class A2AClient {
   }
 
   /** Answers an input-required (or auth-required) task: same taskId and contextId, then waits again. */
-  continueTask(task: Pick<Task, 'id' | 'contextId'>, input: string | Part[], options: RunOptions = {}): Promise<SendMessageResponse> {
+  continueTask(
+    task: Pick<Task, 'id' | 'contextId'>,
+    input: string | Part[],
+    options: RunOptions = {},
+  ): Promise<SendMessageResponse> {
     return this.run(userMessage(input, { taskId: task.id, contextId: task.contextId }), options);
   }
 
@@ -120,7 +128,11 @@ export class A2AClient {
   }
 
   /** Registers a webhook for a task (push notifications, digest §8). */
-  registerWebhook(taskId: string, webhook: WebhookOptions, options?: CallOptions): Promise<TaskPushNotificationConfig> {
+  registerWebhook(
+    taskId: string,
+    webhook: WebhookOptions,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig> {
     return this.createPushConfig(
       {
         taskId,
@@ -174,11 +186,18 @@ export class A2AClient {
     return this.transport.createPushConfig(config, options);
   }
 
-  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<TaskPushNotificationConfig> {
+  getPushConfig(
+    taskId: string,
+    configId: string,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig> {
     return this.transport.getPushConfig(taskId, configId, options);
   }
 
-  listPushConfigs(taskId: string, options?: ListPushConfigsOptions): Promise<ListTaskPushNotificationConfigsResponse> {
+  listPushConfigs(
+    taskId: string,
+    options?: ListPushConfigsOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.transport.listPushConfigs(taskId, options);
   }
 

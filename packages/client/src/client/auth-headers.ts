@@ -9,10 +9,15 @@ const DEFAULT_API_KEY_HEADER = 'X-API-Key';
  */
 export function requestHeaders(
   card: AgentCard | undefined,
-  options: { apiKey?: string | undefined; headers?: Record<string, string> | undefined; extensions?: string[] | undefined },
+  options: {
+    apiKey?: string | undefined;
+    headers?: Record<string, string> | undefined;
+    extensions?: string[] | undefined;
+  },
 ): Record<string, string> {
   const headers: Record<string, string> = { 'A2A-Version': A2A_VERSION };
-  if (options.extensions && options.extensions.length > 0) headers['A2A-Extensions'] = options.extensions.join(', ');
+  if (options.extensions && options.extensions.length > 0)
+    headers['A2A-Extensions'] = options.extensions.join(', ');
   if (options.apiKey) headers[apiKeyHeader(card)] = options.apiKey;
   return { ...headers, ...options.headers };
 }

@@ -7,7 +7,12 @@ import { A2AResponseError } from './response-error.ts';
  * error envelope (the JSON-RPC binding, also on 401/429), a google.rpc.Status (HTTP+JSON, digest
  * §5.4), or anything else (a proxy's HTML page), which falls back to the status code.
  */
-export function errorFromReply(status: number, statusText: string, bodyText: string, headers: Headers): A2AResponseError {
+export function errorFromReply(
+  status: number,
+  statusText: string,
+  bodyText: string,
+  headers: Headers,
+): A2AResponseError {
   const body = parseJson(bodyText);
   const retryAfter = retryAfterSeconds(headers.get('retry-after'));
   const rpcError = record(record(body)?.['error']);

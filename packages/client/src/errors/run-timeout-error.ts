@@ -7,7 +7,9 @@ export class RunTimeoutError extends Error {
   readonly task: Task | undefined;
 
   constructor(timeoutMs: number, task: Task | undefined) {
-    super(`gave up after ${timeoutMs} ms; task ${task?.id ?? '(none yet)'} is ${task?.status.state ?? 'unknown'}`);
+    super(
+      `gave up after ${timeoutMs} ms; task ${task?.id ?? '(none yet)'} is ${task?.status.state ?? 'unknown'}`,
+    );
     this.name = 'RunTimeoutError';
     this.timeoutMs = timeoutMs;
     this.task = task;

@@ -76,7 +76,11 @@ export class HttpClient {
   }
 
   /** Runs `operation` with this client's retry policy (full-jitter backoff, Retry-After). */
-  retrying<T>(operation: (attempt: number) => Promise<T>, signal?: AbortSignal, options?: { retry?: boolean }): Promise<T> {
+  retrying<T>(
+    operation: (attempt: number) => Promise<T>,
+    signal?: AbortSignal,
+    options?: { retry?: boolean },
+  ): Promise<T> {
     const policy = options?.retry === false ? { ...this.retry, maxAttempts: 1 } : this.retry;
     return withRetry(operation, policy, signal, this.#onRetry);
   }
@@ -86,5 +90,7 @@ function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = err.cause instanceof Error ? err.cause : undefined;
   const code = (cause as { code?: unknown } | undefined)?.code;
-  return cause ? `${cause.message}${typeof code === 'string' && !cause.message.includes(code) ? ` (${code})` : ''}` : err.message;
+  return cause
+    ? `${cause.message}${typeof code === 'string' && !cause.message.includes(code) ? ` (${code})` : ''}`
+    : err.message;
 }

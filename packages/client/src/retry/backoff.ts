@@ -11,7 +11,11 @@ export interface BackoffOptions {
  * drawn uniformly from [0, min(max, base·2^attempt)]. Spreads the retries of many clients that
  * failed together (a gateway restart) instead of having them return in waves.
  */
-export function fullJitterDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
+export function fullJitterDelay(
+  attempt: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, attempt));
   return Math.floor(random() * ceiling);
 }

@@ -5,7 +5,13 @@ import type { StreamEvent } from '../transport/transport.ts';
 /** What the follower is doing about the connection, for progress displays and logs. */
 export type RunNotice =
   /** A stream broke or ended early; it is reopened after `delayMs`, resuming after `lastEventId`. */
-  | { type: 'reconnecting'; attempt: number; delayMs: number; lastEventId: string | undefined; error: unknown }
+  | {
+      type: 'reconnecting';
+      attempt: number;
+      delayMs: number;
+      lastEventId: string | undefined;
+      error: unknown;
+    }
   /** Streaming is off, unsupported, or kept failing: GetTask polling from here on. */
   | { type: 'polling'; reason: string };
 
@@ -34,6 +40,9 @@ export interface RunOptions extends FollowOptions {
   metadata?: JsonObject | undefined;
 }
 
-export const DEFAULT_RECONNECT_BACKOFF: BackoffOptions = Object.freeze({ baseDelayMs: 250, maxDelayMs: 5000 });
+export const DEFAULT_RECONNECT_BACKOFF: BackoffOptions = Object.freeze({
+  baseDelayMs: 250,
+  maxDelayMs: 5000,
+});
 export const DEFAULT_POLL_BACKOFF: BackoffOptions = Object.freeze({ baseDelayMs: 500, maxDelayMs: 10_000 });
 export const DEFAULT_MAX_STREAM_FAILURES = 3;

@@ -1,4 +1,10 @@
-import { isInterrupted, type AgentCard, type Message, type SendMessageResponse, type Task } from '@switchyard/protocol';
+import {
+  isInterrupted,
+  type AgentCard,
+  type Message,
+  type SendMessageResponse,
+  type Task,
+} from '@switchyard/protocol';
 import { RunTimeoutError } from '../errors/run-timeout-error.ts';
 import type { A2ATransport } from '../transport/transport.ts';
 import { invalidResponse } from '../transport/stream-response.ts';
@@ -47,7 +53,9 @@ export async function waitForTask(
   taskId: string,
   options: FollowOptions = {},
 ): Promise<Task> {
-  return withDeadline(options, (signal, holder) => followTask(context(transport, card, taskId, options, signal, holder)));
+  return withDeadline(options, (signal, holder) =>
+    followTask(context(transport, card, taskId, options, signal, holder)),
+  );
 }
 
 function context(

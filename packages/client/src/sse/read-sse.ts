@@ -15,7 +15,10 @@ export interface ReadSseOptions {
  * ends the body (A2A has no terminal marker, digest §4.1); a body cut before that surfaces as a
  * NetworkError so callers can resume. Leaving the loop early closes the connection.
  */
-export async function* readSse(response: Response, options: ReadSseOptions): AsyncGenerator<EventSourceMessage> {
+export async function* readSse(
+  response: Response,
+  options: ReadSseOptions,
+): AsyncGenerator<EventSourceMessage> {
   if (!response.body) return;
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

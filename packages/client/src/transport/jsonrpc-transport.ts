@@ -66,7 +66,10 @@ export class JsonRpcTransport implements A2ATransport {
   }
 
   getTask(taskId: string, options?: GetTaskOptions): Promise<Task> {
-    const params = { id: taskId, ...(options?.historyLength !== undefined ? { historyLength: options.historyLength } : {}) };
+    const params = {
+      id: taskId,
+      ...(options?.historyLength !== undefined ? { historyLength: options.historyLength } : {}),
+    };
     return this.#call('GetTask', params, options);
   }
 
@@ -75,7 +78,11 @@ export class JsonRpcTransport implements A2ATransport {
   }
 
   cancelTask(taskId: string, options?: CancelTaskOptions): Promise<Task> {
-    return this.#call('CancelTask', { id: taskId, ...(options?.metadata ? { metadata: options.metadata } : {}) }, options);
+    return this.#call(
+      'CancelTask',
+      { id: taskId, ...(options?.metadata ? { metadata: options.metadata } : {}) },
+      options,
+    );
   }
 
   subscribeToTask(taskId: string, options?: SubscribeOptions): AsyncGenerator<StreamEvent> {
@@ -86,11 +93,18 @@ export class JsonRpcTransport implements A2ATransport {
     return this.#call('CreateTaskPushNotificationConfig', config, options);
   }
 
-  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<TaskPushNotificationConfig> {
+  getPushConfig(
+    taskId: string,
+    configId: string,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig> {
     return this.#call('GetTaskPushNotificationConfig', { taskId, id: configId }, options);
   }
 
-  listPushConfigs(taskId: string, options?: ListPushConfigsOptions): Promise<ListTaskPushNotificationConfigsResponse> {
+  listPushConfigs(
+    taskId: string,
+    options?: ListPushConfigsOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     const params = {
       taskId,
       ...(options?.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
@@ -101,7 +115,9 @@ export class JsonRpcTransport implements A2ATransport {
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
     // The result is `{}` in ProtoJSON and `null` from a2a-js (digest §12 #17): both are fine.
-    await this.#call('DeleteTaskPushNotificationConfig', { taskId, id: configId }, options, { allowNullResult: true });
+    await this.#call('DeleteTaskPushNotificationConfig', { taskId, id: configId }, options, {
+      allowNullResult: true,
+    });
   }
 
   getExtendedAgentCard(options?: CallOptions): Promise<AgentCard> {
@@ -109,7 +125,9 @@ export class JsonRpcTransport implements A2ATransport {
   }
 
   #params(params: object): object {
-    return this.#tenant !== undefined && !('tenant' in params && params.tenant) ? { ...params, tenant: this.#tenant } : params;
+    return this.#tenant !== undefined && !('tenant' in params && params.tenant)
+      ? { ...params, tenant: this.#tenant }
+      : params;
   }
 
   #call<M extends UnaryMethod>(
@@ -129,8 +147,10 @@ export class JsonRpcTransport implements A2ATransport {
         signal,
       });
       const envelope = record(parseJson(await readText(response, signal)));
-      if (envelope?.['error'] !== undefined && envelope['error'] !== null) throw errorFromJsonRpc(envelope['error'], response.status);
-      if (!envelope || !('result' in envelope)) throw invalidResponse(`${method}: the reply is not a JSON-RPC response`, response.status);
+      if (envelope?.['error'] !== undefined && envelope['error'] !== null)
+        throw errorFromJsonRpc(envelope['error'], response.status);
+      if (!envelope || !('result' in envelope))
+        throw invalidResponse(`${method}: the reply is not a JSON-RPC response`, response.status);
       const result = envelope['result'];
       if (result === null && flags.allowNullResult) return {} as A2AMethodResponse[M];
       if (!record(result)) throw invalidResponse(`${method}: the result is not an object`, response.status);
@@ -138,7 +158,11 @@ export class JsonRpcTransport implements A2ATransport {
     }, signal);
   }
 
-  async *#stream(method: 'SendStreamingMessage' | 'SubscribeToTask', params: object, options?: SubscribeOptions): AsyncGenerator<StreamEvent> {
+  async *#stream(
+    method: 'SendStreamingMessage' | 'SubscribeToTask',
+    params: object,
+    options?: SubscribeOptions,
+  ): AsyncGenerator<StreamEvent> {
     const items = openStream(
       this.#http,
       {
@@ -153,7 +177,8 @@ export class JsonRpcTransport implements A2ATransport {
     for await (const item of items) {
       const envelope = record(parseJson(item.data));
       if (!envelope) throw invalidResponse(`${method}: a stream event is not JSON`, item.status);
-      if (envelope['error'] !== undefined && envelope['error'] !== null) throw errorFromJsonRpc(envelope['error'], item.status);
+      if (envelope['error'] !== undefined && envelope['error'] !== null)
+        throw errorFromJsonRpc(envelope['error'], item.status);
       const response = asStreamResponse(envelope['result'], item.status);
       if (response) yield { ...(item.id !== undefined ? { id: item.id } : {}), response };
     }

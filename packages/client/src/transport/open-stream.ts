@@ -23,10 +23,17 @@ export interface OpenStreamOptions {
  * Last-Event-ID). A server that answers a streaming call with plain JSON (a2a-js sends pre-stream
  * JSON-RPC errors that way) yields that body as a single item.
  */
-export async function* openStream(http: HttpClient, request: HttpRequest, options: OpenStreamOptions): AsyncGenerator<RawStreamItem> {
+export async function* openStream(
+  http: HttpClient,
+  request: HttpRequest,
+  options: OpenStreamOptions,
+): AsyncGenerator<RawStreamItem> {
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-  const headers = { ...request.headers, ...(options.lastEventId !== undefined ? { 'Last-Event-ID': options.lastEventId } : {}) };
+  const headers = {
+    ...request.headers,
+    ...(options.lastEventId !== undefined ? { 'Last-Event-ID': options.lastEventId } : {}),
+  };
   const response = await http.retrying(() => http.fetch({ ...request, headers, signal }), options.signal);
   const contentType = response.headers.get('content-type') ?? '';
   if (!contentType.toLowerCase().startsWith('text/event-stream')) {
@@ -36,7 +43,9 @@ export async function* openStream(http: HttpClient, request: HttpRequest, option
       return;
     }
     throw new A2AResponseError(
-      new A2AError('InvalidAgentResponse', { message: `expected text/event-stream, got ${contentType || 'no content type'}` }),
+      new A2AError('InvalidAgentResponse', {
+        message: `expected text/event-stream, got ${contentType || 'no content type'}`,
+      }),
       response.status,
     );
   }
@@ -45,6 +54,10 @@ export async function* openStream(http: HttpClient, request: HttpRequest, option
     idleTimeoutMs: options.idleTimeoutMs,
     abort: (reason) => controller.abort(reason),
   })) {
-    yield { ...(event.id !== undefined && event.id !== '' ? { id: event.id } : {}), data: event.data, status: response.status };
+    yield {
+      ...(event.id !== undefined && event.id !== '' ? { id: event.id } : {}),
+      data: event.data,
+      status: response.status,
+    };
   }
 }

@@ -54,16 +54,36 @@ export class RestTransport implements A2ATransport {
   }
 
   sendStreamingMessage(request: SendMessageRequest, options?: CallOptions): AsyncGenerator<StreamEvent> {
-    return this.#stream({ method: 'POST', url: this.#url(['message:stream']), body: withoutTenant(request), contentType: A2A_JSON }, options);
+    return this.#stream(
+      {
+        method: 'POST',
+        url: this.#url(['message:stream']),
+        body: withoutTenant(request),
+        contentType: A2A_JSON,
+      },
+      options,
+    );
   }
 
   getTask(taskId: string, options?: GetTaskOptions): Promise<Task> {
-    return this.#json({ method: 'GET', path: ['tasks', seg(taskId)], query: { historyLength: options?.historyLength } }, options);
+    return this.#json(
+      { method: 'GET', path: ['tasks', seg(taskId)], query: { historyLength: options?.historyLength } },
+      options,
+    );
   }
 
   listTasks(request: ListTasksRequest = {}, options?: CallOptions): Promise<ListTasksResponse> {
-    const { contextId, status, pageSize, pageToken, historyLength, statusTimestampAfter, includeArtifacts } = request;
-    const query = { contextId, status, pageSize, pageToken, historyLength, statusTimestampAfter, includeArtifacts };
+    const { contextId, status, pageSize, pageToken, historyLength, statusTimestampAfter, includeArtifacts } =
+      request;
+    const query = {
+      contextId,
+      status,
+      pageSize,
+      pageToken,
+      historyLength,
+      statusTimestampAfter,
+      includeArtifacts,
+    };
     return this.#json({ method: 'GET', path: ['tasks'], query }, options);
   }
 
@@ -79,21 +99,40 @@ export class RestTransport implements A2ATransport {
 
   createPushConfig(config: NewPushConfig, options?: CallOptions): Promise<TaskPushNotificationConfig> {
     const { taskId, tenant: _tenant, ...body } = config;
-    return this.#json({ method: 'POST', path: ['tasks', seg(taskId), 'pushNotificationConfigs'], body }, options);
+    return this.#json(
+      { method: 'POST', path: ['tasks', seg(taskId), 'pushNotificationConfigs'], body },
+      options,
+    );
   }
 
-  getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<TaskPushNotificationConfig> {
-    return this.#json({ method: 'GET', path: ['tasks', seg(taskId), 'pushNotificationConfigs', seg(configId)] }, options);
+  getPushConfig(
+    taskId: string,
+    configId: string,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig> {
+    return this.#json(
+      { method: 'GET', path: ['tasks', seg(taskId), 'pushNotificationConfigs', seg(configId)] },
+      options,
+    );
   }
 
-  listPushConfigs(taskId: string, options?: ListPushConfigsOptions): Promise<ListTaskPushNotificationConfigsResponse> {
+  listPushConfigs(
+    taskId: string,
+    options?: ListPushConfigsOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     const query = { pageSize: options?.pageSize, pageToken: options?.pageToken };
-    return this.#json({ method: 'GET', path: ['tasks', seg(taskId), 'pushNotificationConfigs'], query }, options);
+    return this.#json(
+      { method: 'GET', path: ['tasks', seg(taskId), 'pushNotificationConfigs'], query },
+      options,
+    );
   }
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
     // 200 `{}` or 204 (a2a-js), both fine (digest §12 #17).
-    await this.#json({ method: 'DELETE', path: ['tasks', seg(taskId), 'pushNotificationConfigs', seg(configId)] }, options);
+    await this.#json(
+      { method: 'DELETE', path: ['tasks', seg(taskId), 'pushNotificationConfigs', seg(configId)] },
+      options,
+    );
   }
 
   getExtendedAgentCard(options?: CallOptions): Promise<AgentCard> {
@@ -104,7 +143,8 @@ export class RestTransport implements A2ATransport {
   #url(path: string[], query: Query = {}): string {
     const encoded = [...(this.#tenant !== undefined ? [seg(this.#tenant)] : []), ...path];
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+    for (const [key, value] of Object.entries(query))
+      if (value !== undefined && value !== '') params.set(key, String(value));
     const search = params.toString();
     return `${this.url}/${encoded.join('/')}${search ? `?${search}` : ''}`;
   }
@@ -126,12 +166,16 @@ export class RestTransport implements A2ATransport {
       const text = await readText(response, signal);
       if (response.status === 204 || text.trim() === '') return {} as T;
       const body = parseJson(text);
-      if (!record(body)) throw invalidResponse(`${call.method} ${url}: the reply is not a JSON object`, response.status);
+      if (!record(body))
+        throw invalidResponse(`${call.method} ${url}: the reply is not a JSON object`, response.status);
       return body as T;
     }, signal);
   }
 
-  async *#stream(request: Omit<HttpRequest, 'accept'>, options?: SubscribeOptions): AsyncGenerator<StreamEvent> {
+  async *#stream(
+    request: Omit<HttpRequest, 'accept'>,
+    options?: SubscribeOptions,
+  ): AsyncGenerator<StreamEvent> {
     const items = openStream(
       this.#http,
       { ...request, accept: 'text/event-stream' },
@@ -141,7 +185,8 @@ export class RestTransport implements A2ATransport {
       const body = record(parseJson(item.data));
       if (!body) throw invalidResponse('a stream event is not JSON', item.status);
       // A mid-stream error is a google.rpc.Status event (digest §12 #16).
-      if (record(body['error']) && asStreamResponse(body, item.status) === undefined) throw errorFromStatusBody(body, item.status);
+      if (record(body['error']) && asStreamResponse(body, item.status) === undefined)
+        throw errorFromStatusBody(body, item.status);
       const response = asStreamResponse(body, item.status);
       if (response) yield { ...(item.id !== undefined ? { id: item.id } : {}), response };
     }

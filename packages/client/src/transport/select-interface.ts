@@ -13,14 +13,20 @@ export interface SelectedInterface {
  * agent's preference, digest §2.5) whose binding this client implements and whose
  * `protocolVersion` is 1.0, patch ignored (§6). `prefer` forces one binding.
  */
-export function selectInterface(card: AgentCard, options: { prefer?: SupportedBinding; baseUrl?: string } = {}): SelectedInterface {
+export function selectInterface(
+  card: AgentCard,
+  options: { prefer?: SupportedBinding; baseUrl?: string } = {},
+): SelectedInterface {
   const usable = (card.supportedInterfaces ?? []).filter(
     (i): i is AgentInterface & { protocolBinding: SupportedBinding } =>
-      (SUPPORTED_BINDINGS as readonly string[]).includes(i.protocolBinding) && speaksOurVersion(i.protocolVersion),
+      (SUPPORTED_BINDINGS as readonly string[]).includes(i.protocolBinding) &&
+      speaksOurVersion(i.protocolVersion),
   );
   const chosen = options.prefer ? usable.find((i) => i.protocolBinding === options.prefer) : usable[0];
   if (!chosen) {
-    const offered = (card.supportedInterfaces ?? []).map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ') || 'none';
+    const offered =
+      (card.supportedInterfaces ?? []).map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ') ||
+      'none';
     const wanted = options.prefer ?? SUPPORTED_BINDINGS.join(' or ');
     throw new A2AError('UnsupportedOperation', {
       message: `agent "${card.name}" offers no ${wanted} interface for A2A ${A2A_VERSION} (offered: ${offered})`,

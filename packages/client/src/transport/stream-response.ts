@@ -15,7 +15,10 @@ export function asStreamResponse(value: unknown, status: number): StreamResponse
   const present = MEMBERS.filter((m) => obj[m] !== undefined && obj[m] !== null);
   if (present.length === 0) return undefined;
   if (present.length > 1 || !record(obj[present[0] as string])) {
-    throw invalidResponse(`a stream event has ${present.join(' and ')}; exactly one object member is allowed`, status);
+    throw invalidResponse(
+      `a stream event has ${present.join(' and ')}; exactly one object member is allowed`,
+      status,
+    );
   }
   return obj as StreamResponse;
 }

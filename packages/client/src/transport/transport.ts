@@ -62,7 +62,10 @@ export interface A2ATransport {
   subscribeToTask(taskId: string, options?: SubscribeOptions): AsyncGenerator<StreamEvent>;
   createPushConfig(config: NewPushConfig, options?: CallOptions): Promise<TaskPushNotificationConfig>;
   getPushConfig(taskId: string, configId: string, options?: CallOptions): Promise<TaskPushNotificationConfig>;
-  listPushConfigs(taskId: string, options?: ListPushConfigsOptions): Promise<ListTaskPushNotificationConfigsResponse>;
+  listPushConfigs(
+    taskId: string,
+    options?: ListPushConfigsOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse>;
   deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void>;
   getExtendedAgentCard(options?: CallOptions): Promise<AgentCard>;
 }

@@ -24,7 +24,6 @@ export interface Platform {
   restartGateway(between?: () => Promise<void>): Promise<void>;
   /** The running gateway. */
   gateway(): Gateway;
-  worker: WorkerRuntime;
   stop(): Promise<void>;
 }
 
@@ -32,7 +31,8 @@ export interface Platform {
  * A real Switchyard for one test file: its own database (cloned from the migrated template) and
  * Redis prefix, a gateway on an ephemeral port and an in-process worker, with tenant acme, the
  * bundled agents and an API key for alice. Agents: echo, booking, invoices, slow (3 steps over
- * 1.5 s), sleepy (2 minutes, something to cancel).
+ * 1.5 s), sleepy (2 minutes, something to cancel). Cancel every sleepy task a test starts: the
+ * worker's stop() currently waits for a running task to finish.
  */
 export async function startPlatform(options: { slowDelayMs?: number } = {}): Promise<Platform> {
   const db = await createTestDatabase();
@@ -101,7 +101,6 @@ export async function startPlatform(options: { slowDelayMs?: number } = {}): Pro
     agentUrl: base,
     cardUrl: (id) => `${base(id)}/.well-known/agent-card.json`,
     gateway: () => gateway,
-    worker,
     async restartGateway(between) {
       await gateway.stop();
       await between?.();
@@ -109,15 +108,10 @@ export async function startPlatform(options: { slowDelayMs?: number } = {}): Pro
       await gateway.start(port);
     },
     async stop() {
-      const t0 = Date.now();
       await gateway.stop();
-      console.log('gw', Date.now() - t0);
       await worker.stop();
-      console.log('worker', Date.now() - t0);
       await redis.cleanup();
-      console.log('redis', Date.now() - t0);
       await db.drop();
-      console.log('db', Date.now() - t0);
     },
   };
 }
@@ -128,7 +122,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

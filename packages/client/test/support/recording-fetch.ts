@@ -8,7 +8,11 @@ export interface RecordedRequest {
 }
 
 /** What a fault hook may do with a request: pass it on, or answer/fail it itself. */
-export type FaultHook = (request: RecordedRequest, forward: () => Promise<Response>, index: number) => Promise<Response>;
+export type FaultHook = (
+  request: RecordedRequest,
+  forward: () => Promise<Response>,
+  index: number,
+) => Promise<Response>;
 
 /**
  * A fetch that records every request and lets a test inject faults (drop a reply, cut a stream,
@@ -75,5 +79,9 @@ export function cutAfterEvents(response: Response, events: number): Response {
       await reader.cancel().catch(() => undefined);
     },
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

@@ -41,11 +41,16 @@ export async function startSdkServer(): Promise<SdkServer> {
     capabilities: { streaming: true, pushNotifications: false },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'chunks', name: 'Chunks', description: 'Streams an artifact in two chunks', tags: ['test'] }],
+    skills: [
+      { id: 'chunks', name: 'Chunks', description: 'Streams an artifact in two chunks', tags: ['test'] },
+    ],
   });
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(
+    '/a2a/jsonrpc',
+    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+  );
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return {
     url,
@@ -59,14 +64,33 @@ export async function startSdkServer(): Promise<SdkServer> {
 
 const executor: AgentExecutor = {
   async execute(ctx: RequestContext, bus: ExecutionEventBus) {
-    const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    const text = ctx.userMessage.parts
+      .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+      .join('');
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     if (text === 'reply') {
-      bus.publish(AgentEvent.message(Message.fromJSON({ messageId: `m-${ctx.taskId}`, role: 'ROLE_AGENT', contextId: ctx.contextId, parts: [{ text: 'pong' }] })));
+      bus.publish(
+        AgentEvent.message(
+          Message.fromJSON({
+            messageId: `m-${ctx.taskId}`,
+            role: 'ROLE_AGENT',
+            contextId: ctx.contextId,
+            parts: [{ text: 'pong' }],
+          }),
+        ),
+      );
       return;
     }
     if (!ctx.task) {
-      bus.publish(AgentEvent.task(Task.fromJSON({ id: ctx.taskId, contextId: ctx.contextId, status: { state: 'TASK_STATE_SUBMITTED' } })));
+      bus.publish(
+        AgentEvent.task(
+          Task.fromJSON({
+            id: ctx.taskId,
+            contextId: ctx.contextId,
+            status: { state: 'TASK_STATE_SUBMITTED' },
+          }),
+        ),
+      );
     } else {
       bus.publish(AgentEvent.task(ctx.task));
     }
@@ -78,7 +102,16 @@ const executor: AgentExecutor = {
             status: {
               state,
               timestamp: new Date().toISOString(),
-              ...(said ? { message: { messageId: `s-${Date.now()}`, role: 'ROLE_AGENT', parts: [{ text: said }], ...ids } } : {}),
+              ...(said
+                ? {
+                    message: {
+                      messageId: `s-${Date.now()}`,
+                      role: 'ROLE_AGENT',
+                      parts: [{ text: said }],
+                      ...ids,
+                    },
+                  }
+                : {}),
             },
           }),
         ),
@@ -91,7 +124,12 @@ const executor: AgentExecutor = {
     const chunk = (part: string, append: boolean, lastChunk: boolean) =>
       bus.publish(
         AgentEvent.artifactUpdate(
-          TaskArtifactUpdateEvent.fromJSON({ ...ids, append, lastChunk, artifact: { artifactId: 'out', name: 'out.txt', parts: [{ text: part }] } }),
+          TaskArtifactUpdateEvent.fromJSON({
+            ...ids,
+            append,
+            lastChunk,
+            artifact: { artifactId: 'out', name: 'out.txt', parts: [{ text: part }] },
+          }),
         ),
       );
     chunk(`echo: ${text}`, false, false);
@@ -101,6 +139,10 @@ const executor: AgentExecutor = {
     status('TASK_STATE_COMPLETED', 'finished');
   },
   async cancelTask(taskId: string, bus: ExecutionEventBus) {
-    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({ taskId, contextId: '', status: { state: 'TASK_STATE_CANCELED' } })));
+    bus.publish(
+      AgentEvent.statusUpdate(
+        TaskStatusUpdateEvent.fromJSON({ taskId, contextId: '', status: { state: 'TASK_STATE_CANCELED' } }),
+      ),
+    );
   },
 };

@@ -1,7 +1,7 @@
 import { RunEndedError } from '@switchyard/agents';
 import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
-import type { RunTaskJob } from '@switchyard/queue';
+import type { Dispatch, RunTaskJob } from '@switchyard/queue';
 import type { ClaimResult } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { makeVisible } from '../service/make-visible.ts';
@@ -30,6 +30,13 @@ interface ActiveRun {
 export class TaskRunner {
   private readonly deps: RunnerDeps;
   private readonly active = new Map<string, ActiveRun>();
+  /**
+   * While draining, re-dispatches are held back until the queue consumer has closed: a paused
+   * BullMQ worker can still take a job already on its way, and re-running a handed-back task on
+   * the process that is shutting down would defeat the hand-back.
+   */
+  private draining = false;
+  private readonly heldBack: Dispatch[] = [];
 
   constructor(deps: RunnerDeps) {
     this.deps = deps;
@@ -55,6 +62,19 @@ export class TaskRunner {
 
   private async runTraced(job: RunTaskJob): Promise<void> {
     const { store, config, workerId } = this.deps;
+    if (this.draining) {
+      // Taken while shutting down: leave the task to another worker.
+      const record = await store.getTaskRecord(job.tenantId, job.taskId);
+      if (record)
+        this.heldBack.push({
+          tenantId: job.tenantId,
+          taskId: job.taskId,
+          version: record.version,
+          attempts: record.attempts,
+          nonce: `d${Date.now()}`,
+        });
+      return;
+    }
     await this.deps.onStarted?.(job.tenantId).catch(() => undefined);
     const claim = await store.claimTask({
       tenantId: job.tenantId,
@@ -79,6 +99,25 @@ export class TaskRunner {
     } finally {
       this.active.delete(key);
       finish();
+    }
+  }
+
+  /** Takes no new runs from now on; re-dispatches wait for `releaseHeldBack`. */
+  beginDrain(): void {
+    this.draining = true;
+  }
+
+  /** After the consumer closed: enqueue the dispatches held back while draining. */
+  async releaseHeldBack(): Promise<void> {
+    for (const dispatch of this.heldBack.splice(0)) {
+      await this.deps.dispatcher
+        .enqueue(dispatch)
+        .catch((err: unknown) =>
+          this.deps.log.warn(
+            { err, taskId: dispatch.taskId },
+            'hand-back enqueue failed; the reaper will dispatch',
+          ),
+        );
     }
   }
 
@@ -245,7 +284,7 @@ export class TaskRunner {
     });
   }
 
-  /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch at once. */
+  /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */
   private async handBack(ctx: RunContext): Promise<void> {
     const record = ctx.current;
     const released = await this.deps.store.releaseLease({
@@ -255,17 +294,20 @@ export class TaskRunner {
       refundAttempt: true,
     });
     if (!released) return;
-    await this.deps.dispatcher
-      .enqueue({
-        tenantId: record.tenantId,
-        taskId: record.id,
-        version: record.version,
-        attempts: Math.max(0, record.attempts - 1),
-        nonce: `h${Date.now()}`,
-      })
-      .catch((err: unknown) =>
-        this.deps.log.warn({ err }, 'hand-back enqueue failed; the reaper will dispatch'),
-      );
+    const dispatch: Dispatch = {
+      tenantId: record.tenantId,
+      taskId: record.id,
+      version: record.version,
+      attempts: Math.max(0, record.attempts - 1),
+      nonce: `h${Date.now()}`,
+    };
+    if (this.draining) this.heldBack.push(dispatch);
+    else
+      await this.deps.dispatcher
+        .enqueue(dispatch)
+        .catch((err: unknown) =>
+          this.deps.log.warn({ err }, 'hand-back enqueue failed; the reaper will dispatch'),
+        );
   }
 
   /** The claim failed: if only because of retry backoff, schedule the dispatch for later. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { isTaskId } from '../tasks/task-row.ts';
 import type { DeliveryKey } from './outbox-store.ts';
 
 /**
@@ -8,6 +9,8 @@ import type { DeliveryKey } from './outbox-store.ts';
  * of the task went out meanwhile: receivers order by the event, not by arrival.
  */
 export async function replayDeadLetter(db: Db, key: DeliveryKey): Promise<boolean> {
+  // Ids come from operators' requests: a malformed one is "nothing to replay", not a cast error.
+  if (!isTaskId(key.taskId) || !Number.isInteger(key.seq)) return false;
   const result = await db
     .updateTable('push_deliveries')
     .set({

@@ -15,7 +15,10 @@ const base: readonly OptionName[] = [...ADMIN_OPTIONS, 'json'];
 function admin(ctx: CommandContext): AdminClient {
   const token = ctx.values['admin-token'] ?? ctx.env['SWITCHYARD_ADMIN_TOKEN'];
   if (!token) throw new UsageError('admin commands need --admin-token or SWITCHYARD_ADMIN_TOKEN');
-  return new AdminClient({ serverUrl: ctx.values.server ?? ctx.env['SWITCHYARD_SERVER'] ?? DEFAULT_SERVER, token });
+  return new AdminClient({
+    serverUrl: ctx.values.server ?? ctx.env['SWITCHYARD_SERVER'] ?? DEFAULT_SERVER,
+    token,
+  });
 }
 
 /** Prints the JSON document, or the human lines. */
@@ -34,7 +37,10 @@ export const adminCommands: Command[] = [
     summary: 'Create a tenant; prints its webhook signing secret once.',
     async run(ctx, [id = '']) {
       const created = await admin(ctx).createTenant({ id, name: ctx.values.name ?? id });
-      return print(ctx, created, () => [`tenant ${created.tenant.id} (${created.tenant.name})`, `webhook secret: ${created.webhookSecret}`]);
+      return print(ctx, created, () => [
+        `tenant ${created.tenant.id} (${created.tenant.name})`,
+        `webhook secret: ${created.webhookSecret}`,
+      ]);
     },
   },
   {
@@ -46,7 +52,10 @@ export const adminCommands: Command[] = [
     async run(ctx) {
       const tenants = await admin(ctx).listTenants();
       return print(ctx, { tenants }, () =>
-        formatTable(['TENANT', 'NAME', 'CREATED', 'DISABLED'], tenants.map((t) => [t.id, t.name, t.createdAt, t.disabledAt ?? ''])),
+        formatTable(
+          ['TENANT', 'NAME', 'CREATED', 'DISABLED'],
+          tenants.map((t) => [t.id, t.name, t.createdAt, t.disabledAt ?? '']),
+        ),
       );
     },
   },
@@ -54,16 +63,25 @@ export const adminCommands: Command[] = [
     words: ['admin', 'agents', 'put'],
     args: ['tenant-id', 'agent-id'],
     options: [...base, 'executor', 'card', 'settings'],
-    usage: '--executor echo|booking|invoice-reconciler|slow [--card JSON|FILE] [--settings JSON|FILE] [--json]',
+    usage:
+      '--executor echo|booking|invoice-reconciler|slow [--card JSON|FILE] [--settings JSON|FILE] [--json]',
     summary: 'Create or replace an agent registration; prints its card URL.',
     async run(ctx, [tenantId = '', agentId = '']) {
       const executor = ctx.values.executor;
       if (!executor) throw new UsageError('--executor is required');
-      const card = ctx.values.card !== undefined ? await jsonOption(ctx.values.card, 'card') : defaultCard(agentId, executor);
-      const settings = ctx.values.settings !== undefined ? await jsonOption(ctx.values.settings, 'settings') : {};
-      if (!isObject(card) || !isObject(settings)) throw new UsageError('--card and --settings must be JSON objects');
+      const card =
+        ctx.values.card !== undefined
+          ? await jsonOption(ctx.values.card, 'card')
+          : defaultCard(agentId, executor);
+      const settings =
+        ctx.values.settings !== undefined ? await jsonOption(ctx.values.settings, 'settings') : {};
+      if (!isObject(card) || !isObject(settings))
+        throw new UsageError('--card and --settings must be JSON objects');
       const result = await admin(ctx).putAgent(tenantId, agentId, { card, executor, settings });
-      return print(ctx, result, () => [`agent ${tenantId}/${agentId} (${executor})`, ...(result.urls ? [`card: ${result.urls.card}`] : [])]);
+      return print(ctx, result, () => [
+        `agent ${tenantId}/${agentId} (${executor})`,
+        ...(result.urls ? [`card: ${result.urls.card}`] : []),
+      ]);
     },
   },
   {
@@ -74,7 +92,12 @@ export const adminCommands: Command[] = [
     summary: "List a tenant's agents.",
     async run(ctx, [tenantId = '']) {
       const agents = await admin(ctx).listAgents(tenantId);
-      return print(ctx, { agents }, () => formatTable(['AGENT', 'EXECUTOR', 'CARD'], agents.map((a) => [a.id, a.executor, a.urls?.card ?? ''])));
+      return print(ctx, { agents }, () =>
+        formatTable(
+          ['AGENT', 'EXECUTOR', 'CARD'],
+          agents.map((a) => [a.id, a.executor, a.urls?.card ?? '']),
+        ),
+      );
     },
   },
   {
@@ -97,8 +120,13 @@ export const adminCommands: Command[] = [
     async run(ctx, [tenantId = '']) {
       const { principal, role = 'user', description } = ctx.values;
       if (!principal) throw new UsageError('--principal is required');
-      if (role !== 'user' && role !== 'tenant_admin') throw new UsageError(`--role must be user or tenant_admin, not ${role}`);
-      const issued = await admin(ctx).createApiKey(tenantId, { principal, role, ...(description ? { description } : {}) });
+      if (role !== 'user' && role !== 'tenant_admin')
+        throw new UsageError(`--role must be user or tenant_admin, not ${role}`);
+      const issued = await admin(ctx).createApiKey(tenantId, {
+        principal,
+        role,
+        ...(description ? { description } : {}),
+      });
       return print(ctx, issued, () => [...describeKey(issued.key), `key: ${issued.plaintext}`]);
     },
   },

@@ -41,7 +41,13 @@ export const listCommand: Command = {
       out.document({ tasks, nextPageToken: '', totalSize: tasks.length });
       return ExitCode.OK;
     }
-    const rows = tasks.map((t) => [t.id, stateName(t.status.state), t.status.timestamp ?? '', t.contextId ?? '', oneLine(partsText(t.status.message?.parts), 40)]);
+    const rows = tasks.map((t) => [
+      t.id,
+      stateName(t.status.state),
+      t.status.timestamp ?? '',
+      t.contextId ?? '',
+      oneLine(partsText(t.status.message?.parts), 40),
+    ]);
     for (const line of formatTable(['TASK', 'STATE', 'UPDATED', 'CONTEXT', 'STATUS'], rows)) out.out(line);
     if (nextPageToken) out.err(`more: --page-token ${nextPageToken} (or --all)`);
     return ExitCode.OK;

@@ -28,7 +28,12 @@ export const pushCommands: Command[] = [
           id: values.id,
           token: values.token,
           ...(values['auth-scheme'] !== undefined
-            ? { authentication: { scheme: values['auth-scheme'], ...(values['auth-credentials'] ? { credentials: values['auth-credentials'] } : {}) } }
+            ? {
+                authentication: {
+                  scheme: values['auth-scheme'],
+                  ...(values['auth-credentials'] ? { credentials: values['auth-credentials'] } : {}),
+                },
+              }
             : {}),
         },
         { signal: ctx.signal },
@@ -48,12 +53,20 @@ export const pushCommands: Command[] = [
       const configs: TaskPushNotificationConfig[] = [];
       let pageToken: string | undefined;
       do {
-        const page = await client.listPushConfigs(taskId, { signal: ctx.signal, ...(pageToken ? { pageToken } : {}) });
+        const page = await client.listPushConfigs(taskId, {
+          signal: ctx.signal,
+          ...(pageToken ? { pageToken } : {}),
+        });
         configs.push(...(page.configs ?? []));
         pageToken = page.nextPageToken || undefined;
       } while (pageToken);
       if (ctx.out.json) ctx.out.document({ configs });
-      else for (const line of formatTable(['ID', 'URL', 'AUTH'], configs.map((c) => [c.id ?? '', c.url, c.authentication?.scheme ?? '']))) ctx.out.out(line);
+      else
+        for (const line of formatTable(
+          ['ID', 'URL', 'AUTH'],
+          configs.map((c) => [c.id ?? '', c.url, c.authentication?.scheme ?? '']),
+        ))
+          ctx.out.out(line);
       return ExitCode.OK;
     },
   },

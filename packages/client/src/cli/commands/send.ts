@@ -18,7 +18,8 @@ export const sendCommand: Command = {
   async run(ctx: CommandContext, [agentUrl = '', text = '']) {
     const { values, out } = ctx;
     const timeoutSeconds = intOption(values.timeout, 'timeout', { min: 1 });
-    const extra: Part[] = values.data !== undefined ? [dataPart((await jsonOption(values.data, 'data')) as JsonValue)] : [];
+    const extra: Part[] =
+      values.data !== undefined ? [dataPart((await jsonOption(values.data, 'data')) as JsonValue)] : [];
     const client = await connect(ctx, agentUrl);
     const message = userMessage(text, { taskId: values.task, contextId: values.context, parts: extra });
     const progress = out.json ? undefined : new ProgressDisplay(out);
@@ -49,7 +50,10 @@ export const sendCommand: Command = {
       progress?.stop();
       if (err instanceof RunTimeoutError && err.task) {
         if (out.json) out.document({ task: err.task });
-        else out.err(`Still ${stateName(err.task.status.state)} after ${timeoutSeconds}s; follow it with: switchyard tail ${agentUrl} ${err.task.id}`);
+        else
+          out.err(
+            `Still ${stateName(err.task.status.state)} after ${timeoutSeconds}s; follow it with: switchyard tail ${agentUrl} ${err.task.id}`,
+          );
       }
       throw err;
     }

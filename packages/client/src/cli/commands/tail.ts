@@ -20,7 +20,12 @@ export const tailCommand: Command = {
       ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
       onEvent: (event) => (out.json ? out.document(event) : out.out(renderEvent(event))),
       onNotice: (notice) => {
-        if (!out.json) out.err(notice.type === 'polling' ? `(polling: ${notice.reason})` : `(reconnecting in ${(notice.delayMs / 1000).toFixed(1)}s)`);
+        if (!out.json)
+          out.err(
+            notice.type === 'polling'
+              ? `(polling: ${notice.reason})`
+              : `(reconnecting in ${(notice.delayMs / 1000).toFixed(1)}s)`,
+          );
       },
     });
     if (!out.json) out.err(`task ${task.id} is ${stateName(task.status.state)}`);

@@ -1,0 +1,320 @@
+import { describe, expect, it } from 'vitest';
+import { A2AError, TaskState, type StreamResponse } from '@switchyard/protocol';
+import {
+  A2AResponseError,
+  ArtifactAssembler,
+  fullJitterDelay,
+  isTransient,
+  NetworkError,
+  resolveRetryOptions,
+  retryAfterSeconds,
+  withRetry,
+} from '../src/index.ts';
+import { errorFromReply } from '../src/errors/decode-error.ts';
+import { readSse } from '../src/sse/read-sse.ts';
+import { ExitCode, exitCodeForError, exitCodeForState } from '../src/cli/exit-codes.ts';
+import { Output } from '../src/cli/io.ts';
+import { ProgressDisplay } from '../src/cli/progress.ts';
+
+// Pieces with no server behind them: backoff, retry classification, error decoding, SSE parsing,
+// artifact assembly and the CLI's exit-code table.
+
+describe('full-jitter backoff', () => {
+  const bounds = { baseDelayMs: 100, maxDelayMs: 1000 };
+  it('draws from [0, min(max, base·2^attempt)]', () => {
+    expect(fullJitterDelay(0, bounds, () => 0.999)).toBe(99);
+    expect(fullJitterDelay(3, bounds, () => 0.5)).toBe(400);
+    expect(fullJitterDelay(10, bounds, () => 0.999)).toBe(999);
+    expect(fullJitterDelay(2, bounds, () => 0)).toBe(0);
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads delta-seconds and HTTP-dates', () => {
+    expect(retryAfterSeconds('7')).toBe(7);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterSeconds('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
+    expect(retryAfterSeconds('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(retryAfterSeconds('soon')).toBeUndefined();
+    expect(retryAfterSeconds(null)).toBeUndefined();
+  });
+});
+
+describe('what is transient', () => {
+  const reply = (status: number, headers: Record<string, string> = {}, body = '') =>
+    errorFromReply(status, '', body, new Headers(headers));
+  it.each([
+    ['a NetworkError', new NetworkError('reset'), true],
+    ['502', reply(502), true],
+    ['503', reply(503), true],
+    ['504', reply(504), true],
+    ['429 with Retry-After', reply(429, { 'Retry-After': '1' }), true],
+    ['429 without Retry-After', reply(429), false],
+    ['500', reply(500), false],
+    ['404', reply(404), false],
+    ['an Unavailable A2AError', new A2AError('Unavailable'), true],
+    ['TaskNotFound', new A2AError('TaskNotFound'), false],
+  ])('%s → %s', (_name, error, expected) => {
+    expect(isTransient(error)).toBe(expected);
+  });
+
+  it('withRetry repeats transient failures up to maxAttempts, then rethrows', async () => {
+    let calls = 0;
+    const options = resolveRetryOptions({ maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 });
+    await expect(
+      withRetry(async () => {
+        calls += 1;
+        throw new NetworkError('down');
+      }, options),
+    ).rejects.toThrow('down');
+    expect(calls).toBe(3);
+    calls = 0;
+    await expect(
+      withRetry(async () => (++calls < 2 ? Promise.reject(new NetworkError('x')) : 'ok'), options),
+    ).resolves.toBe('ok');
+    calls = 0;
+    await expect(
+      withRetry(async () => (calls++, Promise.reject(new A2AError('InvalidParams'))), options),
+    ).rejects.toThrow();
+    expect(calls).toBe(1);
+  });
+});
+
+describe('error decoding (digest §5.4)', () => {
+  it('a JSON-RPC error body wins whatever the HTTP status', () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'no such task' } });
+    const error = errorFromReply(401, 'Unauthorized', body, new Headers());
+    expect(error).toBeInstanceOf(A2AResponseError);
+    expect(error).toMatchObject({ kind: 'TaskNotFound', httpStatus: 401, message: 'no such task' });
+  });
+
+  it('a google.rpc.Status body is read by ErrorInfo reason', () => {
+    const body = JSON.stringify({
+      error: {
+        code: 400,
+        status: 'FAILED_PRECONDITION',
+        message: 'done already',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'TASK_NOT_CANCELABLE',
+            domain: 'a2a-protocol.org',
+          },
+        ],
+      },
+    });
+    expect(errorFromReply(400, '', body, new Headers())).toMatchObject({
+      kind: 'TaskNotCancelable',
+      httpStatus: 400,
+    });
+  });
+
+  it('anything else falls back to the status code and keeps Retry-After', () => {
+    const error = errorFromReply(
+      503,
+      'Service Unavailable',
+      '<html>busy</html>',
+      new Headers({ 'Retry-After': '2' }),
+    );
+    expect(error).toMatchObject({
+      kind: 'Unavailable',
+      httpStatus: 503,
+      retryAfterSeconds: 2,
+      message: 'HTTP 503 Service Unavailable',
+    });
+  });
+});
+
+describe('readSse (eventsource-parser over fetch streams)', () => {
+  const respond = (chunks: string[], failAfter = false) => {
+    const queue = [...chunks];
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = queue.shift();
+          if (next !== undefined) controller.enqueue(new TextEncoder().encode(next));
+          else if (failAfter) controller.error(new TypeError('terminated'));
+          else controller.close();
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+  };
+
+  it('handles events split across chunks, comments, ids and CRLF', async () => {
+    const events = [];
+    for await (const e of readSse(
+      respond(
+        [': keep-alive\n\nid: 1\nda', 'ta: {"a":1}\n\n', 'id: 2\r\ndata: {"b":', '2}\r\n\r\ndata: partial'],
+        false,
+      ),
+      { abort: () => undefined },
+    )) {
+      events.push(e);
+    }
+    expect(events.map((e) => [e.id, e.data])).toEqual([
+      ['1', '{"a":1}'],
+      ['2', '{"b":2}'],
+    ]);
+  });
+
+  it('a body cut mid-stream is a NetworkError after the events that arrived', async () => {
+    const seen: string[] = [];
+    const run = async () => {
+      for await (const e of readSse(respond(['id: 1\ndata: x\n\n'], true), { abort: () => undefined }))
+        seen.push(e.data);
+    };
+    await expect(run()).rejects.toBeInstanceOf(NetworkError);
+    expect(seen).toEqual(['x']);
+  });
+
+  it('a silent stream fails after idleTimeoutMs', async () => {
+    const controller = new AbortController();
+    const silent = new Response(new ReadableStream({}), { headers: { 'content-type': 'text/event-stream' } });
+    const response = await fetchLikeWithSignal(silent, controller.signal);
+    const run = async () => {
+      for await (const _ of readSse(response, {
+        idleTimeoutMs: 50,
+        abort: (reason) => controller.abort(reason),
+      })) {
+        // nothing arrives
+      }
+    };
+    await expect(run()).rejects.toThrow(/idle/);
+  });
+});
+
+/** Ties a body to an abort signal, as fetch does. */
+async function fetchLikeWithSignal(response: Response, signal: AbortSignal): Promise<Response> {
+  const reader = response.body?.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal.addEventListener('abort', () => controller.error(signal.reason), { once: true });
+    },
+    async pull(controller) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) controller.close();
+      else controller.enqueue(chunk.value);
+    },
+  });
+  return new Response(body, { headers: response.headers });
+}
+
+describe('ArtifactAssembler (digest §2.3 append/lastChunk)', () => {
+  const update = (artifactId: string, text: string, append: boolean, lastChunk: boolean): StreamResponse => ({
+    artifactUpdate: {
+      taskId: 't',
+      contextId: 'c',
+      artifact: { artifactId, name: `${artifactId}.txt`, parts: [{ text }] },
+      append,
+      lastChunk,
+    },
+  });
+
+  it('appends chunks, replaces on append=false, completes on lastChunk, keeps first-seen order', () => {
+    const a = new ArtifactAssembler();
+    a.apply(update('x', 'a', false, false))
+      .apply(update('y', '1', false, true))
+      .apply(update('x', 'b', true, false));
+    expect(a.isComplete('x')).toBe(false);
+    a.apply(update('x', 'c', true, true));
+    expect(a.get('x')?.parts.map((p) => p.text)).toEqual(['a', 'b', 'c']);
+    expect(a.isComplete('x')).toBe(true);
+    expect(a.chunkCount('x')).toBe(3);
+    expect(a.artifacts.map((x) => x.artifactId)).toEqual(['x', 'y']);
+    a.apply(update('x', 'fresh', false, false));
+    expect(a.get('x')?.parts.map((p) => p.text)).toEqual(['fresh']);
+  });
+
+  it('a task snapshot resets to its artifacts, complete when the task is terminal', () => {
+    const a = new ArtifactAssembler();
+    a.apply(update('old', 'z', false, false));
+    a.apply({
+      task: {
+        id: 't',
+        contextId: 'c',
+        status: { state: TaskState.COMPLETED },
+        artifacts: [{ artifactId: 'x', parts: [{ text: 'all' }] }],
+      },
+    });
+    expect(a.artifacts.map((x) => x.artifactId)).toEqual(['x']);
+    expect(a.isComplete('x')).toBe(true);
+  });
+});
+
+describe('CLI exit codes (README.md)', () => {
+  it('map task states', () => {
+    expect(exitCodeForState(TaskState.COMPLETED)).toBe(0);
+    expect(exitCodeForState(TaskState.WORKING)).toBe(0);
+    for (const s of [TaskState.FAILED, TaskState.REJECTED, TaskState.CANCELED])
+      expect(exitCodeForState(s)).toBe(3);
+    for (const s of [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED]) expect(exitCodeForState(s)).toBe(4);
+  });
+
+  it('map errors', () => {
+    expect(exitCodeForError(new A2AError('TaskNotFound'))).toBe(ExitCode.A2A_ERROR);
+    expect(exitCodeForError(new NetworkError('x'))).toBe(ExitCode.UNAVAILABLE);
+    expect(exitCodeForError(errorFromReply(503, '', '', new Headers()))).toBe(ExitCode.UNAVAILABLE);
+  });
+});
+
+describe('CLI progress display', () => {
+  const events: StreamResponse[] = [
+    { task: { id: 't1', contextId: 'c1', status: { state: TaskState.SUBMITTED } } },
+    {
+      statusUpdate: {
+        taskId: 't1',
+        contextId: 'c1',
+        status: {
+          state: TaskState.WORKING,
+          message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'Step 1' }] },
+        },
+      },
+    },
+    {
+      artifactUpdate: {
+        taskId: 't1',
+        contextId: 'c1',
+        artifact: { artifactId: 'a', name: 'out.json', parts: [{ text: 'x' }] },
+      },
+    },
+    {
+      artifactUpdate: {
+        taskId: 't1',
+        contextId: 'c1',
+        artifact: { artifactId: 'a', name: 'out.json', parts: [{ text: 'y' }] },
+        append: true,
+        lastChunk: true,
+      },
+    },
+  ];
+  const show = (isTTY: boolean) => {
+    let written = '';
+    const stream = { isTTY, write: (s: string) => (written += s) };
+    const display = new ProgressDisplay(new Output({ stdout: stream, stderr: stream, env: {} }, false));
+    for (const response of events) display.event({ response });
+    display.stop();
+    return written;
+  };
+
+  it('without a terminal: plain status lines and a line per artifact chunk, no escape codes', () => {
+    expect(show(false)).toBe(
+      [
+        'task t1 (context c1)',
+        '[SUBMITTED]',
+        '[WORKING] Step 1',
+        '  artifact out.json: chunk 1',
+        '  artifact out.json: chunk 2 (complete)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('on a terminal: a spinner line redrawn in place under the status lines', () => {
+    const written = show(true);
+    expect(written).toContain('\r\x1b[2K');
+    expect(written).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] WORKING \d+\.\ds · out\.json 1 chunk/);
+    expect(written).not.toContain('out.json: chunk 1\n');
+    expect(written).toContain('out.json: chunk 2 (complete)');
+  });
+});
