@@ -26,9 +26,14 @@ function hasDocker() {
 const pg = await reachable(process.env.DATABASE_URL, 5432);
 const redis = await reachable(process.env.REDIS_URL, 6379);
 if (pg && redis) process.exit(0);
-const missing = [!pg && `Postgres (${process.env.DATABASE_URL})`, !redis && `Redis (${process.env.REDIS_URL})`].filter(Boolean);
+const missing = [
+  !pg && `Postgres (${process.env.DATABASE_URL})`,
+  !redis && `Redis (${process.env.REDIS_URL})`,
+].filter(Boolean);
 if (hasDocker()) {
-  console.error(`not reachable: ${missing.join(', ')}; a Docker engine is running, so start them with: docker compose up -d postgres redis`);
+  console.error(
+    `not reachable: ${missing.join(', ')}; a Docker engine is running, so start them with: docker compose up -d postgres redis`,
+  );
 } else {
   console.error(
     `not reachable: ${missing.join(', ')}.\n` +

@@ -14,7 +14,8 @@
 
   document.addEventListener('change', function (event) {
     var select = event.target;
-    if (!(select instanceof HTMLSelectElement) || !select.hasAttribute('data-autosubmit') || !select.form) return;
+    if (!(select instanceof HTMLSelectElement) || !select.hasAttribute('data-autosubmit') || !select.form)
+      return;
     var agent = select.form.elements.namedItem('agent');
     if (agent && 'value' in agent) agent.value = '';
     select.form.requestSubmit();

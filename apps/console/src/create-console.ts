@@ -5,7 +5,7 @@ import { createTaskService } from '@switchyard/engine';
 import { HintPublisher } from '@switchyard/events';
 import type { QueueKeys } from '@switchyard/queue';
 import { PostgresConsoleStore, PostgresOutboxStore, type SecretBox } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import { createMetrics, type Logger, type Metrics } from '@switchyard/telemetry';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
@@ -38,6 +38,8 @@ export interface ConsoleDeps {
   secrets: SecretBox;
   log: Logger;
   config: ConsoleConfig;
+  /** Prometheus metrics of this process; a private registry when absent. */
+  metrics?: Metrics;
 }
 
 export interface Console {
@@ -92,7 +94,13 @@ export function createConsole(deps: ConsoleDeps): Console {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(securityHeaders());
-  app.use(opsRoutes(services, () => accepting));
+  app.use(
+    opsRoutes(
+      services,
+      () => accepting,
+      deps.metrics ?? createMetrics({ service: 'console', defaultMetrics: false }),
+    ),
+  );
   app.get('/favicon.ico', (_req, res) => {
     res.status(204).end();
   });

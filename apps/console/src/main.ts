@@ -3,12 +3,14 @@ import { Redis } from 'ioredis';
 import { createQueueKeys } from '@switchyard/queue';
 import { handleSignals } from '@switchyard/runtime';
 import { createPool, createSecretBox } from '@switchyard/store';
-import { createLogger } from '@switchyard/telemetry';
+import { createLogger, createMetrics, startTracing } from '@switchyard/telemetry';
 import { loadConsoleConfig } from './config.ts';
 import { createConsole } from './create-console.ts';
 
 const config = loadConsoleConfig(process.env);
-const log = createLogger({ name: 'console', level: config.LOG_LEVEL });
+const log = createLogger({ name: 'console', level: config.LOG_LEVEL, withTraceIds: true });
+const tracing = await startTracing({ serviceName: 'switchyard-console', env: process.env, log });
+const metrics = createMetrics({ service: 'console' });
 const pool = createPool({
   connectionString: config.DATABASE_URL,
   maxConnections: config.PG_POOL_MAX,
@@ -17,6 +19,11 @@ const pool = createPool({
 // BullMQ (queue stats) needs maxRetriesPerRequest: null on the connection it shares.
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
 const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
+redis.on('error', (err) => log.warn({ err }, 'Redis error; retrying'));
+subscriber.on('error', (err) => log.warn({ err }, 'Redis subscriber error'));
+metrics.resources.observePgPool(pool);
+metrics.resources.observeRedis(() => redis.status === 'ready');
 const app = createConsole({
   pool,
   redis,
@@ -25,6 +32,7 @@ const app = createConsole({
   secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
   log,
   config,
+  metrics,
 });
 await app.start(config.CONSOLE_PORT);
 handleSignals(
@@ -33,6 +41,7 @@ handleSignals(
       await app.stop();
       redis.disconnect();
       await pool.end();
+      await tracing.shutdown();
     },
   },
   log,

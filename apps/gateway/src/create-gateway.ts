@@ -9,6 +9,8 @@ import { buildApp } from './compose/build-app.ts';
 import { buildServices } from './compose/build-services.ts';
 import type { GatewayDeps } from './compose/gateway-deps.ts';
 import { StreamRegistry } from './sse/stream-registry.ts';
+import { queueDashboard } from './admin/queue-dashboard.ts';
+import { createMetrics } from '@switchyard/telemetry';
 
 export type { GatewayDeps } from './compose/gateway-deps.ts';
 
@@ -33,13 +35,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { subscriber, keys, log, config } = deps;
   if (config.adminTokenIsDefault)
     log.warn('SWITCHYARD_ADMIN_TOKEN is not set: using the development admin token');
-  const services = buildServices(deps);
+  const metrics = deps.metrics ?? createMetrics({ service: 'gateway', defaultMetrics: false });
+  const services = buildServices({ ...deps, metrics });
+  const dashboard = queueDashboard({ redis: deps.redis, keys, token: config.SWITCHYARD_ADMIN_TOKEN });
   const apiKeys = new ApiKeyCache({ lookup: (key) => services.admin.authenticateApiKey(key) });
-  const streams = new StreamRegistry();
+  const streams = new StreamRegistry(metrics.sse);
   const shutdown = new AbortController();
   let accepting = true;
   const app = buildApp(deps, {
     services,
+    metrics,
+    dashboard,
     apiKeys,
     cards: new CardBuilder({ publicUrl: config.PUBLIC_URL, jwtEnabled: config.jwtEnabled }),
     streams,
@@ -58,6 +64,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     await unsubscribe?.();
     await services.dispatcher.close();
     await services.hub.close();
+    await dashboard.close();
   };
 
   return {

@@ -3,7 +3,7 @@ import type { LookupFn, UrlPolicy } from '@switchyard/engine';
 import type { QueueKeys } from '@switchyard/queue';
 import {
   createDb,
-  migrationsCurrent,
+  databaseReadiness,
   PostgresOutboxStore,
   type ClaimedDelivery,
   type SecretBox,
@@ -211,13 +211,7 @@ export function createPusher(options: PusherOptions) {
       return Promise.all((await claim()).sends);
     },
     async ready(): Promise<Record<string, boolean>> {
-      const [postgres, migrations] = await Promise.all([
-        pool.query('SELECT 1').then(
-          () => true,
-          () => false,
-        ),
-        migrationsCurrent(pool).catch(() => false),
-      ]);
+      const { postgres, migrations } = await databaseReadiness(pool);
       return { postgres, migrations, redis: subscriber.status === 'ready', running: state === 'running' };
     },
     health(): boolean {

@@ -9,6 +9,7 @@ export type { A2AClientOptions } from './client/a2a-client-options.ts';
 
 export type {
   A2ATransport,
+  BindingTransportOptions,
   CallOptions,
   CancelTaskOptions,
   GetTaskOptions,
@@ -18,7 +19,6 @@ export type {
   SubscribeOptions,
 } from './transport/transport.ts';
 export { JsonRpcTransport } from './transport/jsonrpc-transport.ts';
-export type { BindingTransportOptions } from './transport/jsonrpc-transport.ts';
 export { RestTransport } from './transport/rest-transport.ts';
 export { selectInterface } from './transport/select-interface.ts';
 export type { SelectedInterface } from './transport/select-interface.ts';

@@ -5,7 +5,7 @@ import { HintPublisher, SubscriptionHub } from '@switchyard/events';
 import { MaintenanceScheduler, TaskConsumer, TaskQueue, type QueueKeys } from '@switchyard/queue';
 import {
   createDb,
-  migrationsCurrent,
+  databaseReadiness,
   PostgresAdminStore,
   PostgresTaskStore,
   runRetention,
@@ -157,12 +157,8 @@ export function createWorkerRuntime(options: WorkerOptions) {
       state = 'stopped';
     },
     async ready(): Promise<Record<string, boolean>> {
-      const [postgres, migrations, redisOk] = await Promise.all([
-        pool.query('SELECT 1').then(
-          () => true,
-          () => false,
-        ),
-        migrationsCurrent(pool).catch(() => false),
+      const [{ postgres, migrations }, redisOk] = await Promise.all([
+        databaseReadiness(pool),
         redis.ping().then(
           () => true,
           () => false,

@@ -1,7 +1,6 @@
 import { TaskState } from './task-state.ts';
 
-const { WORKING, INPUT_REQUIRED, AUTH_REQUIRED, COMPLETED, FAILED, CANCELED, REJECTED } =
-  TaskState;
+const { WORKING, INPUT_REQUIRED, AUTH_REQUIRED, COMPLETED, FAILED, CANCELED, REJECTED } = TaskState;
 
 /**
  * THE table of allowed task state edges (ARCHITECTURE §3 rule 2). Everything not listed is

@@ -2,6 +2,7 @@ export {
   DEFAULT_MIGRATIONS_DIR,
   loadMigrations,
   migrationsCurrent,
+  databaseReadiness,
   runMigrations,
   type Migration,
   type MigrationResult,

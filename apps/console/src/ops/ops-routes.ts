@@ -1,11 +1,13 @@
 import { Router } from 'express';
 import { migrationsCurrent } from '@switchyard/store';
+import type { Metrics } from '@switchyard/telemetry';
 import type { ConsoleServices } from '../console-services.ts';
 
 /** Liveness, readiness and metrics on the console's own port, without auth (probes). */
 export function opsRoutes(
   { pool, redis, reads }: Pick<ConsoleServices, 'pool' | 'redis' | 'reads'>,
   accepting: () => boolean,
+  metrics: Metrics,
 ): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
@@ -27,9 +29,9 @@ export function opsRoutes(
       .status(ok ? 200 : 503)
       .json({ status: ok ? 'ready' : 'not ready', checks });
   });
-  // Observability is its own issue: an empty, valid exposition keeps scrapers configured meanwhile.
-  router.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4').send('');
+  router.get('/metrics', async (_req, res) => {
+    const { contentType, body } = await metrics.text();
+    res.set('Cache-Control', 'no-store').type(contentType).send(body);
   });
   return router;
 }

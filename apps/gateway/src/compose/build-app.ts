@@ -1,4 +1,5 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
+import { httpServerSpans, type Metrics } from '@switchyard/telemetry';
 import { agentRouter } from '../a2a/agent-router.ts';
 import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
@@ -10,6 +11,8 @@ import { cardRoutes } from '../cards/card-routes.ts';
 import { unknownRoute } from '../http/edge-error.ts';
 import { createErrorHandler } from '../http/error-handler.ts';
 import { requestLog } from '../http/request-log.ts';
+import { stateOf } from '../http/request-state.ts';
+import type { QueueDashboard } from '../admin/queue-dashboard.ts';
 import { opsRoutes } from '../ops/ops-routes.ts';
 import { RequestLimiter } from '../rate-limit/request-limiter.ts';
 import type { StreamRegistry } from '../sse/stream-registry.ts';
@@ -18,6 +21,8 @@ import type { GatewayDeps } from './gateway-deps.ts';
 
 export interface AppParts {
   services: Services;
+  metrics: Metrics;
+  dashboard: QueueDashboard;
   apiKeys: ApiKeyCache;
   cards: CardBuilder;
   streams: StreamRegistry;
@@ -32,7 +37,7 @@ export interface AppParts {
  */
 export function buildApp(
   deps: GatewayDeps,
-  { services, apiKeys, cards, streams, shutdown, accepting }: AppParts,
+  { services, metrics, dashboard, apiKeys, cards, streams, shutdown, accepting }: AppParts,
 ): Express {
   const { pool, redis, keys, log, config } = deps;
   const resolveAgent = (tenantId: string, agentId: string) => services.agents.getAgent(tenantId, agentId);
@@ -57,8 +62,12 @@ export function buildApp(
   app.disable('x-powered-by');
   // Cards carry their own strong ETag; nothing else should be cached by a generated one.
   app.set('etag', false);
-  app.use(requestLog(log));
-  app.use(opsRoutes({ pool, redis, accepting }));
+  // The server span first: it continues the client's trace (traceparent) and is the parent of the
+  // engine's spans, whose context rides into the queued job.
+  app.use(httpServerSpans({ route: (req) => stateOf(req as Request).method ?? routeKind(req.url ?? '') }));
+  app.use(requestLog(log, metrics.requests));
+  app.use(opsRoutes({ pool, redis, accepting, metrics }));
+  app.use(dashboard.router);
   app.use(cardRoutes({ cards, resolveAgent, defaultAgent: config.SWITCHYARD_DEFAULT_AGENT }));
   const { admin, outbox, hints } = services;
   app.use(
@@ -91,4 +100,12 @@ export function buildApp(
     createErrorHandler({ mapping: config.HTTP_ERROR_MAPPING, challenges: authChallenges(config.jwtEnabled) }),
   );
   return app;
+}
+
+/** A low-cardinality span name for routes that are not A2A calls. */
+function routeKind(url: string): string {
+  if (url.startsWith('/admin/queues')) return 'queue-dashboard';
+  if (url.startsWith('/admin/')) return 'admin';
+  if (url.includes('/.well-known/')) return 'agent-card';
+  return 'other';
 }

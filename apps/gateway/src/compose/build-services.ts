@@ -1,53 +1,50 @@
-import {
-  CachedAgentDirectory,
-  engineConfig,
-  TaskService,
-  TaskWriter,
-  type EngineConfig,
-} from '@switchyard/engine';
-import { HintPublisher, SubscriptionHub } from '@switchyard/events';
-import { TaskQueue } from '@switchyard/queue';
-import {
-  createDb,
-  PostgresAdminStore,
-  PostgresOutboxStore,
-  PostgresPushConfigStore,
-  PostgresTaskStore,
-} from '@switchyard/store';
+import { createTaskService, type EngineConfig } from '@switchyard/engine';
+import { HintPublisher } from '@switchyard/events';
+import { PostgresOutboxStore } from '@switchyard/store';
 import type { GatewayDeps } from './gateway-deps.ts';
 
 /** The stores and engine services one gateway process uses, built from its deps and config. */
-export function buildServices({ pool, redis, subscriber, keys, secrets, log, config, engine }: GatewayDeps) {
-  const db = createDb(pool);
-  const admin = new PostgresAdminStore({ db, secrets });
-  const store = new PostgresTaskStore({ db, secrets });
-  const hints = new HintPublisher({ redis, keys });
-  const dispatcher = new TaskQueue({ connection: redis, keys });
-  const hub = new SubscriptionHub({ subscriber, keys });
-  // Typed by hand: the engine's declaration of `load` refers to a private member and loses its type.
-  const agents = new CachedAgentDirectory({
-    load: (tenantId: string, agentId: string) => admin.getAgent(tenantId, agentId),
-  });
+export function buildServices({
+  pool,
+  redis,
+  subscriber,
+  keys,
+  secrets,
+  log,
+  config,
+  engine,
+  metrics,
+}: GatewayDeps) {
   const settings: Partial<EngineConfig> = {
     blockingTimeoutMs: config.BLOCKING_TIMEOUT_MS,
     closeStreamOnInputRequired: config.STREAM_CLOSE_ON_INPUT_REQUIRED,
     closeStreamOnAuthRequired: config.STREAM_CLOSE_ON_AUTH_REQUIRED,
     ...engine,
   };
-  const service = new TaskService({
-    store,
-    pushConfigs: new PostgresPushConfigStore({ db, secrets }),
-    writer: new TaskWriter({ store, hints, log }),
-    dispatcher,
-    hub,
-    agents,
-    config: engineConfig(settings),
+  const bundle = createTaskService({
+    pool,
+    redis,
+    subscriber,
+    keys,
+    secrets,
+    log,
+    engine: settings,
     // Plain http stays allowed for webhooks on private networks the operator allow-lists.
     urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: true },
-    log,
+    ...(metrics ? { metrics } : {}),
   });
-  const outbox = new PostgresOutboxStore({ db, secrets });
-  return { admin, outbox, hints, dispatcher, hub, agents, service };
+  const agents = {
+    getAgent: (tenantId: string, agentId: string) => bundle.service.resolveAgent(tenantId, agentId),
+  };
+  return {
+    admin: bundle.admin,
+    outbox: new PostgresOutboxStore({ db: bundle.db, secrets }),
+    hints: new HintPublisher({ redis, keys }),
+    dispatcher: bundle.queue,
+    hub: bundle.hub,
+    agents,
+    service: bundle.service,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { EngineConfig } from '@switchyard/engine';
 import type { QueueKeys } from '@switchyard/queue';
 import type { SecretBox } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import type { Logger, Metrics } from '@switchyard/telemetry';
 import type { GatewayConfig } from '../config.ts';
 
 /** Everything the composition root hands the gateway (STYLE.md rule 6: one options object). */
@@ -19,4 +19,6 @@ export interface GatewayDeps {
   config: GatewayConfig;
   /** Engine settings beyond what the config sets (tests shorten poll intervals). */
   engine?: Partial<EngineConfig>;
+  /** Prometheus metrics of this process; /metrics serves them. A private registry when absent. */
+  metrics?: Metrics;
 }

@@ -34,6 +34,7 @@ export function createErrorHandler({ mapping, challenges }: ErrorHandlerOptions)
       return;
     }
     const error = fromHttpLayer(err);
+    state.outcome = error.kind;
     if (error.kind === 'Internal') state.log.error({ err }, 'internal error');
     else state.log.debug({ reason: error.reason, message: error.message }, 'request refused');
     if (error.kind === 'Unauthenticated')

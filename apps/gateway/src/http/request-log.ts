@@ -1,19 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from '@switchyard/telemetry';
+import type { Logger, RequestMetrics } from '@switchyard/telemetry';
 import { initState } from './request-state.ts';
 
 /**
  * Gives each request its state and a child logger, and writes one structured line when the reply
  * is done: tenant, agent, A2A method and task, never credentials or bodies.
  */
-export function requestLog(log: Logger): RequestHandler {
+export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const requestId = randomUUID();
     const state = initState(req, log.child({ requestId }));
     res.once('close', () => {
       const { identity, agent, method, taskId } = state;
+      metrics?.observe(
+        {
+          method: method ?? (state.binding === 'admin' ? 'admin' : 'none'),
+          binding: state.binding === 'jsonrpc' || state.binding === 'rest' ? state.binding : 'http',
+          outcome: state.outcome ?? (res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`),
+        },
+        (performance.now() - started) / 1000,
+      );
       state.log.info(
         {
           http: { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode },

@@ -24,6 +24,8 @@ export interface RequestState {
   agent?: AgentRegistration;
   /** A2A method name, for logs. */
   method?: string;
+  /** The A2A error the request ended with (metrics' `outcome`); unset on success. */
+  outcome?: string;
   taskId?: string;
 }
 

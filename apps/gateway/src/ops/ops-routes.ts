@@ -1,28 +1,26 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { migrationsCurrent } from '@switchyard/store';
+import { databaseReadiness } from '@switchyard/store';
+import type { Metrics } from '@switchyard/telemetry';
 
 export interface OpsDeps {
   pool: pg.Pool;
   redis: Redis;
   /** False once the gateway is draining: load balancers stop sending new requests. */
   accepting: () => boolean;
+  metrics: Metrics;
 }
 
 /** Liveness, readiness and metrics on the gateway's own port (ARCHITECTURE.md §10 probes). */
-export function opsRoutes({ pool, redis, accepting }: OpsDeps): Router {
+export function opsRoutes({ pool, redis, accepting, metrics }: OpsDeps): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [postgres, migrations, redisOk] = await Promise.all([
-      pool.query('SELECT 1').then(
-        () => true,
-        () => false,
-      ),
-      migrationsCurrent(pool).catch(() => false),
+    const [{ postgres, migrations }, redisOk] = await Promise.all([
+      databaseReadiness(pool),
       redis.ping().then(
         () => true,
         () => false,
@@ -35,9 +33,9 @@ export function opsRoutes({ pool, redis, accepting }: OpsDeps): Router {
       .status(ok ? 200 : 503)
       .json({ status: ok ? 'ready' : 'not ready', checks });
   });
-  // Observability is a later issue: an empty, valid exposition keeps scrapers configured meanwhile.
-  router.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4').send('');
+  router.get('/metrics', async (_req, res) => {
+    const { contentType, body } = await metrics.text();
+    res.set('Cache-Control', 'no-store').type(contentType).send(body);
   });
   return router;
 }

@@ -76,6 +76,7 @@ export async function streamSse(
     let next = first;
     while (!next.done && !closed) {
       write(`id: ${next.value.seq}\ndata: ${JSON.stringify(format.item(next.value))}\n\n`);
+      options.registry.sent();
       if (closed) break;
       next = await items.next();
     }

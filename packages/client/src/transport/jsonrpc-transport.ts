@@ -18,6 +18,7 @@ import { openStream } from './open-stream.ts';
 import { asStreamResponse, invalidResponse } from './stream-response.ts';
 import type {
   A2ATransport,
+  BindingTransportOptions,
   CallOptions,
   CancelTaskOptions,
   GetTaskOptions,
@@ -26,16 +27,6 @@ import type {
   StreamEvent,
   SubscribeOptions,
 } from './transport.ts';
-
-export interface BindingTransportOptions {
-  http: HttpClient;
-  /** The interface URL from the card. */
-  url: string;
-  /** The interface's `tenant`, copied into every request when set (digest §2.6). */
-  tenant?: string | undefined;
-  /** See A2AClientOptions.streamIdleTimeoutMs. */
-  streamIdleTimeoutMs?: number | undefined;
-}
 
 type UnaryMethod = Exclude<A2AMethod, 'SendStreamingMessage' | 'SubscribeToTask'>;
 

@@ -11,11 +11,11 @@ import type {
 import { errorFromStatusBody, parseJson, record } from '../errors/decode-error.ts';
 import type { HttpClient, HttpRequest } from '../http/http-client.ts';
 import { readText } from '../http/read-body.ts';
-import type { BindingTransportOptions } from './jsonrpc-transport.ts';
 import { openStream } from './open-stream.ts';
 import { asStreamResponse, invalidResponse } from './stream-response.ts';
 import type {
   A2ATransport,
+  BindingTransportOptions,
   CallOptions,
   CancelTaskOptions,
   GetTaskOptions,

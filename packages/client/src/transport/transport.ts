@@ -10,6 +10,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@switchyard/protocol';
+import type { HttpClient } from '../http/http-client.ts';
 import type { SupportedBinding } from '../version.ts';
 
 /** One streamed item: the StreamResponse and the SSE `id` the server gave it (for Last-Event-ID). */
@@ -68,4 +69,15 @@ export interface A2ATransport {
   ): Promise<ListTaskPushNotificationConfigsResponse>;
   deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void>;
   getExtendedAgentCard(options?: CallOptions): Promise<AgentCard>;
+}
+
+/** What both binding transports are built from. */
+export interface BindingTransportOptions {
+  http: HttpClient;
+  /** The interface URL from the card. */
+  url: string;
+  /** The interface's `tenant`, copied into every request when set (digest §2.6). */
+  tenant?: string | undefined;
+  /** See A2AClientOptions.streamIdleTimeoutMs, in ms. */
+  streamIdleTimeoutMs?: number | undefined;
 }

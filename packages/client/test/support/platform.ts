@@ -31,10 +31,9 @@ export interface Platform {
  * A real Switchyard for one test file: its own database (cloned from the migrated template) and
  * Redis prefix, a gateway on an ephemeral port and an in-process worker, with tenant acme, the
  * bundled agents and an API key for alice. Agents: echo, booking, invoices, slow (3 steps over
- * 1.5 s), sleepy (2 minutes, something to cancel). Cancel every sleepy task a test starts: the
- * worker's stop() currently waits for a running task to finish.
+ * 1.5 s), sleepy (2 minutes, something to cancel; tests cancel what they start).
  */
-export async function startPlatform(options: { slowDelayMs?: number } = {}): Promise<Platform> {
+export async function startPlatform(): Promise<Platform> {
   const db = await createTestDatabase();
   const redis = createTestRedis();
   const keys = createQueueKeys(redis.prefix);
@@ -45,7 +44,7 @@ export async function startPlatform(options: { slowDelayMs?: number } = {}): Pro
     ['echo', echoAgent, 'echo', {}],
     ['booking', bookingAgent, 'booking', {}],
     ['invoices', invoiceReconcilerAgent, 'invoice-reconciler', {}],
-    ['slow', slowAgent, 'slow', { delayMs: options.slowDelayMs ?? 1500, steps: 3, progress: 'both' }],
+    ['slow', slowAgent, 'slow', { delayMs: 1500, steps: 3, progress: 'both' }],
     ['sleepy', slowAgent, 'slow', { delayMs: 120_000 }],
   ];
   for (const [id, agent, executor, settings] of agents) {

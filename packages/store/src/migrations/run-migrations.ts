@@ -95,3 +95,13 @@ export async function migrationsCurrent(client: pg.ClientBase | pg.Pool, dir = D
     return false;
   }
 }
+
+/** Readiness checks every process reports on /readyz: Postgres answers, and the schema is current. */
+export async function databaseReadiness(pool: pg.Pool): Promise<{ postgres: boolean; migrations: boolean }> {
+  const postgres = await pool.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
+  const migrations = postgres && (await migrationsCurrent(pool).catch(() => false));
+  return { postgres, migrations };
+}

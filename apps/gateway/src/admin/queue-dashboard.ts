@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Queue } from 'bullmq';
+import { Router, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import type { QueueKeys } from '@switchyard/queue';
+
+export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * The BullMQ dashboard (bull-board) for the dispatch and maintenance queues, behind the admin
+ * credential. Browsers cannot send a bearer header, so HTTP Basic with the admin token as the
+ * password is accepted as well (the user name is ignored); serve it over TLS only.
+ */
+export interface QueueDashboard {
+  router: Router;
+  close(): Promise<void>;
+}
+
+export function queueDashboard({
+  redis,
+  keys,
+  token,
+}: {
+  redis: Redis;
+  keys: QueueKeys;
+  token: string;
+}): QueueDashboard {
+  const queues = [keys.taskQueue, keys.maintenanceQueue].map(
+    (name) => new Queue(name, { connection: redis, prefix: keys.bullPrefix }),
+  );
+  const adapter = new ExpressAdapter();
+  adapter.setBasePath(QUEUE_DASHBOARD_PATH);
+  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
+  const router = Router();
+  router.use(QUEUE_DASHBOARD_PATH, dashboardAuth(token), adapter.getRouter() as RequestHandler);
+  return {
+    router,
+    async close(): Promise<void> {
+      await Promise.all(queues.map((q) => q.close()));
+    },
+  };
+}
+
+function dashboardAuth(token: string): RequestHandler {
+  const expected = digest(token);
+  return (req, res, next) => {
+    const header = req.headers.authorization ?? '';
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    const basic = /^Basic\s+(\S+)\s*$/i.exec(header)?.[1];
+    const password = basic
+      ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':')
+      : undefined;
+    const presented = bearer ?? password;
+    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return next();
+    res
+      .set('WWW-Authenticate', 'Basic realm="switchyard-admin", charset="UTF-8"')
+      .status(401)
+      .type('text/plain')
+      .send('admin credentials required');
+  };
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
