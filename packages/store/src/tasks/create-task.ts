@@ -62,6 +62,7 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
           'version',
           'status_timestamp',
           'metadata',
+          'trace_context',
         ])
         .expression((eb) =>
           eb
@@ -77,6 +78,12 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
               e.lit(1).as('version'),
               now().as('status_timestamp'),
               e.cast<string>(e.val(input.metadata ? jsonb(input.metadata) : null), 'jsonb').as('metadata'),
+              e
+                .cast<string>(
+                  e.val(input.traceContext?.traceparent ? jsonb(input.traceContext) : null),
+                  'jsonb',
+                )
+                .as('trace_context'),
             ]),
         )
         .returningAll(),
