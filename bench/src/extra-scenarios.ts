@@ -1,7 +1,11 @@
 import type { BenchPlatform } from './bench-platform.ts';
+import { httpScenarios, pushScenario } from './http-scenarios.ts';
 import type { BenchResult } from './stats.ts';
 
-/** HTTP, SSE fan-out and push scenarios (added as the gateway and pusher land). */
-export async function extraScenarios(_p: BenchPlatform, _n: (x: number) => number): Promise<BenchResult[]> {
-  return [];
+/** Through the real HTTP stack (gateway), SSE fan-out, and push delivery. */
+export async function extraScenarios(p: BenchPlatform, n: (x: number) => number): Promise<BenchResult[]> {
+  console.error('HTTP and SSE…');
+  const http = await httpScenarios(p, n);
+  console.error('push…');
+  return [...http, await pushScenario(p, n)];
 }
