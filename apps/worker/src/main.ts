@@ -1,38 +1,20 @@
-// Worker entry point: build pools and clients from validated config, run, drain on SIGTERM.
-import { Redis } from 'ioredis';
+// Worker entry point: validated config → process resources → worker runtime; drain on SIGTERM.
 import { createWorkerRuntime } from '@switchyard/engine';
-import { createQueueKeys } from '@switchyard/queue';
-import { handleSignals, startOpsServer } from '@switchyard/runtime';
-import { createPool, createSecretBox } from '@switchyard/store';
-import { createLogger, createMetrics, startTracing } from '@switchyard/telemetry';
+import { handleSignals, openProcessResources, startOpsServer } from '@switchyard/runtime';
 import { loadWorkerConfig } from './config.ts';
 
 const config = loadWorkerConfig(process.env);
-const log = createLogger({ name: 'worker', level: config.LOG_LEVEL, withTraceIds: true });
-const tracing = await startTracing({ serviceName: 'switchyard-worker', env: process.env, log });
-const metrics = createMetrics({
-  service: 'worker',
-  onCollectError: (err, collector) => log.warn({ err, collector }, 'metrics source failed'),
-});
-const pool = createPool({
-  connectionString: config.DATABASE_URL,
-  maxConnections: config.PG_POOL_MAX,
-  applicationName: 'switchyard-worker',
-});
-// An idle client's socket dying (Postgres restart) must not crash the process: the next query reconnects.
-pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-redis.on('error', (err) => log.warn({ err }, 'Redis error; retrying'));
-subscriber.on('error', (err) => log.warn({ err }, 'Redis subscriber error; streams fall back to polling'));
-metrics.resources.observePgPool(pool);
-metrics.resources.observeRedis(() => redis.status === 'ready');
+const { log, metrics, pool, redis, subscriber, keys, secrets, close } = await openProcessResources(
+  'worker',
+  config,
+  process.env,
+);
 const worker = createWorkerRuntime({
   pool,
   redis,
   subscriber,
-  keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
-  secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+  keys,
+  secrets,
   log,
   metrics,
   concurrency: config.WORKER_CONCURRENCY,
@@ -65,10 +47,7 @@ handleSignals(
     async stop() {
       await worker.stop();
       ops.close();
-      redis.disconnect();
-      subscriber.disconnect();
-      await pool.end();
-      await tracing.shutdown();
+      await close();
     },
   },
   log,

@@ -10,3 +10,4 @@ export {
 } from './env-config.ts';
 export { handleSignals, type Lifecycle } from './process-lifecycle.ts';
 export { startOpsServer, type OpsHandlers } from './ops-server.ts';
+export { openProcessResources, type ProcessResources } from './process-resources.ts';

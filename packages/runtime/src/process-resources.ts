@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
+import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
+import { createLogger, createMetrics, startTracing, type Logger, type Metrics } from '@switchyard/telemetry';
+import type pg from 'pg';
+import type { CommonConfig } from './env-config.ts';
+
+/** What every Switchyard process opens at start, from its validated common config. */
+export interface ProcessResources {
+  log: Logger;
+  metrics: Metrics;
+  pool: pg.Pool;
+  /** Commands (queues, publishes). BullMQ needs maxRetriesPerRequest: null on it. */
+  redis: Redis;
+  /** A dedicated pub/sub connection. */
+  subscriber: Redis;
+  keys: QueueKeys;
+  secrets: SecretBox;
+  /** Closes the connections and flushes traces; call last in the drain. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition every main.ts starts with: logger (with trace ids), tracing (configured only by
+ * the OTEL_* variables in `env`), metrics, a small Postgres pool and two Redis connections, each
+ * with error listeners so a dropped connection is logged and retried, never a crash.
+ */
+export async function openProcessResources(
+  service: string,
+  config: CommonConfig,
+  env: NodeJS.ProcessEnv,
+): Promise<ProcessResources> {
+  const log = createLogger({ name: service, level: config.LOG_LEVEL, withTraceIds: true });
+  const tracing = await startTracing({ serviceName: `switchyard-${service}`, env, log });
+  const metrics = createMetrics({
+    service,
+    onCollectError: (err, collector) => log.warn({ err, collector }, 'metrics source failed'),
+  });
+  const pool = createPool({
+    connectionString: config.DATABASE_URL,
+    maxConnections: config.PG_POOL_MAX,
+    applicationName: `switchyard-${service}`,
+  });
+  // An idle client's socket dying (a Postgres restart) must not crash the process.
+  pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  redis.on('error', (err) => log.warn({ err }, 'Redis error; reconnecting'));
+  subscriber.on('error', (err) =>
+    log.warn({ err }, 'Redis subscriber error; reconnecting (readers poll meanwhile)'),
+  );
+  metrics.resources.observePgPool(pool);
+  metrics.resources.observeRedis(() => redis.status === 'ready');
+  return {
+    log,
+    metrics,
+    pool,
+    redis,
+    subscriber,
+    keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
+    secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+    async close() {
+      redis.disconnect();
+      subscriber.disconnect();
+      await pool.end();
+      await tracing.shutdown();
+    },
+  };
+}
