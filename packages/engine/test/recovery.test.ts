@@ -22,7 +22,22 @@ const flaky: Agent = {
     await ctx.complete('finally');
   },
 };
-const findAgent = (executor: string) => (executor === 'flaky' ? flaky : findBundledAgent(executor));
+const modes: Agent = {
+  executor: 'modes',
+  card: {
+    name: 'modes',
+    description: 'answers with the output modes it was asked for',
+    version: '1.0.0',
+    skills: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+  },
+  async execute(ctx) {
+    await ctx.complete(JSON.stringify(ctx.acceptedOutputModes ?? null));
+  },
+};
+const findAgent = (executor: string) =>
+  executor === 'flaky' ? flaky : executor === 'modes' ? modes : findBundledAgent(executor);
 
 beforeAll(async () => {
   p = await startPlatform({ maxAttempts: 3 });
@@ -33,7 +48,26 @@ beforeAll(async () => {
     executor: 'flaky',
     settings: {},
   });
+  await p.admin.upsertAgent({
+    tenantId: 'acme',
+    id: 'modes',
+    card: modes.card as unknown as Record<string, unknown>,
+    executor: 'modes',
+    settings: {},
+  });
   p.startWorker({ findAgent });
+});
+
+describe('acceptedOutputModes (digest §7.2 rule 14)', () => {
+  it("the agent that runs the task sees the client's acceptedOutputModes", async () => {
+    const agent = (await p.admin.getAgent('acme', 'modes'))!;
+    const r = await p.service.send(alice, agent, {
+      message: userMessage('which?'),
+      configuration: { acceptedOutputModes: ['application/json'] },
+    });
+    if (!('task' in r)) throw new Error('expected a task');
+    expect(r.task.status.message?.parts[0]?.text).toBe('["application/json"]');
+  });
 });
 afterAll(() => p.close());
 

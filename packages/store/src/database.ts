@@ -61,6 +61,8 @@ export interface TasksTable {
   updated_at: Generated<Date>;
   /** W3C trace carrier ({traceparent, tracestate}) of the creating request (000003). */
   trace_context: Json<{ traceparent?: string; tracestate?: string }> | null;
+  /** The client's acceptedOutputModes, when it sent any (000004). */
+  accepted_output_modes: Json<string[]> | null;
 }
 
 export interface TaskMessagesTable {

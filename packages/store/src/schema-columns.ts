@@ -43,6 +43,7 @@ export const SCHEMA_COLUMNS = {
     'created_at',
     'updated_at',
     'trace_context',
+    'accepted_output_modes',
   ],
   task_messages: ['tenant_id', 'task_id', 'position', 'message', 'created_at'],
   artifact_chunks: [
@@ -105,6 +106,7 @@ export const NULLABLE_COLUMNS = {
     'lease_expires_at',
     'last_error',
     'trace_context',
+    'accepted_output_modes',
   ],
   task_messages: [],
   artifact_chunks: ['name', 'description', 'metadata', 'extensions'],

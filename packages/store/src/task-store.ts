@@ -39,6 +39,8 @@ export interface TaskRecord {
   attempts: number;
   runAfter: Date;
   lastError: string | null;
+  /** The client's acceptedOutputModes, or null when it sent none. */
+  acceptedOutputModes: string[] | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -74,6 +76,8 @@ export interface CreateTaskInput {
   event: StreamResponse;
   /** W3C trace context of the creating request, so later work (push deliveries) joins its trace. */
   traceContext?: { traceparent?: string; tracestate?: string };
+  /** The client's acceptedOutputModes, handed to the agent when it runs. */
+  acceptedOutputModes?: string[];
 }
 
 export type CreateTaskResult =

@@ -79,6 +79,7 @@ describe('composeTaskView (digest §2.1)', () => {
     attempts: 0,
     runAfter: new Date(),
     lastError: null,
+    acceptedOutputModes: null,
     createdAt: new Date(),
     updatedAt: new Date(),
   };

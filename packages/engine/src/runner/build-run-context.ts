@@ -44,7 +44,7 @@ export async function buildRunContext(
     },
     message,
     settings: registration.settings,
-    acceptedOutputModes: undefined,
+    acceptedOutputModes: record.acceptedOutputModes ?? undefined,
     memory,
     log,
     controller,

@@ -55,6 +55,9 @@ export async function acceptMessage(
     ...(request.metadata ? { metadata: request.metadata } : {}),
     ...(pushConfig ? { pushConfig } : {}),
     traceContext: injectTraceContext(),
+    ...(request.configuration?.acceptedOutputModes?.length
+      ? { acceptedOutputModes: request.configuration.acceptedOutputModes }
+      : {}),
     event: {
       task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
     },

@@ -63,6 +63,7 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
           'status_timestamp',
           'metadata',
           'trace_context',
+          'accepted_output_modes',
         ])
         .expression((eb) =>
           eb
@@ -84,6 +85,12 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
                   'jsonb',
                 )
                 .as('trace_context'),
+              e
+                .cast<string>(
+                  e.val(input.acceptedOutputModes?.length ? jsonb(input.acceptedOutputModes) : null),
+                  'jsonb',
+                )
+                .as('accepted_output_modes'),
             ]),
         )
         .returningAll(),

@@ -25,6 +25,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     attempts: row.attempts,
     runAfter: row.run_after,
     lastError: row.last_error,
+    acceptedOutputModes: row.accepted_output_modes ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
