@@ -21,6 +21,7 @@ export class MaintenanceScheduler {
   private readonly queue: Queue;
   private readonly worker: Worker;
   private readonly options: MaintenanceOptions;
+  private refresh: NodeJS.Timeout | undefined;
 
   constructor(options: MaintenanceOptions) {
     this.options = options;
@@ -37,7 +38,21 @@ export class MaintenanceScheduler {
   }
 
   async start(): Promise<void> {
-    await this.queue.upsertJobScheduler(
+    await this.schedule();
+    // The schedule lives in Redis, which holds nothing that cannot be rebuilt (ARCHITECTURE.md §3
+    // rule 1): re-upserting it (idempotent) brings it back after Redis lost its data.
+    this.refresh = setInterval(
+      () => {
+        this.schedule().catch((err: unknown) => this.options.onError?.(err));
+      },
+      Math.max(60_000, this.options.retentionEveryMs),
+    );
+    this.refresh.unref();
+    void this.worker.run().catch((err: unknown) => this.options.onError?.(err));
+  }
+
+  private schedule(): Promise<unknown> {
+    return this.queue.upsertJobScheduler(
       'retention-schedule',
       { every: this.options.retentionEveryMs },
       {
@@ -46,10 +61,10 @@ export class MaintenanceScheduler {
         opts: { removeOnComplete: 100, removeOnFail: 100 },
       },
     );
-    void this.worker.run().catch((err: unknown) => this.options.onError?.(err));
   }
 
   async close(): Promise<void> {
+    if (this.refresh) clearInterval(this.refresh);
     await this.worker.close();
     await this.queue.close();
   }
