@@ -13,6 +13,8 @@ const workerEnvSchema = commonEnvSchema.extend({
   REAPER_INTERVAL_MS: intVar(DEFAULT_ENGINE_CONFIG.reaperIntervalMs, 100),
   /** An unclaimed runnable task older than this is re-enqueued by the reaper. */
   DISPATCH_GRACE_MS: intVar(DEFAULT_ENGINE_CONFIG.dispatchGraceMs, 100),
+  /** One agent run is abandoned (and counted as a failed attempt) after this long; 0 = no limit. */
+  RUN_TIMEOUT_MS: intVar(DEFAULT_ENGINE_CONFIG.runTimeoutMs, 0),
   /** On SIGTERM, running agents get this long to finish before their tasks are handed back. */
   SHUTDOWN_GRACE_MS: intVar(20_000, 0),
   /** Port of /healthz, /readyz and /metrics. */

@@ -34,6 +34,7 @@ const worker = createWorkerRuntime({
     retryMaxMs: config.RETRY_MAX_MS,
     reaperIntervalMs: config.REAPER_INTERVAL_MS,
     dispatchGraceMs: config.DISPATCH_GRACE_MS,
+    runTimeoutMs: config.RUN_TIMEOUT_MS,
   },
 });
 worker.start();

@@ -25,6 +25,11 @@ export interface EngineConfig {
   closeStreamOnInputRequired: boolean;
   /** Close streams at AUTH_REQUIRED. Default false (credentials may arrive out of band). */
   closeStreamOnAuthRequired: boolean;
+  /**
+   * Longest one agent run may take before it is abandoned and counted as a failed attempt.
+   * Default 900000 ms (15 minutes); 0 turns the limit off.
+   */
+  runTimeoutMs: number;
 }
 
 export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
@@ -39,6 +44,7 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   pollIntervalMs: 1000,
   closeStreamOnInputRequired: true,
   closeStreamOnAuthRequired: false,
+  runTimeoutMs: 900_000,
 });
 
 export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {

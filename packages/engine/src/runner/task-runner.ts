@@ -180,12 +180,25 @@ export class TaskRunner {
       () => void this.upgrade(ctx).catch((err: unknown) => log.warn({ err }, 'upgrade failed')),
       windowMs,
     );
+    // An agent that never returns would hold its worker slot and lease forever: past the run
+    // timeout the run is abandoned (its later writes are refused) and treated as an error.
+    let runTimer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      if (deps.config.runTimeoutMs > 0)
+        runTimer = setTimeout(() => resolve('timeout'), deps.config.runTimeoutMs);
+    });
     try {
-      await agent.execute(ctx);
-      if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
+      const outcome = await Promise.race([agent.execute(ctx).then(() => 'returned' as const), timedOut]);
+      if (outcome === 'timeout') {
+        ctx.close('lease-lost');
+        controller.abort(new RunEndedError('lease-lost'));
+        log.error({ runTimeoutMs: deps.config.runTimeoutMs }, 'agent run timed out');
+        await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
+      } else if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
     } catch (err) {
       await this.onRunError(ctx, err, stopReason(), log);
     } finally {
+      clearTimeout(runTimer);
       clearTimeout(windowTimer);
       stopLease();
       unwatch();
@@ -221,9 +234,20 @@ export class TaskRunner {
       log.warn({ err }, 'agent threw after ending its task');
       return;
     }
-    const record = ctx.current;
     log.error({ err }, 'agent run failed');
-    const message = err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown';
+    await this.retryOrFail(
+      ctx.current,
+      err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown',
+      log,
+    );
+  }
+
+  /** An error (or a timeout) counts as an attempt: retry with backoff, or fail after the last one. */
+  private async retryOrFail(
+    record: ClaimResult['task'],
+    message: string,
+    log: RunnerDeps['log'],
+  ): Promise<void> {
     if (record.attempts >= this.deps.config.maxAttempts) {
       await this.settleFailure(record, FAILED_MESSAGE, message, this.deps.workerId).catch((e: unknown) =>
         log.warn({ err: e }, 'could not fail task'),
@@ -239,7 +263,7 @@ export class TaskRunner {
         fromStates: [TaskState.WORKING],
         leaseOwner: this.deps.workerId,
         patch: { clearLease: true, runAfter, lastError: message },
-        event: statusEvent(record, TaskState.WORKING, ctx.current.statusMessage),
+        event: statusEvent(record, TaskState.WORKING, record.statusMessage),
       });
       await this.deps.dispatcher.enqueue({
         tenantId: record.tenantId,
