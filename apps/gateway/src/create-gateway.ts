@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { PostgresAdminStore } from '@switchyard/store';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
+import { TenantStatus } from './auth/tenant-status.ts';
 import { subscribeRevocations } from './auth/revocation-channel.ts';
 import { CardBuilder } from './cards/card-builder.ts';
 import { buildApp } from './compose/build-app.ts';
@@ -40,6 +41,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const dashboard = queueDashboard({ redis: deps.redis, keys, token: config.SWITCHYARD_ADMIN_TOKEN });
   const apiKeys = new ApiKeyCache({ lookup: (key) => services.admin.authenticateApiKey(key) });
   const streams = new StreamRegistry(metrics.sse);
+  const tenants = new TenantStatus({ load: (tenantId) => services.admin.getTenant(tenantId) });
   const shutdown = new AbortController();
   let accepting = true;
   const app = buildApp(deps, {
@@ -47,6 +49,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     metrics,
     dashboard,
     apiKeys,
+    tenants,
     cards: new CardBuilder({ publicUrl: config.PUBLIC_URL, jwtEnabled: config.jwtEnabled }),
     streams,
     shutdown: shutdown.signal,
@@ -73,9 +76,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
     streams,
     async start(port: number = config.PORT): Promise<number> {
       unsubscribe = await subscribeRevocations(subscriber, keys, {
-        onRevocation: (r) =>
-          apiKeys.revoke(r.kind === 'api-key' ? { keyId: r.keyId } : { tenantId: r.tenantId }),
-        onResync: () => apiKeys.clear(),
+        onRevocation: (r) => {
+          apiKeys.revoke(r.kind === 'api-key' ? { keyId: r.keyId } : { tenantId: r.tenantId });
+          if (r.kind === 'tenant') tenants.forget(r.tenantId);
+        },
+        onResync: () => {
+          apiKeys.clear();
+          tenants.forget();
+        },
       });
       const listening = app.listen(port);
       server = listening;

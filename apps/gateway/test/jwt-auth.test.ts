@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@switchyard/testing';
 import { startHarness, type Harness, type RunningGateway } from './support/harness.ts';
 import { send } from './support/http.ts';
 import { userMessage } from './support/messages.ts';
@@ -114,5 +115,35 @@ describe('JWT bearer authentication', () => {
       bearer(await token({ tenant: 'globex' })),
     );
     expect(reply.status).toBe(404);
+  });
+
+  it('a token for a tenant that does not exist, or was disabled, is refused (401) like a bad token', async () => {
+    const unknown = await send(
+      'GET',
+      `${gateway.url}/agents/acme/echo/rest/tasks`,
+      bearer(await token({ tenant: 'no-such-tenant' })),
+    );
+    expect(unknown.status).toBe(401);
+    await h.admin.setTenantDisabled('acme', true);
+    try {
+      // The admin API publishes tenant changes; here the store is changed directly, so wait out the cache.
+      await waitFor(
+        async () =>
+          (
+            await send(
+              'GET',
+              `${gateway.url}/agents/acme/echo/rest/tasks`,
+              bearer(await token({ tenant: 'acme' })),
+            )
+          ).status === 401,
+        {
+          timeoutMs: 15_000,
+          intervalMs: 500,
+          what: 'the disabled tenant refused',
+        },
+      );
+    } finally {
+      await h.admin.setTenantDisabled('acme', false);
+    }
   });
 });

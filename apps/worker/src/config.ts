@@ -29,6 +29,8 @@ const workerEnvSchema = commonEnvSchema.extend({
   IDEMPOTENCY_TTL_MS: intVar(86_400_000, 1000),
   /** Delivered push notifications are kept this long. Default 7 days. */
   DELIVERED_PUSH_TTL_MS: intVar(7 * 86_400_000, 1000),
+  /** Agents' per-context memory is kept this long after its last write. Default 30 days. */
+  CONTEXT_MEMORY_TTL_MS: intVar(30 * 86_400_000, 1000),
   /** Unique lease owner id; defaults to host:pid:random. */
   WORKER_ID: z.string().min(1).optional(),
 });

@@ -26,6 +26,7 @@ const worker = createWorkerRuntime({
     eventTtlMs: config.EVENT_TTL_MS,
     idempotencyTtlMs: config.IDEMPOTENCY_TTL_MS,
     deliveredPushTtlMs: config.DELIVERED_PUSH_TTL_MS,
+    contextMemoryTtlMs: config.CONTEXT_MEMORY_TTL_MS,
   },
   engine: {
     leaseMs: config.LEASE_MS,

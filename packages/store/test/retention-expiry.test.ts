@@ -146,6 +146,17 @@ beforeAll(async () => {
       .execute();
   }
 
+  for (const [key, at] of [
+    ['expired', ago(30 * DAY + 1)],
+    ['at-cutoff', ago(30 * DAY)],
+    ['fresh', ago(HOUR)],
+  ] as const) {
+    await db
+      .insertInto('context_memory')
+      .values({ tenant_id: T, agent_id: 'a', context_id: 'c', key, value: '"x"', updated_at: at })
+      .execute();
+  }
+
   result = await runRetention(db, { now: NOW, batchSize: 2 });
 });
 afterAll(async () => {
@@ -216,7 +227,13 @@ describe('retention removes exactly what has expired', () => {
       pushConfigs: 4,
       pushDeliveries: 4 * 3 + 1,
       idempotencyKeys: 1,
+      contextMemory: 1,
     });
+  });
+
+  it("deletes agents' context memory not written for its TTL only", async () => {
+    const left = await db.selectFrom('context_memory').select('key').orderBy('key').execute();
+    expect(left.map((r) => r.key)).toEqual(['at-cutoff', 'fresh']);
   });
 
   it('a second run deletes nothing', async () => {

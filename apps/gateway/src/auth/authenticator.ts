@@ -4,6 +4,8 @@ import type { Identity } from '../http/request-state.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import type { JwtVerifier } from './jwt-verifier.ts';
 
+import type { TenantStatus } from './tenant-status.ts';
+
 export const API_KEY_HEADER = 'x-api-key';
 
 /**
@@ -22,10 +24,20 @@ export function authChallenges(jwtEnabled: boolean): string[] {
 export class Authenticator {
   readonly #apiKeys: ApiKeyCache;
   readonly #jwt: JwtVerifier | undefined;
+  readonly #tenants: TenantStatus | undefined;
 
-  constructor({ apiKeys, jwt }: { apiKeys: ApiKeyCache; jwt?: JwtVerifier | undefined }) {
+  constructor({
+    apiKeys,
+    jwt,
+    tenants,
+  }: {
+    apiKeys: ApiKeyCache;
+    jwt?: JwtVerifier | undefined;
+    tenants?: TenantStatus;
+  }) {
     this.#apiKeys = apiKeys;
     this.#jwt = jwt;
+    this.#tenants = tenants;
   }
 
   async authenticate(headers: IncomingHttpHeaders): Promise<Identity> {
@@ -52,6 +64,11 @@ export class Authenticator {
         throw unavailable(5, cause);
       }
       if (!identity) throw unauthenticated('Invalid bearer token');
+      // API keys of a disabled tenant stop working in the key lookup; a token names its tenant in a
+      // claim, so the tenant is checked here (same answer as a bad token: nothing is revealed).
+      if (this.#tenants && !(await this.#tenants.isActive(identity.caller.tenantId))) {
+        throw unauthenticated('Invalid bearer token');
+      }
       return identity;
     }
     throw unauthenticated();

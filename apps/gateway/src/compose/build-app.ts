@@ -4,6 +4,7 @@ import { agentRouter } from '../a2a/agent-router.ts';
 import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
+import type { TenantStatus } from '../auth/tenant-status.ts';
 import { authChallenges, Authenticator } from '../auth/authenticator.ts';
 import { createJwtVerifier } from '../auth/jwt-verifier.ts';
 import type { CardBuilder } from '../cards/card-builder.ts';
@@ -24,6 +25,7 @@ export interface AppParts {
   metrics: Metrics;
   dashboard: QueueDashboard;
   apiKeys: ApiKeyCache;
+  tenants: TenantStatus;
   cards: CardBuilder;
   streams: StreamRegistry;
   shutdown: AbortSignal;
@@ -37,7 +39,7 @@ export interface AppParts {
  */
 export function buildApp(
   deps: GatewayDeps,
-  { services, metrics, dashboard, apiKeys, cards, streams, shutdown, accepting }: AppParts,
+  { services, metrics, dashboard, apiKeys, tenants, cards, streams, shutdown, accepting }: AppParts,
 ): Express {
   const { pool, redis, keys, log, config } = deps;
   const resolveAgent = (tenantId: string, agentId: string) => services.agents.getAgent(tenantId, agentId);
@@ -80,7 +82,7 @@ export function buildApp(
   app.use(
     '/agents/:tenantId/:agentId',
     agentRouter(
-      { authenticator: new Authenticator({ apiKeys, jwt }), limiter, resolveAgent },
+      { authenticator: new Authenticator({ apiKeys, jwt, tenants }), limiter, resolveAgent },
       {
         operations: new A2AOperations({ service: services.service, cards }),
         cards,

@@ -11,6 +11,8 @@ export interface RetentionOptions {
   idempotencyTtlMs?: number;
   /** Delivered push rows are kept this long after delivery (the console timeline). Default 7 days. */
   deliveredPushTtlMs?: number;
+  /** Agents' per-context memory is kept this long after its last write. Default 30 days. */
+  contextMemoryTtlMs?: number;
   /** Rows (tasks, for the task sweep) per statement; bounds lock time and WAL per batch. Default 1000. */
   batchSize?: number;
   /** The clock the TTLs count back from. Default: the database's now(), so app clock skew cannot matter. */
@@ -24,6 +26,7 @@ export const RETENTION_DEFAULTS: ResolvedRetentionOptions = Object.freeze({
   eventTtlMs: DAY_MS,
   idempotencyTtlMs: DAY_MS,
   deliveredPushTtlMs: 7 * DAY_MS,
+  contextMemoryTtlMs: 30 * DAY_MS,
   batchSize: 1000,
 });
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { deleteDeliveredPushes } from './delete-delivered-pushes.ts';
 import { deleteExpiredEvents } from './delete-expired-events.ts';
+import { deleteExpiredContextMemory } from './delete-expired-context-memory.ts';
 import { deleteExpiredIdempotencyKeys } from './delete-expired-idempotency-keys.ts';
 import { deleteExpiredTasks } from './delete-expired-tasks.ts';
 import { resolveRetentionOptions, type RetentionOptions } from './retention-options.ts';
@@ -17,6 +18,7 @@ export interface RetentionResult {
   /** Rows of deleted tasks plus delivered rows past their TTL. */
   pushDeliveries: number;
   idempotencyKeys: number;
+  contextMemory: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export interface RetentionResult {
  *   for `eventTtlMs` (24 hours) after it ended; later a resume gets the Task snapshot only.
  * - A messageId deduplicates resends for `idempotencyTtlMs` (24 hours) after first use; a later
  *   resend starts a new task. It never outlives its task (the options are checked for that).
+ * - Agents' per-context memory lasts `contextMemoryTtlMs` (30 days) after its last write.
  * - A push delivery id (webhook-id) is kept `deliveredPushTtlMs` (7 days) after delivery; pending
  *   and dead deliveries stay until their task is deleted (dead letters can be replayed till then).
  *
@@ -48,6 +51,7 @@ export async function runRetention(db: Db, options: RetentionOptions = {}): Prom
     pushConfigs: 0,
     pushDeliveries: 0,
     idempotencyKeys: 0,
+    contextMemory: 0,
   };
 
   const taskCutoff = before(o.terminalTaskTtlMs);
@@ -59,6 +63,10 @@ export async function runRetention(db: Db, options: RetentionOptions = {}): Prom
   result.taskEvents += await drain((n) => deleteExpiredEvents(db, before(o.eventTtlMs), n), o.batchSize);
   result.idempotencyKeys += await drain(
     (n) => deleteExpiredIdempotencyKeys(db, before(o.idempotencyTtlMs), n),
+    o.batchSize,
+  );
+  result.contextMemory += await drain(
+    (n) => deleteExpiredContextMemory(db, before(o.contextMemoryTtlMs), n),
     o.batchSize,
   );
   result.pushDeliveries += await drain(

@@ -1,0 +1,32 @@
+/**
+ * Whether a tenant exists and is enabled, for credentials that do not go through the API-key
+ * lookup (JWT bearer tokens name their tenant in a claim). Cached per process for `ttlMs`;
+ * disabling a tenant is published on the revocation channel and drops the entry at once.
+ */
+export type LoadTenant = (tenantId: string) => Promise<{ disabledAt: Date | null } | null>;
+
+export class TenantStatus {
+  readonly #load: LoadTenant;
+  readonly #ttlMs: number;
+  readonly #cache = new Map<string, { at: number; active: Promise<boolean> }>();
+
+  constructor({ load, ttlMs = 10_000 }: { load: LoadTenant; ttlMs?: number }) {
+    this.#load = load;
+    this.#ttlMs = ttlMs;
+  }
+
+  isActive(tenantId: string): Promise<boolean> {
+    const hit = this.#cache.get(tenantId);
+    if (hit && Date.now() - hit.at < this.#ttlMs) return hit.active;
+    const active = this.#load(tenantId).then((t) => t !== null && t.disabledAt === null);
+    this.#cache.set(tenantId, { at: Date.now(), active });
+    active.catch(() => this.#cache.delete(tenantId));
+    if (this.#cache.size > 10_000) this.#cache.delete(this.#cache.keys().next().value as string);
+    return active;
+  }
+
+  forget(tenantId?: string): void {
+    if (tenantId === undefined) this.#cache.clear();
+    else this.#cache.delete(tenantId);
+  }
+}
