@@ -226,3 +226,19 @@ describe('ops endpoints', () => {
     expect(metrics.headers.get('content-type')).toContain('text/plain');
   });
 });
+
+describe('disabling a tenant', () => {
+  it('refuses every credential of the tenant at once, keeps its data, and enable restores access', async () => {
+    const list = () => send('GET', `${h.url}/agents/globex/echo/rest/tasks`, { key: h.fixtures.keys.carol });
+    expect((await list()).status).toBe(200);
+    expect((await admin('POST', '/tenants/globex:disable')).status).toBe(200);
+    // Published on the revocation channel: the cached key is dropped without waiting for its TTL.
+    await waitFor(async () => (await list()).status === 401, { timeoutMs: 5000, what: 'the key refused' });
+    expect((await admin('POST', '/tenants/globex:enable')).status).toBe(200);
+    await waitFor(async () => (await list()).status === 200, {
+      timeoutMs: 5000,
+      what: 'the key accepted again',
+    });
+    expect((await admin('POST', '/tenants/no-such-tenant:disable')).status).toBe(404);
+  });
+});

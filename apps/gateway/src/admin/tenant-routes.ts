@@ -4,9 +4,10 @@ import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { newTenantBody, readAdminBody } from './admin-schemas.ts';
+import { publishRevocation } from '../auth/revocation-channel.ts';
 
 /** Tenants and their webhook signing secrets. A secret is shown when created or rotated, never listed. */
-export function tenantRoutes({ admin, bodyLimitBytes }: AdminDeps): Router {
+export function tenantRoutes({ admin, bodyLimitBytes, redis, keys }: AdminDeps): Router {
   const router = Router();
   router.post('/tenants', async (req, res) => {
     const body = await readAdminBody(req, newTenantBody, bodyLimitBytes);
@@ -20,6 +21,19 @@ export function tenantRoutes({ admin, bodyLimitBytes }: AdminDeps): Router {
   router.get('/tenants', async (_req, res) => {
     res.json({ tenants: await admin.listTenants() });
   });
+  // A disabled tenant keeps its data, but none of its credentials authenticate; every replica
+  // drops its cached keys and tenant status at once through the revocation channel.
+  for (const [action, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    router.post(`/tenants/:tenantId\\:${action}`, async (req, res) => {
+      const tenantId = pathParam(req, 'tenantId');
+      if (!(await admin.setTenantDisabled(tenantId, disabled))) throw adminNotFound('tenant');
+      await publishRevocation(redis, keys, { kind: 'tenant', tenantId });
+      res.json({});
+    });
+  }
   router.post('/tenants/:tenantId/webhook-secret\\:rotate', async (req, res) => {
     const webhookSecret = await admin.rotateWebhookSecret(pathParam(req, 'tenantId'));
     if (webhookSecret === null) throw adminNotFound('tenant');
