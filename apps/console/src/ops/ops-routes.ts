@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { migrationsCurrent } from '@switchyard/store';
+import { databaseReadiness } from '@switchyard/store';
 import type { Metrics } from '@switchyard/telemetry';
 import type { ConsoleServices } from '../console-services.ts';
 
 /** Liveness, readiness and metrics on the console's own port, without auth (probes). */
 export function opsRoutes(
-  { pool, redis, reads }: Pick<ConsoleServices, 'pool' | 'redis' | 'reads'>,
+  { pool, redis }: Pick<ConsoleServices, 'pool' | 'redis'>,
   accepting: () => boolean,
   metrics: Metrics,
 ): Router {
@@ -14,9 +14,8 @@ export function opsRoutes(
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [postgres, migrations, redisOk] = await Promise.all([
-      reads.ping(),
-      migrationsCurrent(pool).catch(() => false),
+    const [{ postgres, migrations }, redisOk] = await Promise.all([
+      databaseReadiness(pool),
       redis.ping().then(
         () => true,
         () => false,
