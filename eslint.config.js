@@ -55,6 +55,7 @@ export default tseslint.config(
       '**/bin/**/*.ts',
       'packages/client/src/cli/**/*.ts',
       'bench/**/*.ts',
+      'chaos/src/report.ts',
       '**/test/**/*.ts',
     ],
     rules: { 'no-console': 'off' },

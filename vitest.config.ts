@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // parallel safely. Two workers match this 2-core machine.
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'chaos/test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/*.fault.test.ts', '**/*.e2e.test.ts'],
     globalSetup: ['packages/testing/src/global-setup.ts'],
     testTimeout: 30_000,
