@@ -1,5 +1,4 @@
-import { isIP } from 'node:net';
-import { boolVar, commonEnvSchema, ConfigError, intVar, parseEnv, z } from '@switchyard/runtime';
+import { boolVar, cidrListVar, commonEnvSchema, ConfigError, intVar, parseEnv, z } from '@switchyard/runtime';
 
 /** Used when SWITCHYARD_ADMIN_TOKEN is unset outside production; createGateway logs a warning. */
 export const DEV_ADMIN_TOKEN = 'switchyard-dev-admin-token';
@@ -8,17 +7,6 @@ const optionalString = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-const cidrList = z
-  .string()
-  .default('')
-  .transform((v) =>
-    v
-      .split(',')
-      .map((c) => c.trim())
-      .filter((c) => c !== ''),
-  )
-  .refine((list) => list.every(isCidr), 'must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)');
 
 const gatewayEnvSchema = commonEnvSchema.extend({
   NODE_ENV: z.string().default('development'),
@@ -56,7 +44,7 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Claim whose value `tenant_admin` makes the caller a tenant admin. Default `switchyard_role`. */
   JWT_ROLE_CLAIM: z.string().min(1).default('switchyard_role'),
   /** CIDRs webhooks may target although not public (tests: 127.0.0.0/8). Default none. */
-  WEBHOOK_ALLOW_CIDRS: cidrList,
+  WEBHOOK_ALLOW_CIDRS: cidrListVar(),
   /** Close SSE streams at INPUT_REQUIRED (digest §7.7). Default true. */
   STREAM_CLOSE_ON_INPUT_REQUIRED: boolVar(true),
   /** Close SSE streams at AUTH_REQUIRED (digest §7.7). Default false. */
@@ -88,11 +76,3 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
   });
 }
 
-function isCidr(value: string): boolean {
-  const [address = '', bits, ...rest] = value.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  const n = Number(bits);
-  return /^\d{1,3}$/.test(bits) && n <= (family === 4 ? 32 : 128);
-}

@@ -1,36 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import ipaddr from 'ipaddr.js';
-import { boolVar, commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
+import { boolVar, cidrListVar, commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
 import type { PusherSettings } from './create-pusher.ts';
-
-/** A comma-separated list of CIDRs (or bare addresses); empty by default. */
-const cidrList = z
-  .string()
-  .default('')
-  .transform((raw) =>
-    raw
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  )
-  .refine(
-    (cidrs) => cidrs.every(isCidrOrAddress),
-    'must be a comma-separated list of CIDRs such as 127.0.0.0/8,10.1.0.0/16',
-  );
-
-function isCidrOrAddress(value: string): boolean {
-  return value.includes('/') ? safe(() => ipaddr.parseCIDR(value)) : ipaddr.isValid(value);
-}
-
-function safe(parse: () => unknown): boolean {
-  try {
-    parse();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const pusherEnvSchema = commonEnvSchema
   .extend({
@@ -49,7 +20,7 @@ const pusherEnvSchema = commonEnvSchema
     /** Fallback poll when no wake-up arrives on the Redis push channel, in ms. Default 1000. */
     PUSH_POLL_MS: intVar(1000, 10, 60_000),
     /** Non-public ranges webhooks may still reach (comma list of CIDRs). Default none. */
-    WEBHOOK_ALLOW_CIDRS: cidrList,
+    WEBHOOK_ALLOW_CIDRS: cidrListVar(),
     /** Allow plain http:// webhook URLs. Default true. */
     WEBHOOK_ALLOW_HTTP: boolVar(true),
     /** Port of /healthz, /readyz and /metrics (0 picks a free one). Default 9092. */

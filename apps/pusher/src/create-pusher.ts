@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LookupFn, UrlPolicy } from '@switchyard/engine';
+import { createGuardedAgent, type LookupFn, type UrlPolicy } from '@switchyard/engine';
 import type { QueueKeys } from '@switchyard/queue';
 import {
   createDb,
@@ -21,7 +21,6 @@ import type pg from 'pg';
 import type { RetryPolicy } from './backoff.ts';
 import { deliver, type DeliverDeps, type DeliveryResult } from './deliver.ts';
 import { runClaimLoop } from './claim-loop.ts';
-import { createGuardedAgent } from './guarded-agent.ts';
 import { listenForPushWakeups, type PushWakeups } from './push-wakeups.ts';
 import { WakeSignal } from './wake-signal.ts';
 

@@ -43,7 +43,7 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
     const [result] = await scope.pusher({ policy: noAllowList }).deliverOnce();
     expect(result).toMatchObject({
       outcome: 'retry',
-      error: expect.stringMatching(/^refused: webhook address 127\.0\.0\.1 /),
+      error: expect.stringMatching(/^refused: address 127\.0\.0\.1 /),
     });
     expect(receiver.requests).toEqual([]);
     const [row] = await deliveriesOf(env, tenantId, task.taskId);
@@ -60,7 +60,7 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
     const [result] = await scope.pusher({ policy: noAllowList }).deliverOnce();
     expect(result).toMatchObject({
       outcome: 'retry',
-      error: expect.stringMatching(/^refused: webhook host localhost resolves to /),
+      error: expect.stringMatching(/^refused: host localhost resolves to /),
     });
     expect(receiver.requests).toEqual([]);
   });

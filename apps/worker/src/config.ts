@@ -1,4 +1,4 @@
-import { commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
+import { boolVar, cidrListVar, commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
 import { DEFAULT_ENGINE_CONFIG } from '@switchyard/engine';
 
 const workerEnvSchema = commonEnvSchema.extend({
@@ -31,6 +31,15 @@ const workerEnvSchema = commonEnvSchema.extend({
   DELIVERED_PUSH_TTL_MS: intVar(7 * 86_400_000, 1000),
   /** Agents' per-context memory is kept this long after its last write. Default 30 days. */
   CONTEXT_MEMORY_TTL_MS: intVar(30 * 86_400_000, 1000),
+  /**
+   * Upstream (a2a-upstream) agents obey the webhook SSRF rules: only public addresses, plus these
+   * CIDRs. The same setting as the gateway's and the pusher's.
+   */
+  WEBHOOK_ALLOW_CIDRS: cidrListVar(),
+  /** Allow plain http:// upstream agents (https is always allowed). */
+  WEBHOOK_ALLOW_HTTP: boolVar(true),
+  /** Limit of one unary request to an upstream agent, in ms. */
+  UPSTREAM_TIMEOUT_MS: intVar(30_000, 100, 600_000),
   /** Unique lease owner id; defaults to host:pid:random. */
   WORKER_ID: z.string().min(1).optional(),
 });

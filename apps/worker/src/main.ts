@@ -1,5 +1,7 @@
 // Worker entry point: validated config → process resources → worker runtime; drain on SIGTERM.
+import { findBundledAgent } from '@switchyard/agents';
 import { createWorkerRuntime } from '@switchyard/engine';
+import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import { handleSignals, openProcessResources, startOpsServer } from '@switchyard/runtime';
 import { loadWorkerConfig } from './config.ts';
 
@@ -9,7 +11,14 @@ const { log, metrics, pool, redis, subscriber, keys, secrets, close } = await op
   config,
   process.env,
 );
+// Bundled agents run in-process; `a2a-upstream` registrations are existing A2A servers we call.
+const upstreamAgent = createUpstreamAgent({
+  secrets,
+  policy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: config.WEBHOOK_ALLOW_HTTP },
+  requestTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+});
 const worker = createWorkerRuntime({
+  findAgent: (executor) => (executor === UPSTREAM_EXECUTOR ? upstreamAgent : findBundledAgent(executor)),
   pool,
   redis,
   subscriber,

@@ -105,6 +105,33 @@ export interface AgentContext {
   fail(message: MessageInput): Promise<void>;
   /** REJECTED: the agent declines the task. */
   reject(message: MessageInput): Promise<void>;
+  /**
+   * For agents that resume rather than replay from the top (the upstream executor follows a task
+   * that lives elsewhere): the chunks an earlier attempt of this run stored count as already
+   * emitted, so the next `emitArtifact` writes instead of being taken for a replayed chunk.
+   */
+  resumeAfterStoredChunks(): void;
+}
+
+/**
+ * Thrown by an agent for an error whose safe description may be shown to the client. It counts
+ * as a failed attempt like any error (retried with backoff under the attempt limit); when the
+ * last attempt fails, `safeMessage` becomes the FAILED status text and `code`, when set, names the
+ * A2A error a blocking request answers with (e.g. InvalidAgentResponse for an upstream agent that
+ * did not speak A2A).
+ */
+export class AgentFailure extends Error {
+  readonly safeMessage: string;
+  readonly code: 'InvalidAgentResponse' | undefined;
+  constructor(
+    safeMessage: string,
+    options?: { cause?: unknown; code?: 'InvalidAgentResponse'; detail?: string },
+  ) {
+    super(options?.detail ? `${safeMessage}: ${options.detail}` : safeMessage, options);
+    this.name = 'AgentFailure';
+    this.safeMessage = safeMessage;
+    this.code = options?.code;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // @switchyard/agents: the agent-author API, the bundled example agents and a test harness for
 // agent unit tests (the real AgentContext lives in @switchyard/engine).
 
-export { RunEndedError } from './agent.ts';
+export { AgentFailure, RunEndedError } from './agent.ts';
 export type {
   Agent,
   AgentCardTemplate,

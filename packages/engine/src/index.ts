@@ -6,7 +6,7 @@ export { TaskService, type SendResult } from './service/task-service.ts';
 export type { ServiceDeps, TraceCarrier } from './service/service-deps.ts';
 export type { StreamItem } from './service/task-stream.ts';
 export { closesStream } from './service/task-stream.ts';
-export { TaskRunner, FAILED_MESSAGE } from './runner/task-runner.ts';
+export { TaskRunner, FAILED_MESSAGE, FAILURE_CODE_METADATA_KEY } from './runner/task-runner.ts';
 export type { RunnerDeps } from './runner/runner-deps.ts';
 export { Reaper, LEASE_EXHAUSTED_MESSAGE, type ReaperStats } from './reaper.ts';
 export {
@@ -16,6 +16,7 @@ export {
   type UrlPolicy,
   type LookupFn,
 } from './push/url-policy.ts';
+export { createGuardedAgent, type GuardedAgentOptions } from './push/guarded-agent.ts';
 export { CachedAgentDirectory, type LoadAgent } from './cached-agent-directory.ts';
 export {
   createWorkerRuntime,

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -40,6 +41,30 @@ export const boolVar = (fallback: boolean) =>
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** A comma-separated list of CIDRs or bare addresses (e.g. the SSRF allow-list); empty by default. */
+export const cidrListVar = () =>
+  z
+    .string()
+    .default('')
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== ''),
+    )
+    .refine(
+      (list) => list.every(isCidr),
+      'must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)',
+    );
+
+function isCidr(value: string): boolean {
+  const [address = '', bits, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 export const urlVar = (fallback: string, protocols: string[]) =>
   z

@@ -4,6 +4,7 @@ export {
   parseEnv,
   intVar,
   boolVar,
+  cidrListVar,
   urlVar,
   commonEnvSchema,
   type CommonConfig,

@@ -1,6 +1,14 @@
-import type { AgentRegistration, StreamItem, TaskService, TraceCarrier } from '@switchyard/engine';
+import {
+  FAILURE_CODE_METADATA_KEY,
+  type AgentRegistration,
+  type StreamItem,
+  type TaskService,
+  type TraceCarrier,
+} from '@switchyard/engine';
 import {
   A2AError,
+  invalidAgentResponse,
+  TaskState,
   type AgentCard,
   type CancelTaskRequest,
   type DeleteTaskPushNotificationConfigRequest,
@@ -43,7 +51,15 @@ export class A2AOperations {
   /** Blocking unless `returnImmediately` (§7.2 rule 12); the wait ends early if the client leaves. */
   async send(ctx: OperationContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     checkTenant(ctx, request.tenant);
-    return this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+    const response = await this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+    // An upstream agent that did not speak A2A failed the task; the waiting client hears it as
+    // InvalidAgentResponse (the task stays readable with GetTask, FAILED with a safe message).
+    const failure = response.task?.status.message?.metadata?.[FAILURE_CODE_METADATA_KEY];
+    if (response.task?.status.state === TaskState.FAILED && failure === 'InvalidAgentResponse')
+      throw invalidAgentResponse(
+        `the agent answered with an invalid A2A response; task ${response.task.id} failed`,
+      );
+    return response;
   }
 
   stream(ctx: OperationContext, request: SendMessageRequest): AsyncGenerator<StreamItem> {

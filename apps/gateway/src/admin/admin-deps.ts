@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { HintPublisher } from '@switchyard/events';
 import type { QueueKeys } from '@switchyard/queue';
-import type { PostgresAdminStore, PostgresOutboxStore } from '@switchyard/store';
+import type { UrlPolicy } from '@switchyard/engine';
+import type { PostgresAdminStore, PostgresOutboxStore, SecretBox } from '@switchyard/store';
 
 export interface AdminDeps {
   admin: PostgresAdminStore;
@@ -12,4 +13,8 @@ export interface AdminDeps {
   /** Wakes pushers after a replay. */
   hints: HintPublisher;
   bodyLimitBytes: number;
+  /** Seals upstream agents' credentials. */
+  secrets: SecretBox;
+  /** SSRF rules for upstream agent URLs (the webhook rules). */
+  urlPolicy: UrlPolicy;
 }

@@ -4,10 +4,16 @@ import { findBundledAgent } from '@switchyard/agents';
 import { agentBasePath } from '../cards/card-builder.ts';
 import { adminInvalid, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { agentBody, parseAdmin, readAdminBody, slug } from './admin-schemas.ts';
+import { readJsonBody } from '../http/read-json-body.ts';
+import { agentBody, parseAdmin, slug } from './admin-schemas.ts';
+import { isUpstreamBody, redact, upstreamRegistration } from './upstream-registration.ts';
 
-/** Agent registrations: a card template, a bundled executor and its settings. */
-export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: string): Router {
+/**
+ * Agent registrations: a card template, a bundled executor and its settings, or an existing A2A
+ * agent (executor `a2a-upstream`) whose card supplies skills and modes.
+ */
+export function agentRoutes(deps: AdminDeps, publicUrl: string): Router {
+  const { admin } = deps;
   const router = Router();
   const urls = (tenantId: string, agentId: string) => {
     const base = `${publicUrl}${agentBasePath(tenantId, agentId)}`;
@@ -16,30 +22,19 @@ export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: str
   router.put('/tenants/:tenantId/agents/:agentId', async (req, res) => {
     const tenantId = pathParam(req, 'tenantId');
     const agentId = parseAdmin(slug, pathParam(req, 'agentId'));
-    const body = await readAdminBody(req, agentBody, bodyLimitBytes);
-    if (!findBundledAgent(body.executor)) {
-      throw adminInvalid(`unknown executor ${body.executor}`, [
-        {
-          field: 'executor',
-          description: 'must name a bundled agent: echo, invoice-reconciler, booking or slow',
-        },
-      ]);
-    }
+    const raw = await readJsonBody(req, deps.bodyLimitBytes);
+    const registration = isUpstreamBody(raw)
+      ? await upstreamRegistration(raw, deps)
+      : bundledRegistration(raw);
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
-    const agent = await admin.upsertAgent({
-      tenantId,
-      id: agentId,
-      card: body.card,
-      executor: body.executor,
-      settings: body.settings,
-    });
-    res.json({ agent, urls: urls(tenantId, agentId) });
+    const agent = await admin.upsertAgent({ tenantId, id: agentId, ...registration });
+    res.json({ agent: redact(agent), urls: urls(tenantId, agentId) });
   });
   router.get('/tenants/:tenantId/agents', async (req, res) => {
     const tenantId = pathParam(req, 'tenantId');
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     const agents = await admin.listAgents(tenantId);
-    res.json({ agents: agents.map((agent) => ({ ...agent, urls: urls(tenantId, agent.id) })) });
+    res.json({ agents: agents.map((agent) => ({ ...redact(agent), urls: urls(tenantId, agent.id) })) });
   });
   router.delete('/tenants/:tenantId/agents/:agentId', async (req, res) => {
     if (!(await admin.deleteAgent(pathParam(req, 'tenantId'), pathParam(req, 'agentId'))))
@@ -47,4 +42,17 @@ export function agentRoutes({ admin, bodyLimitBytes }: AdminDeps, publicUrl: str
     res.json({});
   });
   return router;
+}
+
+function bundledRegistration(raw: unknown) {
+  const body = parseAdmin(agentBody, raw ?? {});
+  if (!findBundledAgent(body.executor)) {
+    throw adminInvalid(`unknown executor ${body.executor}`, [
+      {
+        field: 'executor',
+        description: 'must name a bundled agent (echo, invoice-reconciler, booking, slow) or a2a-upstream',
+      },
+    ]);
+  }
+  return { card: body.card, executor: body.executor, settings: body.settings };
 }

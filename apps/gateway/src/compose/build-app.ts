@@ -75,7 +75,16 @@ export function buildApp(
   app.use(
     '/admin/v1',
     adminRouter(
-      { admin, outbox, redis, keys, hints, bodyLimitBytes: config.BODY_LIMIT_BYTES },
+      {
+        admin,
+        outbox,
+        redis,
+        keys,
+        hints,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        secrets: deps.secrets,
+        urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: true },
+      },
       { token: config.SWITCHYARD_ADMIN_TOKEN, publicUrl: config.PUBLIC_URL },
     ),
   );

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { Agent } from '@switchyard/agents';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
 import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
 import {
@@ -47,6 +48,10 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Run an in-process worker so tasks execute. Default true. */
   worker?: boolean;
+  /** The worker's agents (default: the bundled ones), e.g. to add the upstream executor. */
+  findAgent?: (executor: string) => Agent | undefined;
+  /** Worker engine settings over the test defaults (e.g. short retry backoff). */
+  workerEngine?: Partial<EngineConfig>;
 }
 
 /**
@@ -107,7 +112,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       log: silentLogger(),
       concurrency: 8,
       shutdownGraceMs: 0,
-      engine: { ...TEST_ENGINE, reaperIntervalMs: 500, dispatchGraceMs: 2000 },
+      engine: { ...TEST_ENGINE, reaperIntervalMs: 500, dispatchGraceMs: 2000, ...options.workerEngine },
+      ...(options.findAgent ? { findAgent: options.findAgent } : {}),
     });
     worker.start();
   }

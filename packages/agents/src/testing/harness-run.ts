@@ -169,6 +169,9 @@ export class RunController implements HarnessRun {
       complete: (input) => this.#complete(input),
       fail: (input) => this.#end('fail', input),
       reject: (input) => this.#end('reject', input),
+      resumeAfterStoredChunks: () => {
+        for (const [artifactId, chunks] of task.chunks) this.#chunkIndex.set(artifactId, chunks.length);
+      },
     };
   }
 

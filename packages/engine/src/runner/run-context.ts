@@ -89,6 +89,10 @@ export class RunContext implements AgentContext {
     );
   }
 
+  resumeAfterStoredChunks(): void {
+    for (const [artifactId, count] of this.o.storedChunks) this.emitted.set(artifactId, count);
+  }
+
   async emitArtifact(chunk: ArtifactChunk): Promise<void> {
     this.assertOpen();
     const k = this.emitted.get(chunk.artifactId) ?? 0;

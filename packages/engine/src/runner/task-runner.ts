@@ -1,4 +1,4 @@
-import { RunEndedError } from '@switchyard/agents';
+import { AgentFailure, RunEndedError } from '@switchyard/agents';
 import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob } from '@switchyard/queue';
@@ -14,6 +14,11 @@ import type { RunnerDeps } from './runner-deps.ts';
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
 export const FAILED_MESSAGE = 'The agent failed while working on this task.';
 const NO_AGENT_MESSAGE = 'This agent is not available on this platform.';
+/**
+ * Status-message metadata naming the A2A error behind a FAILED task (AgentFailure.code), so a
+ * blocking request can answer with that error (e.g. InvalidAgentResponse) rather than the task.
+ */
+export const FAILURE_CODE_METADATA_KEY = 'switchyard.failureCode';
 
 type StopReason = 'canceled' | 'lease-lost' | 'shutdown';
 
@@ -239,6 +244,7 @@ export class TaskRunner {
       ctx.current,
       err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown',
       log,
+      err instanceof AgentFailure ? err : undefined,
     );
   }
 
@@ -247,11 +253,16 @@ export class TaskRunner {
     record: ClaimResult['task'],
     message: string,
     log: RunnerDeps['log'],
+    failure?: AgentFailure,
   ): Promise<void> {
     if (record.attempts >= this.deps.config.maxAttempts) {
-      await this.settleFailure(record, FAILED_MESSAGE, message, this.deps.workerId).catch((e: unknown) =>
-        log.warn({ err: e }, 'could not fail task'),
-      );
+      await this.settleFailure(
+        record,
+        failure?.safeMessage ?? FAILED_MESSAGE,
+        message,
+        this.deps.workerId,
+        failure?.code,
+      ).catch((e: unknown) => log.warn({ err: e }, 'could not fail task'));
       return;
     }
     const runAfter = new Date(Date.now() + retryDelayMs(this.deps.config, record.attempts));
@@ -283,6 +294,7 @@ export class TaskRunner {
     safeMessage: string,
     internal: string,
     leaseOwner: string = this.deps.workerId,
+    code?: string,
   ): Promise<void> {
     const message = {
       messageId: crypto.randomUUID(),
@@ -290,6 +302,7 @@ export class TaskRunner {
       contextId: record.contextId,
       taskId: record.id,
       parts: [{ text: safeMessage }],
+      ...(code ? { metadata: { [FAILURE_CODE_METADATA_KEY]: code } } : {}),
     };
     await this.deps.writer.change({
       tenantId: record.tenantId,

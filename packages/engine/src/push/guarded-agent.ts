@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import net, { type LookupFunction } from 'node:net';
-import { isAllowedAddress, UrlRefusedError, type LookupFn, type UrlPolicy } from '@switchyard/engine';
+import { isAllowedAddress, UrlRefusedError, type LookupFn, type UrlPolicy } from './url-policy.ts';
 import { Agent, buildConnector } from 'undici';
 
 export interface GuardedAgentOptions {
@@ -14,7 +14,7 @@ export interface GuardedAgentOptions {
 const systemResolve: LookupFn = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**
- * The SSRF guard at send time (digest §8, ARCHITECTURE.md §7). A URL was checked when it was
+ * The SSRF guard at connect time, shared by webhook delivery and the upstream executor (digest §8, ARCHITECTURE.md §7). A URL was checked when it was
  * registered, but its host may resolve elsewhere now (DNS rebinding), so the check runs again on
  * the addresses the socket actually connects to: a host name goes through a lookup that refuses the
  * whole host if any address is not allowed, and a literal IP (which net.connect never looks up) is
@@ -27,7 +27,7 @@ export function createGuardedAgent(options: GuardedAgentOptions): Agent {
   const connect: buildConnector.connector = (target, callback) => {
     if (net.isIP(target.hostname) !== 0 && !isAllowedAddress(target.hostname, policy)) {
       callback(
-        new UrlRefusedError(`webhook address ${target.hostname} is not public and not in the allow-list`),
+        new UrlRefusedError(`address ${target.hostname} is not public and not in the allow-list`),
         null,
       );
       return;
@@ -48,7 +48,7 @@ function guardedLookup(policy: UrlPolicy, resolve: LookupFn): LookupFunction {
         const first = addresses[0];
         if (!first) {
           callback(
-            Object.assign(new Error(`webhook host ${hostname} does not resolve`), { code: 'ENOTFOUND' }),
+            Object.assign(new Error(`host ${hostname} does not resolve`), { code: 'ENOTFOUND' }),
             '',
             4,
           );
@@ -60,7 +60,7 @@ function guardedLookup(policy: UrlPolicy, resolve: LookupFn): LookupFunction {
         if (refused) {
           callback(
             new UrlRefusedError(
-              `webhook host ${hostname} resolves to ${refused.address}, which is not public and not in the allow-list`,
+              `host ${hostname} resolves to ${refused.address}, which is not public and not in the allow-list`,
             ),
             '',
             4,

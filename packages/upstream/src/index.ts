@@ -1,0 +1,19 @@
+// @switchyard/upstream: the `a2a-upstream` executor. A tenant registers an existing A2A agent by
+// its card URL; workers call it as an A2A client (the official @a2a-js/sdk, 1.0 or 0.3) and map
+// its events into the durable task.
+export {
+  createUpstreamAgent,
+  INVALID_RESPONSE_MESSAGE,
+  REFUSED_MESSAGE,
+  UNAVAILABLE_MESSAGE,
+  type UpstreamAgentOptions,
+} from './upstream-agent.ts';
+export { readUpstreamCard, type UpstreamCardFacts } from './upstream-card.ts';
+export { upstreamMessageId } from './upstream-link.ts';
+export {
+  redactUpstreamSettings,
+  sealUpstreamSettings,
+  UPSTREAM_EXECUTOR,
+  upstreamRegistrationSchema,
+  type UpstreamRegistration,
+} from './upstream-settings.ts';
