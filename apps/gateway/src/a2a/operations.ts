@@ -54,11 +54,10 @@ export class A2AOperations {
     const response = await this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
     // An upstream agent that did not speak A2A failed the task; the waiting client hears it as
     // InvalidAgentResponse (the task stays readable with GetTask, FAILED with a safe message).
-    const failure = response.task?.status.message?.metadata?.[FAILURE_CODE_METADATA_KEY];
-    if (response.task?.status.state === TaskState.FAILED && failure === 'InvalidAgentResponse')
-      throw invalidAgentResponse(
-        `the agent answered with an invalid A2A response; task ${response.task.id} failed`,
-      );
+    const task = 'task' in response ? response.task : undefined;
+    const failure = task?.status.message?.metadata?.[FAILURE_CODE_METADATA_KEY];
+    if (task?.status.state === TaskState.FAILED && failure === 'InvalidAgentResponse')
+      throw invalidAgentResponse(`the agent answered with an invalid A2A response; task ${task.id} failed`);
     return response;
   }
 
