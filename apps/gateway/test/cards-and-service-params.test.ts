@@ -18,13 +18,16 @@ const cardUrl = (agent: string) => `${h.url}/agents/${agent}/.well-known/agent-c
 
 describe('agent cards (digest §4.4)', () => {
   it('each agent publishes its own card without authentication, with both interfaces and the platform capabilities', async () => {
-    const reply = await send('GET', cardUrl('acme/echo'), { noVersion: true });
+    const reply = await send('GET', cardUrl('acme/echo'));
     expect(reply.status).toBe(200);
+    expect(reply.headers.get('vary')).toMatch(/A2A-Version/i);
     const card = reply.body as AgentCard;
     expect(card.name).toBe('Echo');
+    // JSON-RPC twice: 1.0, and 0.3 for clients without A2A-Version (digest §13.4).
     expect(card.supportedInterfaces).toEqual([
       { url: `${h.url}/agents/acme/echo/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${h.url}/agents/acme/echo/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: `${h.url}/agents/acme/echo/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ]);
     expect(card.capabilities).toEqual({
       streaming: true,
@@ -38,6 +41,33 @@ describe('agent cards (digest §4.4)', () => {
     expect(card.securityRequirements).toEqual([{ schemes: { apiKey: { list: [] } } }]);
     expect(card.skills.map((s) => s.id)).toEqual(['echo', 'echo-reply']);
     expect(reply.text).not.toMatch(/extendedSkills|executor|settings/);
+  });
+
+  it('without A2A-Version (0.3, digest §6) the card is 0.3-shaped, with the 1.0 interfaces embedded (§13.4)', async () => {
+    const reply = await send('GET', cardUrl('acme/echo'), { noVersion: true });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('vary')).toMatch(/A2A-Version/i);
+    const card = reply.body as Record<string, unknown>;
+    expect(card).toMatchObject({
+      name: 'Echo',
+      protocolVersion: '0.3.0',
+      url: `${h.url}/agents/acme/echo/rpc`,
+      preferredTransport: 'JSONRPC',
+      supportsAuthenticatedExtendedCard: true,
+      capabilities: { streaming: true, pushNotifications: true },
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      security: [{ apiKey: [] }],
+    });
+    expect(card['additionalInterfaces']).toBeUndefined();
+    expect(card['supportedInterfaces']).toHaveLength(3);
+    const explicit = await send('GET', cardUrl('acme/echo'), {
+      noVersion: true,
+      headers: { 'A2A-Version': '0.3' },
+    });
+    expect(explicit.text).toBe(reply.text);
+    const v1 = await send('GET', `${cardUrl('acme/echo')}?A2A-Version=1.0`, { noVersion: true });
+    expect((v1.body as AgentCard).securityRequirements).toBeDefined();
+    expect(v1.headers.get('etag')).not.toBe(reply.headers.get('etag'));
   });
 
   it('cards carry a strong ETag and Cache-Control, and If-None-Match gets 304', async () => {
@@ -83,24 +113,43 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s service parameters (digest �
   const client = (agent = 'acme/echo') =>
     new A2ATestClient(binding, `${h.url}/agents/${agent}`, h.fixtures.keys.alice);
 
-  it('a missing A2A-Version means 0.3: VersionNotSupported listing 1.0', async () => {
+  it('a missing A2A-Version means 0.3: JSON-RPC serves 0.3, REST (1.0 only) is VersionNotSupported', async () => {
+    if (binding === 'jsonrpc') {
+      // Served as 0.3, where ListTasks is no method: the error says which header was missing.
+      const reply = await send('POST', `${h.url}/agents/acme/echo/rpc`, {
+        noVersion: true,
+        key: h.fixtures.keys.alice,
+        body: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} },
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ error: { code: -32601, data: { reason: 'METHOD_NOT_FOUND' } } });
+      expect(JSON.stringify(reply.body)).toContain('A2A-Version: 1.0');
+      return;
+    }
     const reply = await client().call('ListTasks', {}, { noVersion: true });
     expect(reply.ok).toBe(false);
     if (reply.ok) return;
     expect(reply.reason).toBe('VERSION_NOT_SUPPORTED');
-    expect(reply.status).toBe(binding === 'jsonrpc' ? 200 : 400);
-    expect(reply.code).toBe(binding === 'jsonrpc' ? -32009 : 400);
+    expect(reply.status).toBe(400);
+    expect(reply.code).toBe(400);
     expect(JSON.stringify(reply.body)).toContain('"supportedVersions":"1.0"');
   });
 
-  it.each(['0.3', '2.0', 'banana'])('A2A-Version %s is VersionNotSupported', async (version) => {
-    const reply = await client().call(
-      'ListTasks',
-      {},
-      { noVersion: true, headers: { 'A2A-Version': version } },
-    );
-    expect(!reply.ok && reply.reason).toBe('VERSION_NOT_SUPPORTED');
-  });
+  it.each(['0.3', '2.0', 'banana'])(
+    'A2A-Version %s is VersionNotSupported unless the binding serves it',
+    async (version) => {
+      if (binding === 'jsonrpc' && version === '0.3') return; // served: compat-v03.test.ts
+      const reply = await client().call(
+        'ListTasks',
+        {},
+        { noVersion: true, headers: { 'A2A-Version': version } },
+      );
+      expect(!reply.ok && reply.reason).toBe('VERSION_NOT_SUPPORTED');
+      expect(JSON.stringify(!reply.ok && reply.body)).toContain(
+        binding === 'jsonrpc' ? '"supportedVersions":"1.0,0.3"' : '"supportedVersions":"1.0"',
+      );
+    },
+  );
 
   it('a patch number is ignored: 1.0.1 is served', async () => {
     const reply = await client().call(

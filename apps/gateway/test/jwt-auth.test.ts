@@ -53,9 +53,7 @@ const bearer = (jwt: string) => ({ headers: { Authorization: `Bearer ${jwt}` } }
 
 describe('JWT bearer authentication', () => {
   it('the card declares the bearer scheme next to the API key', async () => {
-    const reply = await send('GET', `${gateway.url}/agents/acme/echo/.well-known/agent-card.json`, {
-      noVersion: true,
-    });
+    const reply = await send('GET', `${gateway.url}/agents/acme/echo/.well-known/agent-card.json`);
     expect(reply.body).toMatchObject({
       securitySchemes: {
         apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },

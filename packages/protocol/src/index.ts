@@ -1,5 +1,6 @@
-// @switchyard/protocol: A2A 1.0 types, request validation, the error registry and the task
-// state machine. No I/O. Digest: /work/shared/spec/A2A-1.0.md.
+// @switchyard/protocol: A2A 1.0 types, request validation, the error registry, the task state
+// machine and the A2A 0.3 ↔ 1.0 translation (compat-v03/). No I/O. Digest:
+// /work/shared/spec/A2A-1.0.md.
 
 export type { JsonObject, JsonValue, OneOf, Timestamp } from './types/common.ts';
 export { Role, ROLE_NUMBERS } from './types/message.ts';
@@ -134,3 +135,5 @@ export type { QueryParams } from './validation/http-query.ts';
 export { jsonRpcIdOf, parseJsonRpcRequest } from './validation/json-rpc-envelope.ts';
 export type { JsonRpcRequestEnvelope } from './validation/json-rpc-envelope.ts';
 export { isBase64 } from './validation/scalars.ts';
+
+export * from './compat-v03/index.ts';

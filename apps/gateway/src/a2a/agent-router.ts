@@ -5,6 +5,7 @@ import { jsonRpcHandler } from '../jsonrpc/jsonrpc-handler.ts';
 import { restHandler } from '../rest/rest-handler.ts';
 import { a2aGuard, type A2AGuardDeps } from './a2a-guard.ts';
 import type { BindingDeps } from './binding-deps.ts';
+import { noteJsonRpcVersion } from './service-params.ts';
 
 /**
  * One agent's interfaces, mounted at `/agents/:tenantId/:agentId` (its card is served by the card
@@ -12,7 +13,7 @@ import type { BindingDeps } from './binding-deps.ts';
  */
 export function agentRouter(guard: A2AGuardDeps, deps: BindingDeps): Router {
   const router = Router({ mergeParams: true });
-  router.post('/rpc', a2aGuard('jsonrpc', guard), jsonRpcHandler(deps));
+  router.post('/rpc', noteJsonRpcVersion(), a2aGuard('jsonrpc', guard), jsonRpcHandler(deps));
   router.all('/rpc', (req) => {
     stateOf(req).binding = 'jsonrpc';
     throw methodNotAllowed(req.method);

@@ -1,33 +1,76 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import {
   extensionSupportRequired,
   negotiateVersion,
   parseExtensionsHeader,
-  SUPPORTED_VERSIONS,
   versionNotSupported,
+  type VersionNegotiation,
 } from '@switchyard/protocol';
 import type { CardTemplate } from '../cards/card-template.ts';
+import { stateOf } from '../http/request-state.ts';
+
+export type ProtocolVersion = '1.0' | '0.3';
 
 /**
- * A2A service parameters (digest §6). `A2A-Version` comes from the header or the `A2A-Version`
- * query parameter; missing or empty means 0.3, which this 1.0-only server refuses with
- * VersionNotSupported; a patch number is ignored. `A2A-Extensions` activates the extensions the
- * card declares, echoed back in the response header; a required one the client did not ask for is
+ * The versions each binding serves. A missing or empty `A2A-Version` means 0.3 (digest §6):
+ * JSON-RPC serves it through the 0.3 translation (digest §13.1). HTTP+JSON does not: 0.3 REST is
+ * another wire format (`/v1/…` paths, 0.3 proto-JSON bodies, digest §13.2) that no card of ours
+ * advertises, so a REST call without a version is VersionNotSupported rather than a guess at 1.0.
+ */
+export const BINDING_VERSIONS: Readonly<Record<'jsonrpc' | 'rest', readonly ProtocolVersion[]>> = {
+  jsonrpc: ['1.0', '0.3'],
+  rest: ['1.0'],
+};
+
+export function negotiatedVersion(
+  req: Request,
+  binding: 'jsonrpc' | 'rest',
+): VersionNegotiation<ProtocolVersion> {
+  return negotiateVersion(requestedVersion(req), BINDING_VERSIONS[binding]);
+}
+
+/**
+ * Notes the JSON-RPC request's version before anything can fail, so every error of a 0.3 request
+ * (authentication included) is written in 0.3 shape.
+ */
+export function noteJsonRpcVersion(): RequestHandler {
+  return (req, _res, next) => {
+    const negotiated = negotiatedVersion(req, 'jsonrpc');
+    if (negotiated.ok) stateOf(req).protocolVersion = negotiated.version;
+    next();
+  };
+}
+
+/**
+ * A2A service parameters (digest §6). The version must be one the binding serves (a patch number
+ * is ignored). `A2A-Extensions` (`X-A2A-Extensions` in 0.3, digest §13.3) activates the extensions
+ * the card declares, echoed back under the same name; a required one the client did not ask for is
  * ExtensionSupportRequired. Returns the activated extension URIs.
  */
-export function checkServiceParams(req: Request, res: Response, template: CardTemplate): string[] {
-  const negotiated = negotiateVersion(versionOf(req));
-  if (!negotiated.ok) throw versionNotSupported(negotiated.requested, SUPPORTED_VERSIONS);
+export function checkServiceParams(
+  req: Request,
+  res: Response,
+  template: CardTemplate,
+  negotiated: VersionNegotiation<ProtocolVersion>,
+  binding: 'jsonrpc' | 'rest',
+): string[] {
+  if (!negotiated.ok) throw versionNotSupported(negotiated.requested, BINDING_VERSIONS[binding]);
+  const legacy = negotiated.version === '0.3';
   const declared = template.capabilities?.extensions ?? [];
-  const requested = new Set(parseExtensionsHeader(req.headers['a2a-extensions']));
+  const requested = new Set(
+    parseExtensionsHeader(
+      req.headers['a2a-extensions'] ?? (legacy ? req.headers['x-a2a-extensions'] : undefined),
+    ),
+  );
   const missing = declared.filter((e) => e.required === true && !requested.has(e.uri)).map((e) => e.uri);
   if (missing.length > 0) throw extensionSupportRequired(missing);
   const activated = declared.map((e) => e.uri).filter((uri) => requested.has(uri));
-  if (activated.length > 0) res.set('A2A-Extensions', activated.join(', '));
+  if (activated.length > 0) res.set(legacy ? 'X-A2A-Extensions' : 'A2A-Extensions', activated.join(', '));
   return activated;
 }
 
-function versionOf(req: Request): string | undefined {
+/** `A2A-Version` from the header, else the query parameter (digest §4.2); undefined when absent. */
+export function requestedVersion(req: Request): string | undefined {
   const raw = req.headers['a2a-version'];
   const header = Array.isArray(raw) ? raw.join(',') : raw;
   if (typeof header === 'string' && header.trim() !== '') return header;

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { AgentRegistration } from '@switchyard/engine';
 import {
   ProtocolBinding,
+  toV03AgentCard,
+  V03_PROTOCOL_VERSION,
   type AgentCard,
+  type AgentCardV03,
   type SecurityRequirement,
   type SecurityScheme,
 } from '@switchyard/protocol';
@@ -21,8 +24,8 @@ export interface CardSettings {
 }
 
 /** A card ready to serve: its JSON and a strong ETag over exactly those bytes (digest §4.4). */
-export interface ServedCard {
-  card: AgentCard;
+export interface ServedCard<C extends object = AgentCard> {
+  card: C;
   json: string;
   etag: string;
 }
@@ -38,7 +41,10 @@ export function agentBasePath(tenantId: string, agentId: string): string {
  */
 export class CardBuilder {
   readonly #settings: CardSettings;
-  readonly #memo = new WeakMap<AgentRegistration, { public: ServedCard; extended: ServedCard }>();
+  readonly #memo = new WeakMap<
+    AgentRegistration,
+    { public: ServedCard; publicV03: ServedCard<AgentCardV03>; extended: ServedCard }
+  >();
   readonly #templates = new WeakMap<AgentRegistration, CardTemplate>();
 
   constructor(settings: CardSettings) {
@@ -47,6 +53,15 @@ export class CardBuilder {
 
   publicCard(agent: AgentRegistration): ServedCard {
     return this.#build(agent).public;
+  }
+
+  /**
+   * The public card for a client that sent no `A2A-Version` (0.3, digest §6): the 0.3 shape a 0.3
+   * client reads (`url`, `protocolVersion`, OpenAPI security), with the 1.0 interfaces embedded as
+   * a2a-js's compat layer does, so a 1.0 client that forgot the header still finds them (§13.4).
+   */
+  publicCardV03(agent: AgentRegistration): ServedCard<AgentCardV03> {
+    return this.#build(agent).publicV03;
   }
 
   /** GetExtendedAgentCard (§7.8): the public card plus the registration's `extendedSkills`. */
@@ -73,7 +88,11 @@ export class CardBuilder {
         ...card,
         skills: [...card.skills, ...templateSkills(template.extendedSkills ?? [])],
       };
-      built = { public: serve(card), extended: serve(extended) };
+      built = {
+        public: serve(card),
+        publicV03: serve(toV03AgentCard(card, { embedV1Interfaces: true })),
+        extended: serve(extended),
+      };
       this.#memo.set(agent, built);
     }
     return built;
@@ -96,6 +115,12 @@ export class CardBuilder {
       supportedInterfaces: [
         { url: `${base}/rpc`, protocolBinding: ProtocolBinding.JSONRPC, protocolVersion: '1.0' },
         { url: `${base}/rest`, protocolBinding: ProtocolBinding.HTTP_JSON, protocolVersion: '1.0' },
+        // The same JSON-RPC endpoint serves 0.3 to requests without A2A-Version (digest §13.4).
+        {
+          url: `${base}/rpc`,
+          protocolBinding: ProtocolBinding.JSONRPC,
+          protocolVersion: V03_PROTOCOL_VERSION,
+        },
       ],
       ...(template.provider ? { provider: template.provider } : {}),
       version: template.version,
@@ -116,7 +141,7 @@ export class CardBuilder {
   }
 }
 
-function serve(card: AgentCard): ServedCard {
+function serve<C extends object>(card: C): ServedCard<C> {
   const json = JSON.stringify(card);
   const etag = `"${createHash('sha256').update(json).digest('base64url')}"`;
   return { card, json, etag };

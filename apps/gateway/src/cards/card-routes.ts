@@ -1,5 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AgentRegistration } from '@switchyard/engine';
+import { isV03Version } from '@switchyard/protocol';
+import { requestedVersion } from '../a2a/service-params.ts';
 import { notFound } from '../http/edge-error.ts';
 import { pathParam } from '../http/path-param.ts';
 import type { CardBuilder, ServedCard } from './card-builder.ts';
@@ -12,8 +14,8 @@ export interface CardRouteDeps {
 }
 
 /**
- * Public agent cards (digest §4.4): no authentication, `Cache-Control: max-age` and a strong ETag,
- * 304 when the client's copy is current. Each agent's card lives under its own base path; the
+ * Public agent cards (digest §4.4): no authentication, `Cache-Control: max-age` and a strong ETag
+ * per variant (`Vary: A2A-Version`), 304 when the client's copy is current. Each agent's card lives under its own base path; the
  * domain-root well-known path serves the default agent's.
  */
 export function cardRoutes({ cards, resolveAgent, defaultAgent }: CardRouteDeps): Router {
@@ -21,7 +23,8 @@ export function cardRoutes({ cards, resolveAgent, defaultAgent }: CardRouteDeps)
   const serveAgent = async (tenantId: string, agentId: string, req: Request, res: Response) => {
     const agent = await resolveAgent(tenantId, agentId);
     if (!agent) throw notFound();
-    sendCard(req, res, cards.publicCard(agent));
+    res.append('Vary', 'A2A-Version');
+    sendCard(req, res, wantsV03Card(req) ? cards.publicCardV03(agent) : cards.publicCard(agent));
   };
   router.get('/.well-known/agent-card.json', async (req, res) => {
     const [tenantId = '', agentId = ''] = defaultAgent.split('/');
@@ -33,7 +36,17 @@ export function cardRoutes({ cards, resolveAgent, defaultAgent }: CardRouteDeps)
   return router;
 }
 
-export function sendCard(req: Request, res: Response, served: ServedCard): void {
+/**
+ * No `A2A-Version` means 0.3 (digest §6), so such a request gets the 0.3 card a 0.3 client can
+ * read; `A2A-Version: 1.0` (header or query) gets the 1.0 card, as does any other version: the card
+ * itself tells a client which versions are served.
+ */
+function wantsV03Card(req: Request): boolean {
+  const version = requestedVersion(req);
+  return version === undefined || version.trim() === '' || isV03Version(version);
+}
+
+export function sendCard(req: Request, res: Response, served: ServedCard<object>): void {
   res.set({ ETag: served.etag, 'Cache-Control': 'public, max-age=300' });
   if (matchesEtag(req.headers['if-none-match'], served.etag)) {
     res.status(304).end();

@@ -39,7 +39,7 @@ export function createErrorHandler({ mapping, challenges }: ErrorHandlerOptions)
     else state.log.debug({ reason: error.reason, message: error.message }, 'request refused');
     if (error.kind === 'Unauthenticated')
       for (const challenge of challenges) res.append('WWW-Authenticate', challenge);
-    if (state.binding === 'jsonrpc') sendJsonRpcError(res, error, state.jsonRpcId);
+    if (state.binding === 'jsonrpc') sendJsonRpcError(res, error, state.jsonRpcId, state.protocolVersion);
     else sendRestError(res, error, mapping);
   };
 }

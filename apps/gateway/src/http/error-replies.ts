@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import {
   toHttpError,
   toJsonRpcError,
+  toV03JsonRpcError,
   type A2AError,
   type ErrorMapping,
   type JsonRpcErrorResponse,
@@ -36,12 +37,20 @@ export function jsonRpcErrorBody(error: A2AError, id: JsonRpcId): JsonRpcErrorRe
   return { jsonrpc: '2.0', id, error: toJsonRpcError(error) };
 }
 
-export function sendJsonRpcError(res: Response, error: A2AError, id: JsonRpcId): void {
+/** The same error for a 0.3 client: same code, free-form `data` (digest §13.3). */
+export function v03JsonRpcErrorBody(error: A2AError, id: JsonRpcId) {
+  return { jsonrpc: '2.0' as const, id, error: toV03JsonRpcError(error) };
+}
+
+export function sendJsonRpcError(
+  res: Response,
+  error: A2AError,
+  id: JsonRpcId,
+  version: '1.0' | '0.3' = '1.0',
+): void {
   setRetryAfter(res, error);
-  res
-    .status(jsonRpcHttpStatus(error))
-    .type('application/json')
-    .send(JSON.stringify(jsonRpcErrorBody(error, id)));
+  const body = version === '0.3' ? v03JsonRpcErrorBody(error, id) : jsonRpcErrorBody(error, id);
+  res.status(jsonRpcHttpStatus(error)).type('application/json').send(JSON.stringify(body));
 }
 
 /** google.rpc.Status in AIP-193 form (digest §5.4) with the configured mapping column. */

@@ -10,7 +10,7 @@ export type Binding = 'jsonrpc' | 'rest' | 'admin' | 'plain';
 /** Who the request speaks for and which credential it used (rate limits count per credential). */
 export interface Identity {
   caller: Caller;
-  /** `key:<id>` for API keys, `jwt:<sub>`; never the secret itself. */
+  /** `key:<id>` for API keys, `jwt:<tenant>:<sub>`; never the secret itself. */
   credentialId: string;
 }
 
@@ -20,6 +20,8 @@ export interface RequestState {
   log: Logger;
   /** The JSON-RPC request id once the envelope was read; error replies echo it. */
   jsonRpcId: JsonRpcId;
+  /** The negotiated A2A version of a JSON-RPC request: `0.3` writes errors in 0.3 shape. */
+  protocolVersion?: '1.0' | '0.3';
   identity?: Identity;
   agent?: AgentRegistration;
   /** A2A method name, for logs. */

@@ -7,7 +7,7 @@ import {
   type JsonRpcRequestEnvelope,
 } from '@switchyard/protocol';
 import { operationContext, type BindingDeps } from '../a2a/binding-deps.ts';
-import { checkServiceParams } from '../a2a/service-params.ts';
+import { checkServiceParams, negotiatedVersion } from '../a2a/service-params.ts';
 import { clientSignal } from '../http/client-signal.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
@@ -15,11 +15,14 @@ import { jsonRpcSseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
 import { streamSse } from '../sse/sse-stream.ts';
 import { dispatchUnary } from './jsonrpc-dispatch.ts';
+import { taskIdOf } from './request-task-id.ts';
+import { handleV03Request } from './v03-handler.ts';
 
 /**
  * `POST {base}/rpc`: one JSON-RPC 2.0 request per HTTP request (digest §4.1). The order of checks
  * decides which error a bad request gets: body (413/415/-32700), envelope (-32600/-32601, batches
- * included), service parameters (-32009/-32008), params (-32602), then the operation.
+ * included), service parameters (-32009/-32008), params (-32602), then the operation. A request
+ * without `A2A-Version` (or with 0.3) is A2A 0.3 (digest §6) and goes to the 0.3 translation.
  */
 export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
   return async (req, res) => {
@@ -28,10 +31,15 @@ export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
     // An empty body is not JSON at all (-32700), unlike `{}` (-32600).
     if (body === undefined) throw jsonParseError();
     state.jsonRpcId = jsonRpcIdOf(body);
+    const negotiated = negotiatedVersion(req, 'jsonrpc');
+    if (negotiated.ok && negotiated.version === '0.3') {
+      await handleV03Request(req, res, deps, body, negotiated);
+      return;
+    }
     const envelope = parseJsonRpcRequest(body);
     state.method = envelope.method;
     state.taskId = taskIdOf(envelope.params);
-    checkServiceParams(req, res, deps.cards.template(a2aContextOf(req).agent));
+    checkServiceParams(req, res, deps.cards.template(a2aContextOf(req).agent), negotiated, 'jsonrpc');
     if (envelope.method === 'SendStreamingMessage' || envelope.method === 'SubscribeToTask') {
       await stream(req, res, deps, envelope);
       return;
@@ -68,16 +76,4 @@ async function stream(
     registry: deps.streams,
     log: stateOf(req).log,
   });
-}
-
-/** The task a request is about, for the request log line (read before validation, so loosely). */
-function taskIdOf(params: unknown): string | undefined {
-  if (typeof params !== 'object' || params === null) return undefined;
-  const p = params as Record<string, unknown>;
-  const message =
-    typeof p['message'] === 'object' && p['message'] !== null
-      ? (p['message'] as Record<string, unknown>)
-      : {};
-  const id = p['taskId'] ?? p['id'] ?? message['taskId'];
-  return typeof id === 'string' ? id.slice(0, 64) : undefined;
 }

@@ -11,11 +11,12 @@ import {
 } from '@switchyard/protocol';
 import { operationContext, type BindingDeps } from '../a2a/binding-deps.ts';
 import type { OperationContext } from '../a2a/operations.ts';
-import { checkServiceParams } from '../a2a/service-params.ts';
+import { checkServiceParams, negotiatedVersion } from '../a2a/service-params.ts';
 import { clientSignal } from '../http/client-signal.ts';
 import { notFound } from '../http/edge-error.ts';
 import { A2A_JSON } from '../http/error-replies.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
+import { rejectUnstorableText } from '../http/reject-unstorable-text.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import { restSseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
@@ -35,7 +36,7 @@ export function restHandler(deps: BindingDeps): RequestHandler {
     const { identity, agent } = a2aContextOf(req);
     // The /{tenant} segment routes, it does not authorize (§2.6): only the caller's own works.
     if (route.tenant !== undefined && route.tenant !== identity.caller.tenantId) throw notFound();
-    checkServiceParams(req, res, deps.cards.template(agent));
+    checkServiceParams(req, res, deps.cards.template(agent), negotiatedVersion(req, 'rest'), 'rest');
     if (route.op === 'SendStreamingMessage' || route.op === 'SubscribeToTask') {
       await stream(req, res, deps, route);
       return;
@@ -123,5 +124,6 @@ function queryOf(req: Request): QueryParams {
     const prev = out[key];
     out[key] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
   }
+  rejectUnstorableText(out);
   return out;
 }

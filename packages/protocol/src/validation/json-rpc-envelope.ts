@@ -18,6 +18,18 @@ export interface JsonRpcRequestEnvelope {
  * (notifications) are refused too, since every A2A method has a result.
  */
 export function parseJsonRpcRequest(body: unknown): JsonRpcRequestEnvelope {
+  const envelope = checkJsonRpcEnvelope(body);
+  if (!isA2AMethod(envelope.method)) throw methodNotFound(envelope.method);
+  return { ...envelope, method: envelope.method };
+}
+
+/** The envelope checks of `parseJsonRpcRequest`, whatever the method set (0.3 shares them). */
+export function checkJsonRpcEnvelope(body: unknown): {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params: unknown;
+} {
   if (Array.isArray(body)) throw invalidRequest('Batch requests are not supported');
   if (!isPlainObject(body)) throw invalidRequest('Request must be a JSON object');
   if (body['jsonrpc'] !== '2.0') {
@@ -30,7 +42,6 @@ export function parseJsonRpcRequest(body: unknown): JsonRpcRequestEnvelope {
   if (typeof method !== 'string') {
     throw invalidRequest(undefined, [{ field: 'method', description: 'must be a string' }]);
   }
-  if (!isA2AMethod(method)) throw methodNotFound(method);
   return { jsonrpc: '2.0', id: body['id'], method, params: body['params'] };
 }
 
