@@ -40,7 +40,8 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
       return null;
     return {
       caller: { tenantId, principal: payload.sub, admin: payload[options.roleClaim] === 'tenant_admin' },
-      credentialId: `jwt:${payload.sub}`,
+      // Subjects are unique per issuer and tenant only: one tenant's "alice" must not spend another's budget.
+      credentialId: `jwt:${tenantId}:${payload.sub}`,
     };
   };
 }

@@ -1,6 +1,8 @@
 import type { Request } from 'express';
-import { jsonParseError, payloadTooLarge } from '@switchyard/protocol';
+import { jsonParseError, jsonRpcIdOf, payloadTooLarge } from '@switchyard/protocol';
 import { unsupportedMediaType } from './edge-error.ts';
+import { mayHoldUnstorableText, rejectUnstorableText } from './reject-unstorable-text.ts';
+import { stateOf } from './request-state.ts';
 
 /** JSON-RPC uses application/json; HTTP+JSON prefers application/a2a+json; accept both (digest §1, §12 #3). */
 const JSON_MEDIA_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -25,11 +27,18 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   } catch (cause) {
     throw jsonParseError(cause);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (cause) {
     throw jsonParseError(cause);
   }
+  // The JSON-RPC id is recorded first so the refusal still echoes it.
+  if (mayHoldUnstorableText(text)) {
+    stateOf(req).jsonRpcId = jsonRpcIdOf(value);
+    rejectUnstorableText(value);
+  }
+  return value;
 }
 
 export function isJsonMediaType(header: string | undefined): boolean {

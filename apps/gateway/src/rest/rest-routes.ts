@@ -74,9 +74,13 @@ function matchOperation(method: string, s: string[]): RestOperation {
 
 function splitPath(path: string): string[] {
   const parts = path.split('/').filter((p) => p !== '');
+  let decoded: string[];
   try {
-    return parts.map((p) => decodeURIComponent(p));
+    decoded = parts.map((p) => decodeURIComponent(p));
   } catch {
     throw invalidRequest('Malformed percent-encoding in the path');
   }
+  // The store cannot hold U+0000 (see reject-unstorable-text.ts): no id can contain it.
+  if (decoded.some((p) => p.includes('\0'))) throw invalidRequest('%00 (NUL) in the path');
+  return decoded;
 }

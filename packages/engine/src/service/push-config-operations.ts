@@ -4,7 +4,7 @@ import {
   type ListTaskPushNotificationConfigsResponse,
   type TaskPushNotificationConfig,
 } from '@switchyard/protocol';
-import type { Caller, NewPushConfig } from '@switchyard/store';
+import { InvalidPageTokenError, type Caller, type NewPushConfig } from '@switchyard/store';
 import { checkWebhookUrl, UrlRefusedError } from '../push/url-policy.ts';
 import { loadVisibleRecord } from './access.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -65,10 +65,20 @@ export class PushConfigOperations {
     page: { pageSize?: number | undefined; pageToken?: string | undefined },
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    return this.deps.pushConfigs.listPushConfigs(caller.tenantId, taskId, {
-      pageSize: page.pageSize ?? 100,
-      ...(page.pageToken ? { pageToken: page.pageToken } : {}),
-    });
+    try {
+      return await this.deps.pushConfigs.listPushConfigs(caller.tenantId, taskId, {
+        pageSize: page.pageSize ?? 100,
+        ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+      });
+    } catch (err) {
+      // A token this server did not issue is bad input, as in ListTasks (digest §7.4 rule 22).
+      if (err instanceof InvalidPageTokenError) {
+        throw invalidParams('pageToken is not a token this server issued', [
+          { field: 'pageToken', description: 'invalid or expired' },
+        ]);
+      }
+      throw err;
+    }
   }
 
   /** Idempotent: deleting a config that is already gone succeeds (digest §8). */
