@@ -29,6 +29,12 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   SSE_HEARTBEAT_MS: intVar(15_000, 100),
   /** Bytes a slow SSE client may leave unread before its stream is cut. Default 1 MiB. */
   SSE_MAX_BUFFER_BYTES: intVar(1024 * 1024, 1024),
+  /** Open SSE streams one gateway process holds; more get 429 with Retry-After. Default 10000. */
+  SSE_MAX_STREAMS: intVar(10_000, 1),
+  /** Open SSE streams one tenant holds on one gateway process; more get 429. Default 2000. */
+  SSE_MAX_STREAMS_PER_TENANT: intVar(2_000, 1),
+  /** TCP connections one gateway process accepts at once; more are refused at accept. Default 20000. */
+  HTTP_MAX_CONNECTIONS: intVar(20_000, 1),
   /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */
   HTTP_ERROR_MAPPING: z.enum(['v1.0.1', 'v1.0.0']).default('v1.0.1'),
   /** Requests per second per tenant. Default 200. */
@@ -75,4 +81,3 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
     jwtEnabled: parsed.JWT_JWKS_URL !== undefined,
   });
 }
-

@@ -40,7 +40,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const services = buildServices({ ...deps, metrics });
   const dashboard = queueDashboard({ redis: deps.redis, keys, token: config.SWITCHYARD_ADMIN_TOKEN });
   const apiKeys = new ApiKeyCache({ lookup: (key) => services.admin.authenticateApiKey(key) });
-  const streams = new StreamRegistry(metrics.sse);
+  const streams = new StreamRegistry(metrics.sse, {
+    perGateway: config.SSE_MAX_STREAMS,
+    perTenant: config.SSE_MAX_STREAMS_PER_TENANT,
+  });
   const tenants = new TenantStatus({ load: (tenantId) => services.admin.getTenant(tenantId) });
   const shutdown = new AbortController();
   let accepting = true;
@@ -86,6 +89,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
         },
       });
       const listening = app.listen(port);
+      // Past this many open sockets Node closes new connections at once: memory stays bounded.
+      listening.maxConnections = config.HTTP_MAX_CONNECTIONS;
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('listening', resolve);

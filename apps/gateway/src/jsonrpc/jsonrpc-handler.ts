@@ -62,18 +62,23 @@ async function stream(
 ): Promise<void> {
   const stop = new AbortController();
   const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
-  const items =
-    envelope.method === 'SendStreamingMessage'
-      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
-      : deps.operations.subscribe(
-          ctx,
-          parseRequestParams('SubscribeToTask', envelope.params),
-          lastEventIdOf(req),
-        );
-  await streamSse(res, items, jsonRpcSseFormat(envelope.id), stop, {
-    heartbeatMs: deps.heartbeatMs,
-    maxBufferBytes: deps.maxBufferBytes,
-    registry: deps.streams,
-    log: stateOf(req).log,
-  });
+  const release = deps.streams.reserve(ctx.caller.tenantId);
+  try {
+    const items =
+      envelope.method === 'SendStreamingMessage'
+        ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
+        : deps.operations.subscribe(
+            ctx,
+            parseRequestParams('SubscribeToTask', envelope.params),
+            lastEventIdOf(req),
+          );
+    await streamSse(res, items, jsonRpcSseFormat(envelope.id), stop, {
+      heartbeatMs: deps.heartbeatMs,
+      maxBufferBytes: deps.maxBufferBytes,
+      registry: deps.streams,
+      log: stateOf(req).log,
+    });
+  } finally {
+    release();
+  }
 }

@@ -56,18 +56,23 @@ async function stream(
   const stop = new AbortController();
   const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
   const params = envelope.params as never;
-  const items =
-    envelope.method === 'message/stream'
-      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', fromV03SendParams(params)))
-      : deps.operations.subscribe(
-          ctx,
-          parseRequestParams('SubscribeToTask', fromV03ResubscribeParams(params)),
-          lastEventIdOf(req),
-        );
-  await streamSse(res, items, jsonRpcV03SseFormat(envelope.id), stop, {
-    heartbeatMs: deps.heartbeatMs,
-    maxBufferBytes: deps.maxBufferBytes,
-    registry: deps.streams,
-    log: stateOf(req).log,
-  });
+  const release = deps.streams.reserve(ctx.caller.tenantId);
+  try {
+    const items =
+      envelope.method === 'message/stream'
+        ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', fromV03SendParams(params)))
+        : deps.operations.subscribe(
+            ctx,
+            parseRequestParams('SubscribeToTask', fromV03ResubscribeParams(params)),
+            lastEventIdOf(req),
+          );
+    await streamSse(res, items, jsonRpcV03SseFormat(envelope.id), stop, {
+      heartbeatMs: deps.heartbeatMs,
+      maxBufferBytes: deps.maxBufferBytes,
+      registry: deps.streams,
+      log: stateOf(req).log,
+    });
+  } finally {
+    release();
+  }
 }

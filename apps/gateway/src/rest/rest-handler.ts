@@ -101,20 +101,28 @@ async function stream(
   const opts = route.tenant === undefined ? {} : { tenant: route.tenant };
   const stop = new AbortController();
   const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
-  const items =
-    route.op === 'SendStreamingMessage'
-      ? deps.operations.stream(ctx, parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts))
-      : deps.operations.subscribe(
-          ctx,
-          parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }),
-          lastEventIdOf(req),
-        );
-  await streamSse(res, items, restSseFormat(deps.mapping), stop, {
-    heartbeatMs: deps.heartbeatMs,
-    maxBufferBytes: deps.maxBufferBytes,
-    registry: deps.streams,
-    log: stateOf(req).log,
-  });
+  const release = deps.streams.reserve(ctx.caller.tenantId);
+  try {
+    const items =
+      route.op === 'SendStreamingMessage'
+        ? deps.operations.stream(
+            ctx,
+            parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts),
+          )
+        : deps.operations.subscribe(
+            ctx,
+            parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }),
+            lastEventIdOf(req),
+          );
+    await streamSse(res, items, restSseFormat(deps.mapping), stop, {
+      heartbeatMs: deps.heartbeatMs,
+      maxBufferBytes: deps.maxBufferBytes,
+      registry: deps.streams,
+      log: stateOf(req).log,
+    });
+  } finally {
+    release();
+  }
 }
 
 /** The query as the protocol's parsers take it: repeated keys become arrays (§4.2 query rules). */
