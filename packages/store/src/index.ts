@@ -15,6 +15,7 @@ export { createSecretBox, type SecretBox } from './secret-box.ts';
 export { ConflictError, InvalidPageTokenError, isConflict, isInvalidPageToken } from './errors.ts';
 
 export type * from './task-store.ts';
+export type { RunInputs } from './tasks/load-run-inputs.ts';
 export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.ts';
 export { composeTaskView, type TaskViewParts } from './tasks/compose-task-view.ts';
 export { composeArtifacts } from './tasks/compose-artifacts.ts';

@@ -21,6 +21,7 @@ import type {
 import { changeTask } from './tasks/change-task.ts';
 import { claimTask } from './tasks/claim-task.ts';
 import { countRunArtifactChunks } from './tasks/count-run-artifact-chunks.ts';
+import { loadRunInputs, type RunInputs } from './tasks/load-run-inputs.ts';
 import { createTask } from './tasks/create-task.ts';
 import { findDispatchable } from './tasks/find-dispatchable.ts';
 import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
@@ -105,6 +106,9 @@ export class PostgresTaskStore implements TaskStore {
   }
   countRunArtifactChunks(tenantId: string, taskId: string): Promise<Map<string, number>> {
     return countRunArtifactChunks(this.#db, tenantId, taskId);
+  }
+  loadRunInputs(tenantId: string, taskId: string): Promise<RunInputs> {
+    return loadRunInputs(this.#db, tenantId, taskId);
   }
   getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown> {
     return getMemory(this.#db, { tenantId, agentId, contextId, key });

@@ -1,3 +1,4 @@
+import type { RunInputs } from './tasks/load-run-inputs.ts';
 import type {
   Artifact,
   Message,
@@ -253,6 +254,8 @@ export interface TaskStore {
    * from SUBMITTED or an interrupted state), per artifactId: a retried run skips that many.
    */
   countRunArtifactChunks(tenantId: string, taskId: string): Promise<Map<string, number>>;
+  /** History, artifacts and this run's stored chunks in one statement (a run's start). */
+  loadRunInputs(tenantId: string, taskId: string): Promise<RunInputs>;
 
   getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown>;
   setMemory(tenantId: string, agentId: string, contextId: string, key: string, value: unknown): Promise<void>;

@@ -271,6 +271,14 @@ describe('recoverLapsedLease', () => {
 });
 
 describe('countRunArtifactChunks: what a retried run already stored', () => {
+  /** loadRunInputs is the one-statement form of the three reads a run starts with. */
+  const expectRunInputsAgree = async (tenantId: string, taskId: string) => {
+    expect(await env.store.loadRunInputs(tenantId, taskId)).toEqual({
+      history: await env.store.getHistory(tenantId, taskId),
+      artifacts: await env.store.getArtifacts(tenantId, taskId),
+      storedChunks: await env.store.countRunArtifactChunks(tenantId, taskId),
+    });
+  };
   it('counts chunks per artifact since the task last entered WORKING from another state', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
@@ -314,10 +322,18 @@ describe('countRunArtifactChunks: what a retried run already stored', () => {
         ['b', 1],
       ]),
     );
+    await expectRunInputsAgree(t, task.id);
     await status(TaskState.INPUT_REQUIRED);
     await status(TaskState.WORKING);
     await chunk('a');
     expect(await env.store.countRunArtifactChunks(t, task.id)).toEqual(new Map([['a', 1]]));
     expect(await env.store.countRunArtifactChunks(tenant(), task.id)).toEqual(new Map());
+    await expectRunInputsAgree(t, task.id);
+    expect((await env.store.loadRunInputs(t, task.id)).history.length).toBeGreaterThan(0);
+    expect(await env.store.loadRunInputs(tenant(), task.id)).toEqual({
+      history: [],
+      artifacts: [],
+      storedChunks: new Map(),
+    });
   });
 });

@@ -15,12 +15,9 @@ export async function buildRunContext(
   log: Logger,
 ): Promise<RunContext> {
   const { store } = deps;
-  const [history, artifacts, storedChunks] = await Promise.all([
-    store.getHistory(record.tenantId, record.id),
-    store.getArtifacts(record.tenantId, record.id),
-    // Not only retries: a run handed back on shutdown (attempt refunded) also resumes a generation.
-    store.countRunArtifactChunks(record.tenantId, record.id),
-  ]);
+  // One statement for the three reads. storedChunks matters not only for retries: a run handed
+  // back on shutdown (attempt refunded) also resumes a generation.
+  const { history, artifacts, storedChunks } = await store.loadRunInputs(record.tenantId, record.id);
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);
   const memory: ContextMemory = {

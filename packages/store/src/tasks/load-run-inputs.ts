@@ -1,0 +1,50 @@
+import { TaskState, type Artifact, type Message } from '@switchyard/protocol';
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import { composeArtifacts, type ArtifactChunkRow } from './compose-artifacts.ts';
+import { isTaskId } from './task-row.ts';
+
+/** What an agent run starts from: the task's history and artifacts, and this run's stored chunks. */
+export interface RunInputs {
+  history: Message[];
+  artifacts: Artifact[];
+  /** Chunks per artifactId the current run generation already stored (see countRunArtifactChunks). */
+  storedChunks: Map<string, number>;
+}
+
+/**
+ * The three reads of a run's start in ONE statement (one round trip, one transaction on the hot
+ * path of every task): history, artifact chunks, and where the current run generation begins (the
+ * newest event that put the task in a state other than WORKING; same rule as
+ * count-run-artifact-chunks.ts).
+ */
+export async function loadRunInputs(db: Db, tenantId: string, taskId: string): Promise<RunInputs> {
+  if (!isTaskId(taskId)) return { history: [], artifacts: [], storedChunks: new Map() };
+  const { rows } = await sql<{
+    history: Message[];
+    chunks: Array<Omit<ArtifactChunkRow, 'seq'> & { seq: number | string }>;
+    generation_start: number | string | null;
+  }>`
+    select
+      (select coalesce(json_agg(m.message order by m.position), '[]'::json)
+         from task_messages m where m.tenant_id = ${tenantId} and m.task_id = ${taskId}) as history,
+      (select coalesce(json_agg(json_build_object(
+                 'seq', c.seq, 'artifact_id', c.artifact_id, 'append', c.append, 'name', c.name,
+                 'description', c.description, 'parts', c.parts, 'metadata', c.metadata,
+                 'extensions', c.extensions) order by c.seq), '[]'::json)
+         from artifact_chunks c where c.tenant_id = ${tenantId} and c.task_id = ${taskId}) as chunks,
+      (select max(e.seq) from task_events e
+         where e.tenant_id = ${tenantId} and e.task_id = ${taskId}
+           and coalesce(e.payload->'statusUpdate'->'status'->>'state',
+                        e.payload->'task'->'status'->>'state') <> ${TaskState.WORKING}) as generation_start
+  `.execute(db);
+  const row = rows[0];
+  const chunks: ArtifactChunkRow[] = (row?.chunks ?? []).map((c) => ({ ...c, seq: Number(c.seq) }));
+  const start = Number(row?.generation_start ?? 0);
+  const storedChunks = new Map<string, number>();
+  for (const chunk of chunks) {
+    if (chunk.seq > start)
+      storedChunks.set(chunk.artifact_id, (storedChunks.get(chunk.artifact_id) ?? 0) + 1);
+  }
+  return { history: row?.history ?? [], artifacts: composeArtifacts(chunks), storedChunks };
+}
