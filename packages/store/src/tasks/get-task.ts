@@ -2,6 +2,7 @@ import type { Task } from '@switchyard/protocol';
 import type { Db } from '../db.ts';
 import type { Caller, GetTaskOptions, TaskRecord } from '../task-store.ts';
 import { loadTaskViews } from './load-task-views.ts';
+import { readTaskView } from './read-task-view.ts';
 import { isTaskId, toTaskRecord } from './task-row.ts';
 
 /** The raw row, whatever its visibility; scoped to the tenant only (the engine's own reads). */
@@ -27,16 +28,7 @@ export async function getTask(
   taskId: string,
   options: GetTaskOptions = {},
 ): Promise<Task | null> {
-  if (!isTaskId(taskId)) return null;
-  const row = await db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('tenant_id', '=', caller.tenantId)
-    .where('id', '=', taskId)
-    .where('visibility', '=', 'task')
-    .$if(!caller.admin, (q) => q.where('owner', '=', caller.principal))
-    .executeTakeFirst();
-  return row ? viewOf(db, toTaskRecord(row), options) : null;
+  return readTaskView(db, caller.tenantId, taskId, { ...options, caller });
 }
 
 /** The wire Task for a row regardless of visibility: the answer to a write the caller just made. */
@@ -46,8 +38,7 @@ export async function loadTaskView(
   taskId: string,
   options: GetTaskOptions = {},
 ): Promise<Task | null> {
-  const task = await getTaskRecord(db, tenantId, taskId);
-  return task ? viewOf(db, task, options) : null;
+  return readTaskView(db, tenantId, taskId, options);
 }
 
 export async function viewOf(db: Db, task: TaskRecord, options: GetTaskOptions): Promise<Task> {
