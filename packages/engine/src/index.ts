@@ -9,6 +9,7 @@ export { closesStream } from './service/task-stream.ts';
 export { TaskRunner, FAILED_MESSAGE, FAILURE_CODE_METADATA_KEY } from './runner/task-runner.ts';
 export type { RunnerDeps } from './runner/runner-deps.ts';
 export { Reaper, LEASE_EXHAUSTED_MESSAGE, type ReaperStats } from './reaper.ts';
+export { claimReaperTurn } from './reaper-turn.ts';
 export {
   checkWebhookUrl,
   isAllowedAddress,

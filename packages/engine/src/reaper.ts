@@ -29,6 +29,12 @@ export class Reaper {
     config: EngineConfig;
     log: Logger;
     metrics?: TaskMetrics;
+    /**
+     * Asks whether this reaper should sweep now. Sweeps are safe in any number, but a hundred idle
+     * workers each scanning Postgres every interval is busy polling: the worker runtime lets one
+     * reaper per interval sweep (a Redis turn) and sweeps anyway when Redis cannot answer.
+     */
+    takeTurn?: () => Promise<boolean>;
   };
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
@@ -39,7 +45,9 @@ export class Reaper {
 
   start(): void {
     const tick = () => {
-      this.running = this.sweep()
+      const turn = this.deps.takeTurn ? askTurn(this.deps.takeTurn) : Promise.resolve(true);
+      this.running = turn
+        .then((mine) => (mine ? this.sweep() : undefined))
         .catch((err: unknown) => this.deps.log.error({ err }, 'reaper sweep failed'))
         .finally(() => {
           this.running = null;
@@ -117,4 +125,13 @@ export class Reaper {
     }
     return stats;
   }
+}
+
+/** The turn, or true when Redis fails or is slow to answer (an outage must not stop recovery). */
+function askTurn(takeTurn: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), 1000);
+  });
+  return Promise.race([takeTurn().catch(() => true), late]).finally(() => clearTimeout(timer));
 }

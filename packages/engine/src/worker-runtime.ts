@@ -18,6 +18,7 @@ import type pg from 'pg';
 import { CachedAgentDirectory } from './cached-agent-directory.ts';
 import { engineConfig, type EngineConfig } from './engine-config.ts';
 import { Reaper } from './reaper.ts';
+import { claimReaperTurn } from './reaper-turn.ts';
 import { TaskRunner } from './runner/task-runner.ts';
 import { TaskWriter } from './task-writer.ts';
 
@@ -87,6 +88,9 @@ export function createWorkerRuntime(options: WorkerOptions) {
     dispatcher: queue,
     config,
     log,
+    // One sweep per interval across all workers: the first to claim the turn sweeps. The turn
+    // lasts the shortest jittered interval, so a sweep is never skipped for long.
+    takeTurn: () => claimReaperTurn(redis, keys.reaperTurn, workerId, config.reaperIntervalMs * 0.75),
     ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
   });
   options.metrics?.tasks.collectQueues(async () => {

@@ -22,6 +22,8 @@ export interface QueueKeys {
   readonly authChannel: string;
   /** Rate-limit buckets. */
   rateLimit(kind: string): string;
+  /** Whose turn it is to sweep for lost work (one reaper sweep per interval, cluster-wide). */
+  readonly reaperTurn: string;
 }
 
 export function createQueueKeys(prefix = 'sy'): QueueKeys {
@@ -36,5 +38,6 @@ export function createQueueKeys(prefix = 'sy'): QueueKeys {
     pushChannel: `${tag}:push`,
     authChannel: `${tag}:auth`,
     rateLimit: (kind) => `${tag}:rl:${kind}`,
+    reaperTurn: `${tag}:reaper-turn`,
   };
 }

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '@switchyard/telemetry';
+import { waitFor } from '@switchyard/testing';
+import { HintPublisher } from '@switchyard/events';
+import { TaskQueue } from '@switchyard/queue';
+import { claimReaperTurn, Reaper, TaskWriter } from '../src/index.ts';
+import { startPlatform, type Platform } from './platform-fixture.ts';
+
+// Idle workers must not poll Postgres (issue 8 target: 100 idle workers, Postgres CPU under 5%):
+// the reaper sweeps only on the cluster-wide turn it claims in Redis.
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform();
+});
+afterAll(() => p.close());
+
+describe('the reaper turn', () => {
+  it('goes to exactly one of many workers at once, and to another once it lapses', async () => {
+    const redis = p.redis.connect();
+    const key = p.keys.reaperTurn;
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => claimReaperTurn(redis, key, `w${i}`, 300)),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    await waitFor(() => claimReaperTurn(redis, key, 'late', 300), { what: 'the turn to lapse' });
+  });
+
+  it('a reaper without the turn does not sweep; with it, it does', async () => {
+    class CountingReaper extends Reaper {
+      sweeps = 0;
+      override sweep() {
+        this.sweeps++;
+        return super.sweep();
+      }
+    }
+    let asked = 0;
+    const redis = p.redis.connect();
+    const writer = new TaskWriter({
+      store: p.store,
+      hints: new HintPublisher({ redis, keys: p.keys }),
+      log: silentLogger(),
+    });
+    const queue = new TaskQueue({ connection: redis, keys: p.keys });
+    const deps = (mine: boolean) => ({
+      store: p.store,
+      writer,
+      dispatcher: queue,
+      config: { ...p.config, reaperIntervalMs: 50 },
+      log: silentLogger(),
+      takeTurn: () => {
+        asked++;
+        return Promise.resolve(mine);
+      },
+    });
+    const idle = new CountingReaper(deps(false));
+    idle.start();
+    await waitFor(() => asked >= 5, { what: 'several turns asked' });
+    await idle.stop();
+    expect(idle.sweeps).toBe(0);
+    const busy = new CountingReaper(deps(true));
+    busy.start();
+    await waitFor(() => busy.sweeps >= 2, { what: 'sweeps on its turns' });
+    await busy.stop();
+    await queue.close();
+  });
+});
