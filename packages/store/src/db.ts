@@ -20,7 +20,13 @@ export function createPool({
   maxConnections = 10,
   applicationName = 'switchyard',
 }: DbOptions): pg.Pool {
-  return new pg.Pool({ connectionString, max: maxConnections, application_name: applicationName });
+  const pool = new pg.Pool({ connectionString, max: maxConnections, application_name: applicationName });
+  // pg-pool listens for errors only on idle clients. A checked-out client between two statements
+  // (a transaction awaiting its next step) that loses its connection (Postgres restarting) emits
+  // 'error' with no listener, which crashes the process. The error also fails the client's next
+  // query, so the caller still sees it and the pool discards the client on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 export function createDb(pool: pg.Pool): Db {

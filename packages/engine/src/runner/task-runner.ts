@@ -1,4 +1,4 @@
-import { AgentFailure, RunEndedError } from '@switchyard/agents';
+import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob } from '@switchyard/queue';
@@ -159,23 +159,32 @@ export class TaskRunner {
       agentId: task.agentId,
       attempt: task.attempts,
     });
-    if (claim.movedToWorking) await deps.writer.announce(claim.task);
-    const registration = await deps.agents.getAgent(task.tenantId, task.agentId);
-    const agent = registration ? deps.findAgent(registration.executor) : undefined;
-    if (!registration || !agent) {
-      log.error({ executor: registration?.executor }, 'no agent implementation for this task');
-      await this.settleFailure(claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) =>
-        log.warn({ err }, 'could not fail task'),
-      );
-      return;
-    }
-    const ctx = await buildRunContext(deps, claim.task, registration, controller, log);
+    // Renew from the claim on: publishing its hint (Redis) or loading the agent can stall longer
+    // than the lease during an outage, and a lease that lapses before the agent starts lets another
+    // worker run the task while this one runs it too (found by the fault-injection suite).
     const stopLease = keepLease(
       deps.store,
       { tenantId: task.tenantId, taskId: task.id, workerId: deps.workerId, leaseMs: deps.config.leaseMs },
       (reason) => stop(reason),
       (err) => log.warn({ err }, 'lease renewal failed'),
     );
+    let prepared: { agent: Agent; ctx: RunContext } | undefined;
+    try {
+      if (claim.movedToWorking) await deps.writer.announce(claim.task);
+      const registration = await deps.agents.getAgent(task.tenantId, task.agentId);
+      const agent = registration ? deps.findAgent(registration.executor) : undefined;
+      if (!registration || !agent) {
+        log.error({ executor: registration?.executor }, 'no agent implementation for this task');
+        await this.settleFailure(claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) =>
+          log.warn({ err }, 'could not fail task'),
+        );
+        return;
+      }
+      prepared = { agent, ctx: await buildRunContext(deps, claim.task, registration, controller, log) };
+    } finally {
+      if (!prepared) stopLease();
+    }
+    const { agent, ctx } = prepared;
     const unwatch = deps.hub.watch(task.tenantId, task.id, (hint) => {
       if (hint !== 'resync' && (hint.state === TaskState.CANCELED || hint.state === TaskState.FAILED))
         stop('canceled');
