@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
 // command (script/test runs them after the main suite; `pnpm test:fault` alone).
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.fault.test.ts', 'apps/*/test/**/*.fault.test.ts', 'chaos/test/**/*.fault.test.ts'],
+    include: [
+      'packages/*/test/**/*.fault.test.ts',
+      'apps/*/test/**/*.fault.test.ts',
+      'chaos/test/**/*.fault.test.ts',
+      'bench/test/**/*.fault.test.ts',
+    ],
     globalSetup: ['packages/testing/src/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -1,51 +1,35 @@
-// The benchmark command: `pnpm bench` (or `node bench/src/main.ts [--quick]`). Reports throughput and
-// latency percentiles of the platform side by side with the raw ceilings (bare Postgres CAS, bare
-// BullMQ) measured in the same run on the same machine. Results also go to bench/results/.
-import { mkdir, writeFile } from 'node:fs/promises';
+// The benchmark command: `pnpm bench [--smoke | --quick]`. Starts the real gateway, worker and
+// pusher processes on a fresh database, drives them over HTTP from a separate load-generator
+// process, measures the raw Postgres and BullMQ ceilings in the same run, prints a table with the
+// issue's targets, and writes JSON and an SVG chart to bench/results/.
 import { parseArgs } from 'node:util';
-import { resolveTestServices, ensureTemplateDatabase } from '@switchyard/testing';
-import { startBenchPlatform } from './bench-platform.ts';
-import { engineEndToEnd, tenantFlood } from './engine-scenarios.ts';
-import { rawBullmq, rawPostgresCas } from './raw-ceilings.ts';
-import { extraScenarios } from './extra-scenarios.ts';
-import { summarize, type BenchResult } from './stats.ts';
+import { ensureTemplateDatabase, resolveTestServices } from '@switchyard/testing';
+import { MODES } from './modes.ts';
+import { printReport } from './report/print-report.ts';
+import { writeResults } from './report/write-results.ts';
+import { runBench } from './run-bench.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
-const scale = values.quick ? 0.2 : 1;
-const n = (x: number) => Math.max(10, Math.round(x * scale));
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+});
+const mode = MODES[values.smoke ? 'smoke' : values.quick ? 'quick' : 'full'];
 
 const services = await resolveTestServices();
 process.env.DATABASE_URL = services.databaseUrl;
 process.env.REDIS_URL = services.redisUrl;
-await ensureTemplateDatabase();
-
-const results: BenchResult[] = [];
-const platform = await startBenchPlatform({ pollIntervalMs: 500 });
 try {
-  console.error('raw ceilings…');
-  results.push(await rawPostgresCas(platform.dbHandle.pool, n(20_000), 16));
-  results.push(await rawBullmq(platform.redisHandle.connect(), platform.redisHandle.prefix, n(20_000), 16));
-  console.error('engine end to end…');
-  platform.startWorker(32);
-  results.push(...(await engineEndToEnd(platform, n(3000), 16)));
-  console.error('tenant flood…');
-  results.push(...(await tenantFlood(platform, n(5000), n(50))));
-  results.push(...(await extraScenarios(platform, n)));
+  await ensureTemplateDatabase();
+  const report = await runBench(mode);
+  const files = await writeResults(report);
+  // --json: the report alone on stdout (the smoke test reads it); otherwise the tables.
+  if (values.json) console.log(JSON.stringify(report));
+  else printReport(report);
+  console.error(`results: ${files.json}\nchart:   ${files.svg}`);
 } finally {
-  await platform.close();
   await services.stop();
 }
-
-const table = results.map(summarize);
-console.table(table);
-await mkdir(new URL('../results/', import.meta.url), { recursive: true });
-const file = new URL(
-  `../results/bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
-  import.meta.url,
-);
-await writeFile(
-  file,
-  JSON.stringify({ at: new Date().toISOString(), quick: values.quick, results: table }, null, 2),
-);
-console.error(`results written to ${file.pathname}`);
 process.exit(0);

@@ -1,12 +1,19 @@
-/** One scenario's figures: throughput and latency percentiles, printed side by side. */
-export interface BenchResult {
-  scenario: string;
-  /** What one operation is, e.g. "CAS update", "task submit→completed". */
-  unit: string;
+import type { Measured } from './measure/measured.ts';
+
+export interface LatencySummary {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Throughput and latency percentiles, as every section of the report shows them. */
+export interface Throughput {
   ops: number;
   seconds: number;
-  latenciesMs: number[];
-  notes?: string;
+  perSecond: number;
+  latencyMs: LatencySummary;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -15,43 +22,24 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
-export function summarize(r: BenchResult) {
-  const sorted = [...r.latenciesMs].sort((a, b) => a - b);
+export const round = (v: number, digits = 2): number => Math.round(v * 10 ** digits) / 10 ** digits;
+
+export function latencies(values: number[]): LatencySummary {
+  const sorted = [...values].sort((a, b) => a - b);
   return {
-    scenario: r.scenario,
-    unit: r.unit,
-    ops: r.ops,
-    'ops/s': Math.round((r.ops / r.seconds) * 10) / 10,
-    'p50 ms': round(percentile(sorted, 50)),
-    'p95 ms': round(percentile(sorted, 95)),
-    'p99 ms': round(percentile(sorted, 99)),
-    'max ms': round(sorted.at(-1) ?? Number.NaN),
-    ...(r.notes ? { notes: r.notes } : {}),
+    n: sorted.length,
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted.at(-1) ?? Number.NaN),
   };
 }
 
-function round(v: number): number {
-  return Math.round(v * 100) / 100;
-}
-
-/** Runs `fn` for each item with at most `concurrency` in flight, recording each one's latency. */
-export async function timedPool<T>(
-  items: T[],
-  concurrency: number,
-  fn: (item: T) => Promise<void>,
-): Promise<{ seconds: number; latenciesMs: number[] }> {
-  const latenciesMs: number[] = [];
-  let next = 0;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        const t0 = performance.now();
-        await fn(item);
-        latenciesMs.push(performance.now() - t0);
-      }
-    }),
-  );
-  return { seconds: (performance.now() - start) / 1000, latenciesMs };
+export function throughput(m: Measured): Throughput {
+  return {
+    ops: m.ops,
+    seconds: round(m.seconds, 3),
+    perSecond: round(m.seconds > 0 ? m.ops / m.seconds : 0, 1),
+    latencyMs: latencies(m.latencyMs),
+  };
 }

@@ -1,0 +1,195 @@
+import os from 'node:os';
+import pg from 'pg';
+import { rawBullmq } from './ceilings/raw-bullmq.ts';
+import { rawPostgres } from './ceilings/raw-postgres.ts';
+import { startCpuMeter } from './measure/cpu-meter.ts';
+import { measureEndToEnd, type EndToEnd } from './measure/end-to-end.ts';
+import { measureFanout } from './measure/fanout.ts';
+import { memorySampler } from './measure/memory-sampler.ts';
+import { measurePostgresCost } from './measure/postgres-cost.ts';
+import { measurePostgresCpu } from './measure/postgres-cpu.ts';
+import { measurePush } from './measure/push.ts';
+import { measureRequests } from './measure/requests.ts';
+import { measureStreamMemory } from './measure/stream-memory.ts';
+import type { Mode } from './modes.ts';
+import { createBenchEnvironment } from './platform/bench-environment.ts';
+import { startCostTopology, startTopology, type Topology } from './platform/topology.ts';
+import type { BenchReport, ScalingPoint } from './report/bench-report.ts';
+import { checkTargets } from './report/targets.ts';
+import { round, throughput } from './stats.ts';
+
+const say = (what: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${what}`);
+
+const point = (e: EndToEnd): ScalingPoint => ({
+  workers: e.workers,
+  gateways: e.gateways,
+  tasksPerSecond: e.tasksPerSecond,
+  submitPerSecond: e.submit.perSecond,
+  ...(e.cpuMsPerTask ? { cpuMsPerTask: e.cpuMsPerTask } : {}),
+});
+
+/** Every phase in order on one fresh database; the caller has resolved DATABASE_URL and REDIS_URL. */
+export async function runBench(mode: Mode): Promise<BenchReport> {
+  const startedAt = new Date().toISOString();
+  const loadStart = os.loadavg()[0]!;
+  const env = await createBenchEnvironment(mode.fanoutAgent);
+  const serverUrl = new URL(env.db.url);
+  serverUrl.pathname = '/postgres';
+  // Statistics are read through another database so the reads do not count in the measured one.
+  const admin = new pg.Pool({ connectionString: serverUrl.toString(), max: 2 });
+  const memory = memorySampler();
+  let topology: Topology | undefined;
+  try {
+    const postgres = (await admin.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
+
+    say('ceilings: raw BullMQ, raw Postgres CAS, CAS + event');
+    const bullmq = throughput(
+      await rawBullmq(env.redis.url, env.redis.prefix, mode.ceilingOps, mode.ceilingClients),
+    );
+    const raw = await rawPostgres(env.db.url, mode.ceilingOps, mode.ceilingClients, () =>
+      startCpuMeter(admin, env.databaseName, []),
+    );
+    const ceilings = {
+      bullmq,
+      postgresCas: throughput(raw.cas),
+      postgresCasEvent: throughput(raw.casEvent),
+      postgresCpuMsPerOp: raw.postgresCpuMsPerOp,
+    };
+
+    say(`starting processes: 2 gateways, ${mode.workers} workers, pusher, and the proxied cost pair`);
+    const [cost, main] = await Promise.all([
+      startCostTopology(env),
+      startTopology(env, mode.workers, mode.slotsPerWorker),
+    ]);
+    topology = main;
+    for (const p of main.all()) memory.watch(p);
+    say('Postgres cost per task (counting proxies)');
+    const postgresCost = await measurePostgresCost(
+      { gateway: cost.gateway, wire: cost.wire, admin, pool: env.db.pool, database: env.databaseName },
+      mode.costBatchMs,
+      mode.costBaselineMs,
+    );
+    await cost.stop();
+
+    say(`idle Postgres CPU with ${mode.workers * mode.slotsPerWorker} idle worker slots`);
+    const idle = await measurePostgresCpu(admin, env.databaseName, mode.idleWindowMs, main.all());
+    const idlePostgresCpu = {
+      ...idle,
+      workerProcesses: mode.workers,
+      workerSlots: mode.workers * mode.slotsPerWorker,
+    };
+
+    const urls = main.gateways.map((g) => g.url);
+    const cpu = () => ({
+      admin,
+      database: env.databaseName,
+      processes: main.all(),
+      idlePerSecond: idle.idleCpuPerSecond,
+    });
+    say('warm-up (not measured)');
+    await measureEndToEnd(env.db.pool, {
+      gateways: urls,
+      workers: main.workers.length,
+      clients: mode.saturationClients,
+      durationMs: mode.warmupMs,
+    });
+    say('saturation, closed loop');
+    const sat = await measureEndToEnd(env.db.pool, {
+      gateways: urls,
+      workers: main.workers.length,
+      clients: mode.saturationClients,
+      durationMs: mode.saturationMs,
+      cpu: cpu(),
+    });
+    const { ids: taskIds, ...saturation } = sat;
+
+    const openLoop: EndToEnd[] = [];
+    for (const f of mode.openLoopFractions) {
+      const rate = Math.max(1, round(saturation.tasksPerSecond * f, 1));
+      say(`open loop at ${rate} tasks/s`);
+      const { ids: _ids, ...o } = await measureEndToEnd(env.db.pool, {
+        gateways: urls,
+        workers: main.workers.length,
+        rate,
+        durationMs: mode.openLoopMs,
+        cpu: cpu(),
+      });
+      openLoop.push(o);
+    }
+
+    say('blocking SendMessage, GetTask, ListTasks');
+    const req = (op: 'blocking' | 'get' | 'list') =>
+      measureRequests(op, urls, mode.requestClients, mode.requestMs, taskIds);
+    const requests = {
+      blockingSend: await req('blocking'),
+      getTask: await req('get'),
+      listTasks: await req('list'),
+    };
+
+    say('gateway memory per idle stream');
+    const streamMemory = await measureStreamMemory(
+      main.gateways[0]!,
+      mode.idleStreamTasks,
+      mode.idleStreamsPerTask,
+    );
+    say('SSE fan-out');
+    const fanout = await measureFanout(env.db.pool, urls[0]!, mode.fanoutTasks, mode.streamsPerTask);
+    say('push deliveries');
+    const push = await measurePush(env.db.pool, urls, main.workers.length, mode.pushClients, mode.pushMs);
+
+    const scaling: ScalingPoint[] = [point(saturation)];
+    const saturate = async () =>
+      point(
+        await measureEndToEnd(env.db.pool, {
+          gateways: [urls[0]!],
+          workers: main.workers.length,
+          clients: mode.saturationClients,
+          durationMs: mode.saturationMs,
+          cpu: cpu(),
+        }),
+      );
+    say(`scaling: ${main.workers.length} workers, 1 gateway`);
+    scaling.push(await saturate());
+    while (main.workers.length > 1) {
+      const keep = main.workers.length > 2 ? 2 : 1;
+      memory.sample();
+      while (main.workers.length > keep) await main.dropWorker();
+      say(`scaling: ${main.workers.length} worker(s), 1 gateway`);
+      scaling.push(await saturate());
+    }
+
+    const peak = Math.max(...scaling.map((s) => s.tasksPerSecond));
+    const partial = {
+      mode: mode.name,
+      startedAt,
+      machine: {
+        cpus: os.cpus().length,
+        node: process.version,
+        postgres,
+        loadAverage: { start: round(loadStart), end: round(os.loadavg()[0]!) },
+      },
+      ceilings,
+      ratios: {
+        toBullmq: round(peak / bullmq.perSecond, 3),
+        toPostgresCas: round(peak / ceilings.postgresCas.perSecond, 3),
+        toPostgresCasEvent: round(peak / ceilings.postgresCasEvent.perSecond, 3),
+      },
+      postgresCost,
+      idlePostgresCpu,
+      saturation,
+      openLoop,
+      requests,
+      fanout,
+      streamMemory,
+      push,
+      scaling,
+      memory: memory.stop(),
+    };
+    return { ...partial, targets: checkTargets(partial), finishedAt: new Date().toISOString() };
+  } finally {
+    memory.stop();
+    await topology?.stop();
+    await admin.end();
+    await env.close();
+  }
+}
