@@ -83,7 +83,9 @@ export class TaskWriter {
         state: task.state,
         ...(payload ? { payload } : {}),
       });
-      if (task.visibility === 'task') await this.hints.publishPushDue();
+      // Wake the pushers only for a write that queued deliveries (most tasks have no webhook);
+      // writes that do not say (claim, reaper) wake them whenever the task is visible.
+      if (task.pushDue ?? task.visibility === 'task') await this.hints.publishPushDue();
     } catch (err) {
       this.log.warn(
         { err, tenantId: task.tenantId, taskId: task.id },

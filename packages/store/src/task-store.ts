@@ -21,6 +21,12 @@ export type Visibility = 'pending' | 'task' | 'message';
 
 /** A task row as the engine sees it (not the wire Task: that is `TaskView`). */
 export interface TaskRecord {
+  /**
+   * Set by the writes that can queue webhook deliveries (changeTask, createTask): whether this
+   * write queued any, so the writer wakes the pushers only when there is something to deliver.
+   * Absent on plain reads.
+   */
+  pushDue?: boolean;
   tenantId: string;
   id: string;
   contextId: string;

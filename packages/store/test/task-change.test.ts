@@ -308,7 +308,7 @@ describe('push outbox rows are written with the event (ARCHITECTURE §7)', () =>
       event: statusEvent(task, TaskState.WORKING),
     });
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([]);
-    await env.store.changeTask({
+    const visible = await env.store.changeTask({
       tenantId: t,
       taskId: task.id,
       expectedVersion: 2,
@@ -316,6 +316,31 @@ describe('push outbox rows are written with the event (ARCHITECTURE §7)', () =>
       event: statusEvent(task, TaskState.WORKING),
     });
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([{ config_id: 'c1', seq: 3 }]);
+    expect(visible.pushDue).toBe(true);
+  });
+
+  it('each write says whether it queued deliveries, so pushers wake only when needed', async () => {
+    const t = tenant();
+    const plain = await createdTask(env.store, newTask(t));
+    expect(plain.pushDue).toBe(false);
+    const changed = await env.store.changeTask({
+      tenantId: t,
+      taskId: plain.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(plain, TaskState.WORKING),
+    });
+    expect(changed.pushDue).toBe(false);
+    const hooked = await createdTask(
+      env.store,
+      newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
+    expect(hooked.pushDue).toBe(true);
+    const pending = await createdTask(
+      env.store,
+      newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
+    expect(pending.pushDue).toBe(false);
   });
 
   it('none for a task answered with a Message', async () => {

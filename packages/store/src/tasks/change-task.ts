@@ -79,7 +79,8 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
             )
             .select(['pc.tenant_id', 'pc.task_id', 'pc.id', 'upd.version'])
             .where('upd.visibility', '=', sql.lit('task')),
-        ),
+        )
+        .returning('push_deliveries.seq'),
     );
   let full = withEvent;
   if (input.appendMessage) {
@@ -148,7 +149,12 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
         ),
     ) as unknown as typeof withEvent;
   }
-  const row = await full.selectFrom('upd').selectAll().executeTakeFirst();
+  const row = await full
+    .selectFrom('upd')
+    .selectAll()
+    .select(sql<boolean>`exists (select 1 from deliveries)`.as('push_due'))
+    .executeTakeFirst();
   if (!row) throw conflict();
-  return toTaskRecord(row as TaskRow);
+  const { push_due, ...taskRow } = row;
+  return { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due };
 }

@@ -24,7 +24,8 @@ export async function createTask(
 ): Promise<CreateTaskResult> {
   if (input.pushConfig) return createTaskWithPushConfig(db, secrets, input);
   const row = await insertTaskStatement(db, input).selectFrom('task').selectAll().executeTakeFirst();
-  if (row) return { created: true, task: toTaskRecord(row as TaskRow) };
+  // Without a push config in the request the new task has none: nothing to deliver yet.
+  if (row) return { created: true, task: { ...toTaskRecord(row as TaskRow), pushDue: false } };
   return earlierSend(db, input);
 }
 
@@ -150,6 +151,6 @@ async function createTaskWithPushConfig(
     if (!row) return earlierSend(tx, input);
     if (input.pushConfig) await createPushConfig(tx, secrets, input.tenantId, input.id, input.pushConfig);
     if (input.visibility === 'task') await insertPushDeliveries(tx, input.tenantId, input.id, 1);
-    return { created: true, task: toTaskRecord(row as TaskRow) };
+    return { created: true, task: { ...toTaskRecord(row as TaskRow), pushDue: input.visibility === 'task' } };
   });
 }
