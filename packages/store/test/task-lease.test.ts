@@ -53,6 +53,9 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
       { config_id: 'c1', seq: 1 },
       { config_id: 'c1', seq: 2 },
     ]);
+    expect(result?.task.pushDue).toBe(true);
+    const plain = await createdTask(env.store, newTask(t));
+    expect((await claim(t, plain.id, 'w1'))?.task.pushDue).toBe(false);
   });
 
   it('a held lease cannot be claimed; a lapsed one can, without a version bump for a WORKING task', async () => {

@@ -1,9 +1,9 @@
-import { formatTimestamp, TaskState, type StreamResponse } from '@switchyard/protocol';
+import { TaskState } from '@switchyard/protocol';
+import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { ClaimInput, ClaimResult } from '../task-store.ts';
-import { appendEvent } from './append-event.ts';
 import { msFromNow, now } from './sql-time.ts';
-import { isTaskId, toTaskRecord } from './task-row.ts';
+import { isTaskId, toTaskRecord, type TaskRow } from './task-row.ts';
 
 const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
 
@@ -18,69 +18,100 @@ const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
  */
 export async function claimTask(db: Db, input: ClaimInput): Promise<ClaimResult | null> {
   if (!isTaskId(input.taskId)) return null;
-  return db.transaction().execute(async (tx) => {
-    const row = await tx
-      .with('prev', (qb) =>
-        qb
-          .selectFrom('tasks')
-          .select('state as prev_state')
-          .where('tenant_id', '=', input.tenantId)
-          .where('id', '=', input.taskId)
-          .forUpdate(),
-      )
-      .updateTable('tasks')
-      .from('prev')
-      .set((eb) => {
-        const wasSubmitted = eb('prev.prev_state', '=', TaskState.SUBMITTED);
-        return {
-          state: TaskState.WORKING,
-          version: eb
-            .case()
-            .when(wasSubmitted)
-            .then(eb('tasks.version', '+', 1))
-            .else(eb.ref('tasks.version'))
-            .end(),
-          status_timestamp: eb
-            .case()
-            .when(wasSubmitted)
-            .then(now())
-            .else(eb.ref('tasks.status_timestamp'))
-            .end(),
-          lease_owner: input.workerId,
-          lease_expires_at: msFromNow(input.leaseMs),
-          attempts: eb('tasks.attempts', '+', 1),
-          updated_at: now(),
-        };
-      })
-      .where('tasks.tenant_id', '=', input.tenantId)
-      .where('tasks.id', '=', input.taskId)
-      .where('tasks.state', 'in', LIVE)
-      .where((eb) => eb.or([eb('tasks.lease_owner', 'is', null), eb('tasks.lease_expires_at', '<', now())]))
-      .where('tasks.run_after', '<=', now())
-      .returningAll('tasks')
-      .returning('prev.prev_state')
-      .executeTakeFirst();
-    if (!row) return null;
-
-    const { prev_state, ...taskRow } = row;
-    const task = toTaskRecord(taskRow);
-    const movedToWorking = prev_state === TaskState.SUBMITTED;
-    if (movedToWorking) {
-      const event: StreamResponse = {
-        statusUpdate: {
-          taskId: task.id,
-          contextId: task.contextId,
-          status: { state: TaskState.WORKING, timestamp: formatTimestamp(task.statusTimestamp) },
-        },
-      };
-      await appendEvent(tx, {
-        tenantId: task.tenantId,
-        taskId: task.id,
-        seq: task.version,
-        event,
-        visibility: task.visibility,
-      });
-    }
-    return { task, movedToWorking };
-  });
+  const wasSubmitted = sql<boolean>`upd.prev_state = ${TaskState.SUBMITTED}`;
+  // One statement (one round trip) on every task's path: data-modifying CTEs hang the WORKING
+  // event and its push outbox rows off the guarded UPDATE, only when the claim moved the task out
+  // of SUBMITTED. The status timestamp is cut to milliseconds so the event's RFC 3339 text and
+  // the row agree exactly.
+  const row = await db
+    .with('prev', (qb) =>
+      qb
+        .selectFrom('tasks')
+        .select('state as prev_state')
+        .where('tenant_id', '=', input.tenantId)
+        .where('id', '=', input.taskId)
+        .forUpdate(),
+    )
+    .with('upd', (qc) =>
+      qc
+        .updateTable('tasks')
+        .from('prev')
+        .set((eb) => {
+          const submitted = eb('prev.prev_state', '=', TaskState.SUBMITTED);
+          return {
+            state: TaskState.WORKING,
+            version: eb
+              .case()
+              .when(submitted)
+              .then(eb('tasks.version', '+', 1))
+              .else(eb.ref('tasks.version'))
+              .end(),
+            status_timestamp: eb
+              .case()
+              .when(submitted)
+              .then(sql<Date>`date_trunc('milliseconds', now())`)
+              .else(eb.ref('tasks.status_timestamp'))
+              .end(),
+            lease_owner: input.workerId,
+            lease_expires_at: msFromNow(input.leaseMs),
+            attempts: eb('tasks.attempts', '+', 1),
+            updated_at: now(),
+          };
+        })
+        .where('tasks.tenant_id', '=', input.tenantId)
+        .where('tasks.id', '=', input.taskId)
+        .where('tasks.state', 'in', LIVE)
+        .where((eb) => eb.or([eb('tasks.lease_owner', 'is', null), eb('tasks.lease_expires_at', '<', now())]))
+        .where('tasks.run_after', '<=', now())
+        .returningAll('tasks')
+        .returning('prev.prev_state'),
+    )
+    .with('ev', (qc) =>
+      qc
+        .insertInto('task_events')
+        .columns(['tenant_id', 'task_id', 'seq', 'kind', 'payload'])
+        .expression((eb) =>
+          eb
+            .selectFrom('upd')
+            .select((e) => [
+              'upd.tenant_id',
+              'upd.id',
+              'upd.version',
+              e.val('statusUpdate' as const).as('kind'),
+              sql<string>`jsonb_build_object('statusUpdate', jsonb_build_object(
+                'taskId', upd.id, 'contextId', upd.context_id,
+                'status', jsonb_build_object('state', ${TaskState.WORKING}::text,
+                  'timestamp', to_char(upd.status_timestamp at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))))`.as(
+                'payload',
+              ),
+            ])
+            .where(wasSubmitted),
+        ),
+    )
+    .with('deliveries', (qc) =>
+      qc
+        .insertInto('push_deliveries')
+        .columns(['tenant_id', 'task_id', 'config_id', 'seq'])
+        .expression((eb) =>
+          eb
+            .selectFrom('push_configs as pc')
+            .innerJoin('upd', (j) =>
+              j.onRef('upd.tenant_id', '=', 'pc.tenant_id').onRef('upd.id', '=', 'pc.task_id'),
+            )
+            .select(['pc.tenant_id', 'pc.task_id', 'pc.id', 'upd.version'])
+            .where('upd.visibility', '=', sql.lit('task'))
+            .where(wasSubmitted),
+        )
+        .returning('push_deliveries.seq'),
+    )
+    .selectFrom('upd')
+    .selectAll()
+    .select(sql<boolean>`exists (select 1 from deliveries)`.as('push_due'))
+    .executeTakeFirst();
+  if (!row) return null;
+  const { prev_state, push_due, ...taskRow } = row;
+  return {
+    task: { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due },
+    movedToWorking: prev_state === TaskState.SUBMITTED,
+  };
 }
