@@ -30,7 +30,8 @@ async function stateOf(tenantId: string, taskId: string) {
   return (await h.tasks.getTaskRecord(tenantId, taskId))?.state;
 }
 
-describe.skipIf(!available)('console in headless Chromium', () => {
+// Browser steps wait up to LIVE_TIMEOUT each; a busy 2-core machine needs the room.
+describe.skipIf(!available)('console in headless Chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     h = await startConsoleHarness();
@@ -55,7 +56,7 @@ describe.skipIf(!available)('console in headless Chromium', () => {
 
   it('logs in with the admin token', async () => {
     await page.goto(`${h.baseUrl}/tasks?tenant=acme`);
-    await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+    await expect.poll(() => new URL(page.url()).pathname, { timeout: LIVE_TIMEOUT }).toBe('/login');
     await shot('01-login');
     await page.getByLabel('Admin token').fill('wrong-token-for-sure');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -87,7 +88,9 @@ describe.skipIf(!available)('console in headless Chromium', () => {
     const agents = await page.locator('table.tasks tbody tr td:nth-child(3)').allTextContents();
     expect(agents.length).toBeGreaterThan(0);
     expect(agents.every((a) => a.trim() === 'echo')).toBe(true);
-    await expect.poll(() => page.getByTestId('task-count').textContent()).toMatch(/^\d+ tasks? match/);
+    await expect
+      .poll(() => page.getByTestId('task-count').textContent(), { timeout: LIVE_TIMEOUT })
+      .toMatch(/^\d+ tasks? match/);
     await shot('03-tasks-filtered');
   });
 
@@ -104,7 +107,7 @@ describe.skipIf(!available)('console in headless Chromium', () => {
     expect(await chunks.count()).toBe(0);
     for (let step = 1; step <= 3; step++) {
       h.gated.open(task.id);
-      await expect.poll(() => chunks.count()).toBe(step);
+      await expect.poll(() => chunks.count(), { timeout: LIVE_TIMEOUT }).toBe(step);
       await page
         .locator('[data-timeline] > li.entry-status')
         .getByText(`Step ${step}`, { exact: true })
@@ -158,7 +161,7 @@ describe.skipIf(!available)('console in headless Chromium', () => {
     const secondChunks = page.locator(`[data-task-id="${second.id}"] [data-timeline] > li.entry-artifact`);
     for (let step = 1; step <= 2; step++) {
       h.gated.open(second.id);
-      await expect.poll(() => secondChunks.count()).toBe(step);
+      await expect.poll(() => secondChunks.count(), { timeout: LIVE_TIMEOUT }).toBe(step);
     }
     // A task joining the conversation gets its own column without a reload.
     const third = await h.send('acme', 'echo', 'third joins later', { contextId });

@@ -1,6 +1,7 @@
 import type { AgentContext, MessageInput } from '@switchyard/agents';
 import {
   isInterrupted,
+  isTerminal,
   TaskState,
   type Artifact,
   type Message,
@@ -60,10 +61,12 @@ export class EventMapper {
 
   /** A Task snapshot: add the artifact parts we lack, then follow its status if it has ended. */
   async reconcile(task: Task, { interruptedEnds = true } = {}): Promise<Progress> {
+    // Once the upstream task has ended its artifacts are whole: what we add closes them.
+    const final = isTerminal(task.status.state);
     for (const artifact of task.artifacts ?? []) {
       const held = this.partsHeld.get(artifact.artifactId) ?? 0;
       if (artifact.parts.length <= held || this.closed.has(artifact.artifactId)) continue;
-      await this.emit({ ...artifact, parts: artifact.parts.slice(held) }, held > 0, false);
+      await this.emit({ ...artifact, parts: artifact.parts.slice(held) }, held > 0, final);
     }
     if (!interruptedEnds && isInterrupted(task.status.state)) return 'open';
     return this.applyStatus(task.status, true);
