@@ -13,7 +13,7 @@ import { readJsonBody } from '../http/read-json-body.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import { jsonRpcSseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
-import { streamSse } from '../sse/sse-stream.ts';
+import { serveStream } from '../sse/serve-stream.ts';
 import { dispatchUnary } from './jsonrpc-dispatch.ts';
 import { taskIdOf } from './request-task-id.ts';
 import { handleV03Request } from './v03-handler.ts';
@@ -54,31 +54,19 @@ export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
   };
 }
 
-async function stream(
+function stream(
   req: Request,
   res: Response,
   deps: BindingDeps,
   envelope: JsonRpcRequestEnvelope,
 ): Promise<void> {
-  const stop = new AbortController();
-  const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
-  const release = deps.streams.reserve(ctx.caller.tenantId);
-  try {
-    const items =
-      envelope.method === 'SendStreamingMessage'
-        ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
-        : deps.operations.subscribe(
-            ctx,
-            parseRequestParams('SubscribeToTask', envelope.params),
-            lastEventIdOf(req),
-          );
-    await streamSse(res, items, jsonRpcSseFormat(envelope.id), stop, {
-      heartbeatMs: deps.heartbeatMs,
-      maxBufferBytes: deps.maxBufferBytes,
-      registry: deps.streams,
-      log: stateOf(req).log,
-    });
-  } finally {
-    release();
-  }
+  return serveStream(req, res, deps, jsonRpcSseFormat(envelope.id), (ctx) =>
+    envelope.method === 'SendStreamingMessage'
+      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
+      : deps.operations.subscribe(
+          ctx,
+          parseRequestParams('SubscribeToTask', envelope.params),
+          lastEventIdOf(req),
+        ),
+  );
 }

@@ -13,7 +13,7 @@ import { clientSignal } from '../http/client-signal.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import { jsonRpcV03SseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
-import { streamSse } from '../sse/sse-stream.ts';
+import { serveStream } from '../sse/serve-stream.ts';
 import { taskIdOf } from './request-task-id.ts';
 import { dispatchV03Unary } from './v03-dispatch.ts';
 
@@ -47,32 +47,20 @@ export async function handleV03Request(
     .send(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result }));
 }
 
-async function stream(
+function stream(
   req: Request,
   res: Response,
   deps: BindingDeps,
   envelope: V03JsonRpcRequestEnvelope,
 ): Promise<void> {
-  const stop = new AbortController();
-  const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
   const params = envelope.params as never;
-  const release = deps.streams.reserve(ctx.caller.tenantId);
-  try {
-    const items =
-      envelope.method === 'message/stream'
-        ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', fromV03SendParams(params)))
-        : deps.operations.subscribe(
-            ctx,
-            parseRequestParams('SubscribeToTask', fromV03ResubscribeParams(params)),
-            lastEventIdOf(req),
-          );
-    await streamSse(res, items, jsonRpcV03SseFormat(envelope.id), stop, {
-      heartbeatMs: deps.heartbeatMs,
-      maxBufferBytes: deps.maxBufferBytes,
-      registry: deps.streams,
-      log: stateOf(req).log,
-    });
-  } finally {
-    release();
-  }
+  return serveStream(req, res, deps, jsonRpcV03SseFormat(envelope.id), (ctx) =>
+    envelope.method === 'message/stream'
+      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', fromV03SendParams(params)))
+      : deps.operations.subscribe(
+          ctx,
+          parseRequestParams('SubscribeToTask', fromV03ResubscribeParams(params)),
+          lastEventIdOf(req),
+        ),
+  );
 }

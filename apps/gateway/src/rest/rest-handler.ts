@@ -20,7 +20,7 @@ import { rejectUnstorableText } from '../http/reject-unstorable-text.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import { restSseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
-import { streamSse } from '../sse/sse-stream.ts';
+import { serveStream } from '../sse/serve-stream.ts';
 import { matchRestRoute, type MatchedRoute } from './rest-routes.ts';
 
 /**
@@ -92,37 +92,22 @@ async function unary(
   }
 }
 
-async function stream(
+function stream(
   req: Request,
   res: Response,
   deps: BindingDeps,
   route: Extract<MatchedRoute, { op: 'SendStreamingMessage' | 'SubscribeToTask' }>,
 ): Promise<void> {
   const opts = route.tenant === undefined ? {} : { tenant: route.tenant };
-  const stop = new AbortController();
-  const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
-  const release = deps.streams.reserve(ctx.caller.tenantId);
-  try {
-    const items =
-      route.op === 'SendStreamingMessage'
-        ? deps.operations.stream(
-            ctx,
-            parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts),
-          )
-        : deps.operations.subscribe(
-            ctx,
-            parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }),
-            lastEventIdOf(req),
-          );
-    await streamSse(res, items, restSseFormat(deps.mapping), stop, {
-      heartbeatMs: deps.heartbeatMs,
-      maxBufferBytes: deps.maxBufferBytes,
-      registry: deps.streams,
-      log: stateOf(req).log,
-    });
-  } finally {
-    release();
-  }
+  return serveStream(req, res, deps, restSseFormat(deps.mapping), async (ctx) =>
+    route.op === 'SendStreamingMessage'
+      ? deps.operations.stream(ctx, parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts))
+      : deps.operations.subscribe(
+          ctx,
+          parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }),
+          lastEventIdOf(req),
+        ),
+  );
 }
 
 /** The query as the protocol's parsers take it: repeated keys become arrays (§4.2 query rules). */
