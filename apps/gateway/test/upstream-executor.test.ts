@@ -193,6 +193,20 @@ describe.each(['1.0', '0.3'] as const)('a streaming %s upstream agent', (protoco
     expect(upstream.canceled[0]).toBe(upstream.tasksCreated.at(-1));
   });
 
+  it('a task canceled while it waits for input cancels the waiting upstream task too', async () => {
+    const asked = await client('jsonrpc', agentId).call('SendMessage', { message: userMessage('ask') });
+    if (!asked.ok) throw new Error(asked.message);
+    const task = taskOf(asked.value);
+    expect(task.status.state).toBe(TaskState.INPUT_REQUIRED);
+    const upstreamTaskId = upstream.tasksCreated.at(-1);
+    const canceled = await client('jsonrpc', agentId).call('CancelTask', { id: task.id });
+    if (!canceled.ok) throw new Error(canceled.message);
+    expect(canceled.value.status.state).toBe(TaskState.CANCELED);
+    await waitFor(() => upstream.canceled.includes(upstreamTaskId!), {
+      what: 'the waiting upstream task to be canceled',
+    });
+  });
+
   it('relays an upstream Message reply as ours', async () => {
     const replied = await client('jsonrpc', agentId).call('SendMessage', {
       message: userMessage('reply ping'),

@@ -23,6 +23,22 @@ export interface Agent {
    */
   quickReplyWindowMs?: number;
   execute(ctx: AgentContext): Promise<void>;
+  /**
+   * Optional. Called once, best effort, when a client cancels a task this agent left waiting for
+   * input or auth: no run is active then, so nothing else would hear the cancel. The task is
+   * already CANCELED; use it to release what the task held elsewhere (the upstream executor
+   * cancels the upstream task).
+   */
+  onCanceled?(ctx: CanceledTaskContext): Promise<void>;
+}
+
+/** What `onCanceled` gets: the canceled task's ids, the registration's settings and its memory. */
+export interface CanceledTaskContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly memory: ContextMemory;
+  readonly log: AgentLogger;
 }
 
 export interface AgentCardTemplate {

@@ -7,6 +7,7 @@ export type {
   AgentCardTemplate,
   AgentContext,
   AgentLogger,
+  CanceledTaskContext,
   ArtifactChunk,
   ContextMemory,
   MessageInput,

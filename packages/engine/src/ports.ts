@@ -7,6 +7,8 @@ import type { TaskHint } from '@switchyard/events';
  */
 export interface Dispatcher {
   enqueue(dispatch: Dispatch): Promise<void>;
+  /** A task waiting for input or auth was canceled: tell a worker, so its agent can clean up. */
+  notifyCanceled?(tenantId: string, taskId: string): Promise<void>;
 }
 
 export interface HintSink {

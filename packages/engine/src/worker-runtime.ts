@@ -108,6 +108,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     keys,
     concurrency: options.concurrency,
     handle: (job) => runner.run(job),
+    handleCanceled: (job) => runner.canceled(job),
     onError: (err) => log.error({ err }, 'queue consumer error'),
   });
   const retention = options.retention === false ? null : { everyMs: 3_600_000, ...options.retention };

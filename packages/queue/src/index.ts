@@ -6,6 +6,7 @@ export {
   type JobName,
   type RetentionJob,
   type RunTaskJob,
+  type TaskCanceledJob,
 } from './job-catalog.ts';
 export { TaskQueue, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';

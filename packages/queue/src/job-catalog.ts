@@ -10,6 +10,12 @@ export interface RunTaskJob {
   tracestate?: string;
 }
 
+/** A task the agent left waiting for input or auth was canceled: no run is active to hear it. */
+export interface TaskCanceledJob {
+  tenantId: string;
+  taskId: string;
+}
+
 export interface RetentionJob {
   /** Set by the scheduler; informational. */
   scheduledAt: string;
@@ -17,6 +23,7 @@ export interface RetentionJob {
 
 export const JOB_NAMES = {
   runTask: 'run-task',
+  taskCanceled: 'task-canceled',
   retention: 'retention',
 } as const;
 
@@ -24,6 +31,7 @@ export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
 
 export interface JobCatalog {
   'run-task': RunTaskJob;
+  'task-canceled': TaskCanceledJob;
   retention: RetentionJob;
 }
 

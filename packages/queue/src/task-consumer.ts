@@ -1,6 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_NAMES, type RunTaskJob } from './job-catalog.ts';
+import { JOB_NAMES, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
 
 export interface TaskConsumerOptions {
@@ -9,6 +9,8 @@ export interface TaskConsumerOptions {
   /** Agent runs at once in this process. */
   concurrency: number;
   handle(job: RunTaskJob, signal: AbortSignal): Promise<void>;
+  /** A task-canceled notice (TaskCanceledJob); ignored when absent. */
+  handleCanceled?(job: TaskCanceledJob): Promise<void>;
   onError?(err: unknown): void;
 }
 
@@ -21,10 +23,11 @@ export interface TaskConsumerOptions {
 export class TaskConsumer {
   readonly worker: Worker;
 
-  constructor({ connection, keys, concurrency, handle, onError }: TaskConsumerOptions) {
+  constructor({ connection, keys, concurrency, handle, handleCanceled, onError }: TaskConsumerOptions) {
     this.worker = new Worker(
       keys.taskQueue,
-      async (job: Job<RunTaskJob>, _token?: string, signal?: AbortSignal) => {
+      async (job: Job<RunTaskJob | TaskCanceledJob>, _token?: string, signal?: AbortSignal) => {
+        if (job.name === JOB_NAMES.taskCanceled) await handleCanceled?.(job.data);
         if (job.name !== JOB_NAMES.runTask) return;
         await handle(job.data, signal ?? new AbortController().signal);
       },

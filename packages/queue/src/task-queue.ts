@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_NAMES, runTaskJobId, type RunTaskJob } from './job-catalog.ts';
+import { JOB_NAMES, runTaskJobId, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
 
 /** BullMQ's priority range is 1..2^21; lower runs first. */
@@ -63,6 +63,13 @@ export class TaskQueue {
       priority: Math.min(MAX_PRIORITY, Math.max(1, depth)),
       delay,
     });
+  }
+
+  /** Tells a worker that a task waiting for input or auth was canceled (see TaskCanceledJob). */
+  async notifyCanceled(tenantId: string, taskId: string): Promise<void> {
+    const data: TaskCanceledJob = { tenantId, taskId };
+    // One notice per task: a cancel is final, so a repeated add collapses into the first.
+    await this.queue.add(JOB_NAMES.taskCanceled, data, { jobId: `${tenantId}.${taskId}.canceled` });
   }
 
   /** Called when a worker takes a dispatch off the queue. */

@@ -1,9 +1,16 @@
 import { A2AError } from '@a2a-js/sdk/errors';
-import { AgentFailure, RunEndedError, type Agent, type AgentContext } from '@switchyard/agents';
+import {
+  AgentFailure,
+  RunEndedError,
+  type Agent,
+  type AgentContext,
+  type CanceledTaskContext,
+} from '@switchyard/agents';
 import { createGuardedAgent, type UrlPolicy } from '@switchyard/engine';
 import type { SecretBox } from '@switchyard/store';
 import { createUpstreamClient, streams, UpstreamCardCache } from './upstream-client.ts';
 import { createUpstreamFetch, type ExchangeLog } from './upstream-fetch.ts';
+import { readLink } from './upstream-link.ts';
 import { forwardCancel, UpstreamRun, type RunTimings } from './upstream-run.ts';
 import {
   credentialHeaders,
@@ -82,10 +89,17 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
         throw classify(err, exchange, ctx.signal);
       }
     },
+    // Canceled while waiting for input or auth: no run is active, so the upstream task (waiting
+    // too) is canceled from here.
+    async onCanceled(ctx: CanceledTaskContext): Promise<void> {
+      const link = await readLink(ctx.memory, ctx.taskId);
+      if (!link?.taskId) return;
+      await cancelUpstream(ctx, openUpstreamSettings(ctx.settings, options.secrets), link.taskId);
+    },
   };
 
   async function cancelUpstream(
-    ctx: AgentContext,
+    ctx: Pick<AgentContext, 'log'>,
     target: UpstreamTarget,
     upstreamTaskId: string,
   ): Promise<void> {

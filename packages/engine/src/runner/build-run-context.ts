@@ -1,6 +1,6 @@
 import type { ContextMemory } from '@switchyard/agents';
 import type { Message } from '@switchyard/protocol';
-import type { TaskRecord } from '@switchyard/store';
+import type { TaskRecord, TaskStore } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { RunContext } from './run-context.ts';
@@ -20,11 +20,7 @@ export async function buildRunContext(
   const { history, artifacts, storedChunks } = await store.loadRunInputs(record.tenantId, record.id);
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);
-  const memory: ContextMemory = {
-    get: async <T>(key: string) =>
-      (await store.getMemory(record.tenantId, record.agentId, record.contextId, key)) as T | undefined,
-    set: (key, value) => store.setMemory(record.tenantId, record.agentId, record.contextId, key, value),
-  };
+  const memory = contextMemory(store, record);
   return new RunContext({
     store,
     writer: deps.writer,
@@ -47,4 +43,13 @@ export async function buildRunContext(
     controller,
     storedChunks,
   });
+}
+
+/** The agent's memory for the task's context (shared by the agent's tasks in that context). */
+export function contextMemory(store: TaskStore, record: TaskRecord): ContextMemory {
+  return {
+    get: async <T>(key: string) =>
+      (await store.getMemory(record.tenantId, record.agentId, record.contextId, key)) as T | undefined,
+    set: (key, value) => store.setMemory(record.tenantId, record.agentId, record.contextId, key, value),
+  };
 }

@@ -1,13 +1,13 @@
 import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
-import type { Dispatch, RunTaskJob } from '@switchyard/queue';
+import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
 import type { ClaimResult } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { makeVisible } from '../service/make-visible.ts';
 import { statusEvent } from '../task-events.ts';
 import { keepLease } from './lease-keeper.ts';
-import { buildRunContext } from './build-run-context.ts';
+import { buildRunContext, contextMemory } from './build-run-context.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 
@@ -328,6 +328,32 @@ export class TaskRunner {
       },
       event: statusEvent(record, TaskState.FAILED, message),
     });
+  }
+
+  /**
+   * A task its agent left waiting for input or auth was canceled (TaskCanceledJob): hand the
+   * agent's optional onCanceled hook the task's ids, settings and memory. Best effort: a failure
+   * is logged, never retried, and changes nothing in the task (it is CANCELED already).
+   */
+  async canceled(job: TaskCanceledJob): Promise<void> {
+    const { deps } = this;
+    const log = deps.log.child({ tenantId: job.tenantId, taskId: job.taskId });
+    try {
+      const record = await deps.store.getTaskRecord(job.tenantId, job.taskId);
+      if (!record || record.state !== TaskState.CANCELED) return;
+      const registration = await deps.agents.getAgent(record.tenantId, record.agentId);
+      const agent = registration ? deps.findAgent(registration.executor) : undefined;
+      if (!registration || !agent?.onCanceled) return;
+      await agent.onCanceled({
+        taskId: record.id,
+        contextId: record.contextId,
+        settings: registration.settings,
+        memory: contextMemory(deps.store, record),
+        log,
+      });
+    } catch (err) {
+      log.warn({ err }, 'the agent could not clean up after the cancel');
+    }
   }
 
   /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */

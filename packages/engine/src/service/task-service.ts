@@ -1,6 +1,7 @@
 import { findBundledAgent } from '@switchyard/agents';
 import {
   invalidParams,
+  isInterrupted,
   isTerminal,
   taskNotCancelable,
   taskNotFound,
@@ -166,10 +167,21 @@ export class TaskService {
           event: statusEvent(record, TaskState.CANCELED),
         });
         // The hint published by the writer is the cancel signal: the running worker aborts.
+        // A task waiting for the client has no run to hear it, so a worker is told instead.
+        if (isInterrupted(record.state)) await this.noticeCanceled(caller.tenantId, taskId);
         return this.view(canceled);
       } catch (err) {
         if (!isConflict(err) || attempt >= 10) throw err;
       }
+    }
+  }
+
+  /** Best effort: the cancel has committed; a lost notice only skips the agent's clean-up. */
+  private async noticeCanceled(tenantId: string, taskId: string): Promise<void> {
+    try {
+      await this.deps.dispatcher.notifyCanceled?.(tenantId, taskId);
+    } catch (err) {
+      this.deps.log.warn({ err, tenantId, taskId }, 'could not tell the agent about the cancel');
     }
   }
 
