@@ -62,6 +62,11 @@ export class TaskWriter {
       () => this.store.changeTask(input),
     );
     this.finished(task, input.patch.state);
+    if (input.precededBy) {
+      // The preceding chunk's event has the seq before the change's: hint it first, with its
+      // payload, so subscribers stay on the inline fast path (no pushers wake for it alone).
+      await this.announce({ ...task, version: task.version - 1, pushDue: false }, input.precededBy.event);
+    }
     await this.announce(task, input.event);
     return task;
   }

@@ -21,6 +21,21 @@ describe('send (ARCHITECTURE.md §4)', () => {
     expect(result.task.history?.[0]?.parts).toEqual([{ text: 'hello' }]);
   });
 
+  it('the last artifact chunk and COMPLETED commit in one transaction, as separate events', async () => {
+    const agent = await p.agent('echo');
+    const result = await p.service.send(alice, agent, { message: userMessage('one write') });
+    if (!('task' in result)) throw new Error('expected a task');
+    const { rows } = await p.db.pool.query<{ seq: number; kind: string; created_at: Date }>(
+      'select seq, kind, created_at from task_events where task_id = $1 order by seq',
+      [result.task.id],
+    );
+    expect(rows.map((r) => r.kind)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+    // now() is the transaction's start: one timestamp for both means one transaction.
+    const [, , chunk, done] = rows;
+    expect(chunk!.created_at.getTime()).toBe(done!.created_at.getTime());
+    expect(rows[1]!.created_at.getTime()).not.toBe(chunk!.created_at.getTime());
+  });
+
   it('§5 an agent may answer with a Message, which never shows up in GetTask', async () => {
     const agent = await p.agent('echo');
     const result = await p.service.send(alice, agent, { message: userMessage('reply') });

@@ -139,6 +139,12 @@ export interface ChangeTaskInput {
   appendMessage?: Message;
   /** Stored as an artifact chunk in the same transaction. */
   artifactChunk?: ArtifactChunkInput;
+  /**
+   * An artifact chunk and its event written first, in the same statement: they take
+   * seq = expectedVersion + 1 and this change's own event expectedVersion + 2 (the version moves
+   * by two). A worker writes a run's last chunk with its ending this way: one transaction less.
+   */
+  precededBy?: { artifactChunk: ArtifactChunkInput; event: StreamResponse };
 }
 
 export interface ClaimInput {

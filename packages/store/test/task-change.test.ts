@@ -263,6 +263,75 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
   });
 });
 
+describe('changeTask with a preceding chunk: the last chunk and the ending in one statement', () => {
+  it('writes the chunk and its event at the next seq and the change at the one after, with outbox rows for both', async () => {
+    const t = tenant();
+    const task = await createdTask(
+      env.store,
+      newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
+    const chunk = { artifactId: 'out', append: false, lastChunk: true, parts: [{ text: 'all of it' }] };
+    const artifactEvent = {
+      artifactUpdate: {
+        taskId: task.id,
+        contextId: task.contextId,
+        artifact: { artifactId: 'out', parts: chunk.parts },
+        lastChunk: true,
+      },
+    };
+    const done = await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.COMPLETED },
+      event: statusEvent(task, TaskState.COMPLETED),
+      precededBy: { artifactChunk: chunk, event: artifactEvent },
+    });
+    expect(done).toMatchObject({ version: 3, state: TaskState.COMPLETED, pushDue: true });
+    const events = await env.store.readEvents(t, task.id, 1);
+    expect(events.map((e) => [e.seq, Object.keys(e.payload)[0]])).toEqual([
+      [2, 'artifactUpdate'],
+      [3, 'statusUpdate'],
+    ]);
+    const chunks = await env.db
+      .selectFrom('artifact_chunks')
+      .select(['seq', 'artifact_id'])
+      .where('tenant_id', '=', t)
+      .where('task_id', '=', task.id)
+      .execute();
+    expect(chunks).toEqual([{ seq: 2, artifact_id: 'out' }]);
+    expect((await deliverySeqs(env.db, t, task.id)).map((d) => d.seq)).toEqual([1, 2, 3]);
+    expect(await env.store.getArtifacts(t, task.id)).toEqual([{ artifactId: 'out', parts: chunk.parts }]);
+  });
+
+  it('a stale version writes neither the chunk nor the change', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const chunk = { artifactId: 'out', append: false, lastChunk: true, parts: [{ text: 'x' }] };
+    await expect(
+      env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 7,
+        patch: { state: TaskState.COMPLETED },
+        event: statusEvent(task, TaskState.COMPLETED),
+        precededBy: {
+          artifactChunk: chunk,
+          event: {
+            artifactUpdate: {
+              taskId: task.id,
+              contextId: task.contextId,
+              artifact: { artifactId: 'out', parts: chunk.parts },
+            },
+          },
+        },
+      }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    expect(await env.store.readEvents(t, task.id, 1)).toEqual([]);
+    expect(await env.store.getArtifacts(t, task.id)).toEqual([]);
+  });
+});
+
 describe('push outbox rows are written with the event (ARCHITECTURE §7)', () => {
   it('one delivery per config for each event of a visible task', async () => {
     const t = tenant();

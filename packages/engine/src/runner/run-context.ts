@@ -11,6 +11,7 @@ import { isTerminal, TaskState, type Message, type StreamResponse } from '@switc
 import {
   isConflict,
   type ArtifactChunkInput,
+  type ChangeTaskInput,
   type TaskPatch,
   type TaskRecord,
   type TaskStore,
@@ -54,6 +55,10 @@ export class RunContext implements AgentContext {
   private record: TaskRecord;
   private readonly o: RunContextOptions;
   private readonly emitted = new Map<string, number>();
+  /** The chunk written behind (see emitArtifact), the write in flight, and its failure. */
+  private held: ArtifactChunkInput | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private flushError: unknown = undefined;
 
   constructor(options: RunContextOptions) {
     this.o = options;
@@ -72,6 +77,9 @@ export class RunContext implements AgentContext {
   }
 
   async reply(input: MessageInput): Promise<void> {
+    // A chunk still held would make this a task: write it first, then decide.
+    await this.drain();
+    this.assertOpen();
     if (this.record.visibility !== 'pending') return this.complete(input);
     const message = this.agentMsg(input, false);
     await this.write(
@@ -82,6 +90,7 @@ export class RunContext implements AgentContext {
   }
 
   async setStatus(input: MessageInput): Promise<void> {
+    await this.drain();
     const message = this.agentMsg(input);
     await this.write(
       { state: TaskState.WORKING, statusMessage: message, ...this.visible() },
@@ -108,11 +117,37 @@ export class RunContext implements AgentContext {
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
       ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
     };
-    await this.write(
-      { state: TaskState.WORKING, ...this.visible() },
-      artifactEvent(this.record, input),
-      input,
-    );
+    // Write-behind by one step: the chunk waits for the agent's next call, or at most one turn
+    // of the event loop. When that call ends the run (complete, fail, requestInput…), chunk and
+    // ending go in one statement: the common "last artifact, then done" costs one transaction.
+    // A failure to write it surfaces from the agent's next call.
+    await this.drain();
+    this.assertOpen();
+    this.held = input;
+    setImmediate(() => void this.drain());
+  }
+
+  /**
+   * Writes a held chunk now (and waits for one being written). The runner calls it before it
+   * settles a run that did not end itself, so every chunk is written before the outcome.
+   */
+  drain(): Promise<void> {
+    const input = this.held;
+    if (input) {
+      this.held = null;
+      this.flushing = this.flushing
+        .then(() =>
+          this.write(
+            { state: TaskState.WORKING, ...this.visible() },
+            artifactEvent(this.record, input),
+            input,
+          ),
+        )
+        .catch((err: unknown) => {
+          this.flushError ??= err;
+        });
+    }
+    return this.flushing;
   }
 
   requestInput(input: MessageInput): Promise<void> {
@@ -141,10 +176,15 @@ export class RunContext implements AgentContext {
   }
 
   private async end(state: TaskState, input?: MessageInput): Promise<void> {
+    const chunk = this.held;
+    this.held = null;
+    await this.flushing;
     const message = input === undefined ? null : this.agentMsg(input);
     await this.write(
       { state, statusMessage: message, clearLease: true, ...this.visible() },
       statusEvent(this.record, state, message),
+      undefined,
+      chunk ? { artifactChunk: chunk, event: artifactEvent(this.record, chunk) } : undefined,
     );
     this.ended = 'finished';
   }
@@ -161,12 +201,18 @@ export class RunContext implements AgentContext {
   }
 
   private assertOpen(): void {
+    if (this.flushError) throw this.flushError;
     if (this.ended) throw new RunEndedError(this.ended);
     if (this.signal.aborted) throw new RunEndedError('canceled');
   }
 
   /** One fenced CAS write; on conflict re-read and retry while we still hold the lease. */
-  private write(patch: TaskPatch, event: StreamResponse, artifactChunk?: ArtifactChunkInput): Promise<void> {
+  private write(
+    patch: TaskPatch,
+    event: StreamResponse,
+    artifactChunk?: ArtifactChunkInput,
+    precededBy?: ChangeTaskInput['precededBy'],
+  ): Promise<void> {
     const step = event.artifactUpdate
       ? 'emit-artifact'
       : event.message
@@ -175,7 +221,7 @@ export class RunContext implements AgentContext {
     return withSpan(
       `agent.${step}`,
       { 'switchyard.task_id': this.record.id, 'switchyard.tenant_id': this.record.tenantId },
-      () => this.writeOnce(patch, event, artifactChunk),
+      () => this.writeOnce(patch, event, artifactChunk, precededBy),
     );
   }
 
@@ -183,6 +229,7 @@ export class RunContext implements AgentContext {
     patch: TaskPatch,
     event: StreamResponse,
     artifactChunk?: ArtifactChunkInput,
+    precededBy?: ChangeTaskInput['precededBy'],
   ): Promise<void> {
     this.assertOpen();
     for (let attempt = 0; ; attempt++) {
@@ -196,6 +243,7 @@ export class RunContext implements AgentContext {
           patch,
           event,
           ...(artifactChunk ? { artifactChunk } : {}),
+          ...(precededBy ? { precededBy } : {}),
         });
         return;
       } catch (err) {

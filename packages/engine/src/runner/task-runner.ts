@@ -207,9 +207,12 @@ export class TaskRunner {
         ctx.close('lease-lost');
         controller.abort(new RunEndedError('lease-lost'));
         log.error({ runTimeoutMs: deps.config.runTimeoutMs }, 'agent run timed out');
+        await ctx.drain();
         await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
       } else if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
     } catch (err) {
+      // A chunk the agent emitted just before it threw is written (or refused) before the outcome.
+      await ctx.drain();
       await this.onRunError(ctx, err, stopReason(), log);
     } finally {
       clearTimeout(runTimer);

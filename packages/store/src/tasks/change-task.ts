@@ -38,10 +38,23 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
   if (!isTaskId(taskId) || fromStates?.length === 0) throw conflict();
   // One statement, one round trip: data-modifying CTEs all hang off the guarded UPDATE, so when
   // the guard matches no row nothing else is written either, and together they are atomic.
+  // Each event takes one version: a preceding chunk's event first, then the change's own.
+  const events = input.precededBy
+    ? [
+        { back: 1, event: input.precededBy.event },
+        { back: 0, event: input.event },
+      ]
+    : [{ back: 0, event: input.event }];
+  const steps = events.length;
+  const seqOf = (back: number) => sql<number>`upd.version - ${back}::integer`;
   const query = db.with('upd', (qc) => {
     let update = qc
       .updateTable('tasks')
-      .set({ ...patchColumns(input.patch), version: (eb) => eb('version', '+', 1), updated_at: now() })
+      .set({
+        ...patchColumns(input.patch),
+        version: (eb) => eb('version', '+', steps),
+        updated_at: now(),
+      })
       .where('tenant_id', '=', tenantId)
       .where('id', '=', taskId)
       .where('version', '=', expectedVersion);
@@ -54,32 +67,39 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
       qc
         .insertInto('task_events')
         .columns(['tenant_id', 'task_id', 'seq', 'kind', 'payload'])
-        .expression((eb) =>
-          eb
-            .selectFrom('upd')
-            .select((e) => [
-              'upd.tenant_id',
-              'upd.id',
-              'upd.version',
-              e.val(eventKind(input.event)).as('kind'),
-              e.cast<string>(e.val(jsonb(input.event)), 'jsonb').as('payload'),
-            ]),
-        ),
+        .expression((eb) => {
+          const row = ({ back, event }: (typeof events)[number]) =>
+            eb
+              .selectFrom('upd')
+              .select((e) => [
+                'upd.tenant_id',
+                'upd.id',
+                seqOf(back).as('seq'),
+                e.val(eventKind(event)).as('kind'),
+                e.cast<string>(e.val(jsonb(event)), 'jsonb').as('payload'),
+              ]);
+          const [first, ...rest] = events.map(row);
+          return rest.reduce((all, next) => all.unionAll(next), first!);
+        }),
     )
     // ARCHITECTURE.md §7: the outbox rows are written with the event, only for visible tasks.
     .with('deliveries', (qc) =>
       qc
         .insertInto('push_deliveries')
         .columns(['tenant_id', 'task_id', 'config_id', 'seq'])
-        .expression((eb) =>
-          eb
-            .selectFrom('push_configs as pc')
-            .innerJoin('upd', (j) =>
-              j.onRef('upd.tenant_id', '=', 'pc.tenant_id').onRef('upd.id', '=', 'pc.task_id'),
-            )
-            .select(['pc.tenant_id', 'pc.task_id', 'pc.id', 'upd.version'])
-            .where('upd.visibility', '=', sql.lit('task')),
-        )
+        .expression((eb) => {
+          const rows = events.map(({ back }) =>
+            eb
+              .selectFrom('push_configs as pc')
+              .innerJoin('upd', (j) =>
+                j.onRef('upd.tenant_id', '=', 'pc.tenant_id').onRef('upd.id', '=', 'pc.task_id'),
+              )
+              .select(['pc.tenant_id', 'pc.task_id', 'pc.id', seqOf(back).as('seq')])
+              .where('upd.visibility', '=', sql.lit('task')),
+          );
+          const [first, ...rest] = rows;
+          return rest.reduce((all, next) => all.unionAll(next), first!);
+        })
         .returning('push_deliveries.seq'),
     );
   let full = withEvent;
@@ -112,8 +132,11 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
         ),
     ) as unknown as typeof withEvent;
   }
-  if (input.artifactChunk) {
-    const c = input.artifactChunk;
+  const chunkInput = input.artifactChunk ?? input.precededBy?.artifactChunk;
+  if (chunkInput) {
+    const c = chunkInput;
+    // The chunk's seq is its event's: the change's own, or the preceding one's.
+    const chunkSeq = seqOf(input.precededBy && !input.artifactChunk ? 1 : 0);
     full = full.with('chunk', (qc) =>
       qc
         .insertInto('artifact_chunks')
@@ -136,7 +159,7 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
             .select((e) => [
               'upd.tenant_id',
               'upd.id',
-              'upd.version',
+              chunkSeq.as('seq'),
               e.val(c.artifactId).as('artifact_id'),
               e.val(c.append).as('append'),
               e.val(c.lastChunk).as('last_chunk'),
