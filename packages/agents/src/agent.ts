@@ -110,7 +110,11 @@ export interface AgentContext {
   reply(message: MessageInput): Promise<void>;
   /** WORKING with a status message (progress). */
   setStatus(message: MessageInput): Promise<void>;
-  /** Stream an artifact chunk. */
+  /**
+   * Stream an artifact chunk. It is written one step behind: with the agent's next call, or after
+   * one turn of the event loop, whichever comes first; so a last chunk followed by `complete()`
+   * costs one write. A chunk that could not be written makes the next call throw.
+   */
   emitArtifact(chunk: ArtifactChunk): Promise<void>;
   /** INPUT_REQUIRED: the run ends; the client's next message to the task starts a new run. */
   requestInput(message: MessageInput): Promise<void>;
