@@ -22,7 +22,7 @@ import { notFound } from './http/http-error.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { createLinks } from './links.ts';
 import { StreamRegistry } from './live/sse-stream.ts';
-import { opsRoutes } from './ops/ops-routes.ts';
+import { opsHandler, serviceReadiness } from '@switchyard/runtime';
 import { queueRoutes } from './queues/queue-routes.ts';
 import { taskRoutes } from './tasks/task-routes.ts';
 
@@ -94,12 +94,17 @@ export function createConsole(deps: ConsoleDeps): Console {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(securityHeaders());
+  const metrics = deps.metrics ?? createMetrics({ service: 'console', defaultMetrics: false });
+  // Probes and metrics without auth (the console's own port).
   app.use(
-    opsRoutes(
-      services,
-      () => accepting,
-      deps.metrics ?? createMetrics({ service: 'console', defaultMetrics: false }),
-    ),
+    opsHandler({
+      health: () => true,
+      ready: async () => ({
+        ...(await serviceReadiness(services.pool, services.redis)),
+        accepting,
+      }),
+      metrics: () => metrics.text(),
+    }),
   );
   app.get('/favicon.ico', (_req, res) => {
     res.status(204).end();

@@ -1,53 +1,35 @@
 import { createQueueKeys } from '@switchyard/queue';
 import { waitFor } from '@switchyard/testing';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { describe, expect, it } from 'vitest';
 import {
   appendEvents,
   createTask,
   deliveriesOf,
   eventFor,
   newTenant,
-  openPusherTestEnv,
-  testScope,
-  type PusherTestEnv,
+  usePusherSuite,
 } from './pusher-fixtures.ts';
 
-let env: PusherTestEnv;
-let receiver: Receiver;
-const scope = testScope(() => env);
-
-beforeAll(async () => {
-  env = await openPusherTestEnv();
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  await scope.dispose();
-  receiver.requests.length = 0;
-  receiver.respond = () => ({ status: 204 });
-});
-afterAll(async () => {
-  await receiver.close();
-  await env.testDb.drop();
-});
+const suite = usePusherSuite();
+const { scope } = suite;
 
 describe('a delivery (digest §8: POST one StreamResponse)', () => {
   it('posts the bare StreamResponse as application/a2a+json with auth, token and a verifiable Standard Webhooks signature', async () => {
-    const { tenantId, webhookSecret } = await newTenant(env);
-    const task = await createTask(env, tenantId, {
+    const { tenantId, webhookSecret } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, {
       id: 'hook',
-      url: `${receiver.origin}/a2a/hook`,
+      url: `${suite.receiver.origin}/a2a/hook`,
       token: 'tok-123',
       authentication: { scheme: 'Bearer', credentials: 'cred-456' },
     });
-    await appendEvents(env, tenantId, task, 1);
+    await appendEvents(suite.env, tenantId, task, 1);
 
     const results = await scope.pusher().deliverOnce();
 
     expect(results).toEqual([{ outcome: 'delivered', status: 204 }]);
-    const [req] = receiver.requests;
-    expect(receiver.requests).toHaveLength(1);
+    const [req] = suite.receiver.requests;
+    expect(suite.receiver.requests).toHaveLength(1);
     expect(req!.path).toBe('/a2a/hook');
     expect(req!.headers['content-type']).toBe('application/a2a+json');
     expect(req!.headers.authorization).toBe('Bearer cred-456');
@@ -62,30 +44,30 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
   });
 
   it('signs with the tenant secret only: another secret does not verify', async () => {
-    const { tenantId } = await newTenant(env);
-    const other = await newTenant(env);
-    await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    const { tenantId } = await newTenant(suite.env);
+    const other = await newTenant(suite.env);
+    await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
     await scope.pusher().deliverOnce();
-    const [req] = receiver.requests;
+    const [req] = suite.receiver.requests;
     expect(() =>
       new Webhook(other.webhookSecret).verify(req!.body, { ...req!.headers } as Record<string, string>),
     ).toThrow();
   });
 
   it('sends no Authorization or token header when the config has none', async () => {
-    const { tenantId } = await newTenant(env);
-    await createTask(env, tenantId, { id: 'plain', url: `${receiver.origin}/plain` });
+    const { tenantId } = await newTenant(suite.env);
+    await createTask(suite.env, tenantId, { id: 'plain', url: `${suite.receiver.origin}/plain` });
     await scope.pusher().deliverOnce();
-    const [req] = receiver.requests;
+    const [req] = suite.receiver.requests;
     expect(req!.headers.authorization).toBeUndefined();
     expect(req!.headers['x-a2a-notification-token']).toBeUndefined();
   });
 
   it('refuses a header value with a line break (no header injection) and keeps the secret out of the error', async () => {
-    const { tenantId } = await newTenant(env);
-    await createTask(env, tenantId, {
+    const { tenantId } = await newTenant(suite.env);
+    await createTask(suite.env, tenantId, {
       id: 'hook',
-      url: `${receiver.origin}/x`,
+      url: `${suite.receiver.origin}/x`,
       token: 'tok-secret\r\nX-Evil: 1',
     });
     const [result] = await scope.pusher().deliverOnce();
@@ -94,35 +76,35 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
       error: expect.stringContaining('invalid x-a2a-notification-token header'),
     });
     expect(JSON.stringify(result)).not.toContain('tok-secret');
-    expect(receiver.requests).toEqual([]);
+    expect(suite.receiver.requests).toEqual([]);
   });
 
   it('records the receiver status and marks the delivery delivered', async () => {
-    const { tenantId } = await newTenant(env);
-    receiver.respond = () => ({ status: 200 });
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    const { tenantId } = await newTenant(suite.env);
+    suite.receiver.respond = () => ({ status: 200 });
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
     await scope.pusher().deliverOnce();
-    const [row] = await deliveriesOf(env, tenantId, task.taskId);
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
     expect(row).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, lockedBy: null });
     expect(row!.deliveredAt).toBeInstanceOf(Date);
   });
 
   it('wakes on the Redis push channel without waiting for its poll', async () => {
-    const { tenantId } = await newTenant(env);
+    const { tenantId } = await newTenant(suite.env);
     // A poll far longer than the wait below: only the hint can make the delivery go out in time.
     const pusher = scope.pusher({ pollMs: 60_000 });
     await pusher.start();
     await waitFor(() => pusher.state === 'running');
     // The loop's first claim ran on start and found nothing; now it waits on the channel.
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
-    await appendEvents(env, tenantId, task, 2);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    await appendEvents(suite.env, tenantId, task, 2);
     const publisher = scope.redis.connect();
     await publisher.publish(createQueueKeys(scope.redis.prefix).pushChannel, '1');
-    await waitFor(() => receiver.requests.length === 3, {
+    await waitFor(() => suite.receiver.requests.length === 3, {
       timeoutMs: 10_000,
       what: 'three deliveries after one hint',
     });
-    const bodies = receiver.requests.map((r) => JSON.parse(r.body) as unknown);
+    const bodies = suite.receiver.requests.map((r) => JSON.parse(r.body) as unknown);
     expect(bodies.slice(1)).toEqual([
       eventFor(task.taskId, task.contextId, 2),
       eventFor(task.taskId, task.contextId, 3),

@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { TaskState, type StreamResponse } from '@switchyard/protocol';
 import { createQueueKeys } from '@switchyard/queue';
@@ -15,6 +16,7 @@ import {
 } from '@switchyard/store';
 import { silentLogger } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import { startReceiver, type Receiver } from './receiver.ts';
 import { createPusher, type Pusher, type PusherOptions, type PusherSettings } from '../src/create-pusher.ts';
 
 export const SECRET_KEY = 'pusher-test-secret-key';
@@ -173,4 +175,27 @@ export function testScope(env: () => PusherTestEnv) {
       await env().db.deleteFrom('push_deliveries').execute();
     },
   };
+}
+
+/**
+ * The setup every pusher test file shares: one database, one webhook receiver and a test scope,
+ * reset after each test (receiver answers 204 again) and torn down after the file.
+ */
+export function usePusherSuite() {
+  const suite = {} as { env: PusherTestEnv; receiver: Receiver; scope: ReturnType<typeof testScope> };
+  suite.scope = testScope(() => suite.env);
+  beforeAll(async () => {
+    suite.env = await openPusherTestEnv();
+    suite.receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    await suite.scope.dispose();
+    suite.receiver.requests.length = 0;
+    suite.receiver.respond = () => ({ status: 204 });
+  });
+  afterAll(async () => {
+    await suite.receiver.close();
+    await suite.env.testDb.drop();
+  });
+  return suite;
 }

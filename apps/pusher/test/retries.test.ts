@@ -1,80 +1,60 @@
+import { startReceiver } from './receiver.ts';
 import { waitFor } from '@switchyard/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from './receiver.ts';
-import {
-  appendEvents,
-  createTask,
-  deliveriesOf,
-  newTenant,
-  openPusherTestEnv,
-  testScope,
-  type PusherTestEnv,
-} from './pusher-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { appendEvents, createTask, deliveriesOf, newTenant, usePusherSuite } from './pusher-fixtures.ts';
 
-let env: PusherTestEnv;
-let receiver: Receiver;
-const scope = testScope(() => env);
-
-beforeAll(async () => {
-  env = await openPusherTestEnv();
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  await scope.dispose();
-  receiver.requests.length = 0;
-  receiver.respond = () => ({ status: 204 });
-});
-afterAll(async () => {
-  await receiver.close();
-  await env.testDb.drop();
-});
+const suite = usePusherSuite();
+const { scope } = suite;
 
 describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md §7)', () => {
   it('retries a failing receiver with growing backoff until it answers 2xx', async () => {
-    const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
-    receiver.respond = (_req, i) => ({ status: i < 3 ? 500 : 200 });
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    suite.receiver.respond = (_req, i) => ({ status: i < 3 ? 500 : 200 });
     // Jitter pinned to its ceiling, so the backoffs are exactly 50, 100 and 200 ms.
     await scope
       .pusher({ retry: { maxAttempts: 8, baseMs: 50, maxMs: 10_000 }, random: () => 0.999_999, pollMs: 20 })
       .start();
 
-    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', {
-      what: 'delivered',
-    });
+    await waitFor(
+      async () => (await deliveriesOf(suite.env, tenantId, task.taskId))[0]?.status === 'delivered',
+      {
+        what: 'delivered',
+      },
+    );
 
-    expect(receiver.requests).toHaveLength(4);
-    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    const at = receiver.requests.map((r) => r.at);
+    expect(suite.receiver.requests).toHaveLength(4);
+    expect(new Set(suite.receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    const at = suite.receiver.requests.map((r) => r.at);
     const gaps = at.slice(1).map((t, i) => t - at[i]!);
     // Lower bounds only (a retry can never come early); the doubling shows between the ends.
     expect(gaps[0]).toBeGreaterThanOrEqual(45);
     expect(gaps[1]).toBeGreaterThanOrEqual(95);
     expect(gaps[2]).toBeGreaterThanOrEqual(195);
     expect(gaps[2]).toBeGreaterThan(gaps[0]!);
-    const [row] = await deliveriesOf(env, tenantId, task.taskId);
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
   });
 
   it('dead-letters after PUSH_MAX_ATTEMPTS with the last error kept, and a replay sends it again', async () => {
-    const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, {
       id: 'hook',
-      url: `${receiver.origin}/x`,
+      url: `${suite.receiver.origin}/x`,
       token: 'tok-secret',
     });
-    receiver.respond = () => ({ status: 503 });
+    suite.receiver.respond = () => ({ status: 503 });
     await scope.pusher({ retry: { maxAttempts: 3, baseMs: 10, maxMs: 20 } }).start();
 
     const page = await waitFor(
       async () => {
-        const dead = await env.outbox.listDeadLetters({ tenantId, limit: 10 });
+        const dead = await suite.env.outbox.listDeadLetters({ tenantId, limit: 10 });
         return dead.deliveries.length > 0 && dead;
       },
       { what: 'a dead letter' },
     );
 
-    expect(receiver.requests).toHaveLength(3);
+    expect(suite.receiver.requests).toHaveLength(3);
     expect(page.deliveries).toHaveLength(1);
     expect(page.deliveries[0]).toMatchObject({
       taskId: task.taskId,
@@ -87,55 +67,60 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     });
     expect(page.deliveries[0]!.lastError).not.toContain('tok-secret');
 
-    receiver.respond = () => ({ status: 202 });
+    suite.receiver.respond = () => ({ status: 202 });
     expect(
-      await env.outbox.replayDeadLetter({ tenantId, taskId: task.taskId, configId: 'hook', seq: 1 }),
+      await suite.env.outbox.replayDeadLetter({ tenantId, taskId: task.taskId, configId: 'hook', seq: 1 }),
     ).toBe(true);
-    await waitFor(async () => (await deliveriesOf(env, tenantId, task.taskId))[0]?.status === 'delivered', {
-      what: 'the replay',
-    });
-    expect(receiver.requests).toHaveLength(4);
-    expect(receiver.requests[3]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
-    expect((await env.outbox.listDeadLetters({ tenantId, limit: 10 })).deliveries).toEqual([]);
+    await waitFor(
+      async () => (await deliveriesOf(suite.env, tenantId, task.taskId))[0]?.status === 'delivered',
+      {
+        what: 'the replay',
+      },
+    );
+    expect(suite.receiver.requests).toHaveLength(4);
+    expect(suite.receiver.requests[3]!.headers['webhook-id']).toBe(
+      suite.receiver.requests[0]!.headers['webhook-id'],
+    );
+    expect((await suite.env.outbox.listDeadLetters({ tenantId, limit: 10 })).deliveries).toEqual([]);
   });
 
   it('unblocks the next events of a config once its head is dead-lettered', async () => {
-    const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
-    await appendEvents(env, tenantId, task, 2);
-    receiver.respond = (req) => ({ status: req.seq === 1 ? 500 : 204 });
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    await appendEvents(suite.env, tenantId, task, 2);
+    suite.receiver.respond = (req) => ({ status: req.seq === 1 ? 500 : 204 });
     await scope.pusher({ retry: { maxAttempts: 2, baseMs: 10, maxMs: 20 } }).start();
 
     await waitFor(
-      async () => (await deliveriesOf(env, tenantId, task.taskId)).every((r) => r.status !== 'pending'),
+      async () => (await deliveriesOf(suite.env, tenantId, task.taskId)).every((r) => r.status !== 'pending'),
       { what: 'settled' },
     );
-    expect((await deliveriesOf(env, tenantId, task.taskId)).map((r) => r.status)).toEqual([
+    expect((await deliveriesOf(suite.env, tenantId, task.taskId)).map((r) => r.status)).toEqual([
       'dead',
       'delivered',
       'delivered',
     ]);
-    expect(receiver.requests.map((r) => r.seq)).toEqual([1, 1, 2, 3]);
+    expect(suite.receiver.requests.map((r) => r.seq)).toEqual([1, 1, 2, 3]);
   });
 
   it('counts a timeout as a failed attempt', async () => {
-    const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/slow` });
-    receiver.respond = () => ({ status: 204, delayMs: 1000 });
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/slow` });
+    suite.receiver.respond = () => ({ status: 204, delayMs: 1000 });
     const [result] = await scope
       .pusher({ timeoutMs: 150, retry: { maxAttempts: 1, baseMs: 10, maxMs: 20 } })
       .deliverOnce();
     expect(result).toEqual({ outcome: 'dead', error: 'timed out after 150 ms' });
-    const [row] = await deliveriesOf(env, tenantId, task.taskId);
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
     expect(row).toMatchObject({ status: 'dead', lastError: 'timed out after 150 ms', lastStatus: null });
   });
 
   it('counts a refused connection as a failed attempt', async () => {
-    const { tenantId } = await newTenant(env);
+    const { tenantId } = await newTenant(suite.env);
     const closed = await startReceiver();
     const url = `${closed.origin}/x`;
     await closed.close();
-    await createTask(env, tenantId, { id: 'hook', url });
+    await createTask(suite.env, tenantId, { id: 'hook', url });
     const [result] = await scope.pusher().deliverOnce();
     expect(result).toMatchObject({ outcome: 'retry', error: expect.stringContaining('ECONNREFUSED') });
   });

@@ -1,19 +1,11 @@
 import type { LookupFn } from '@switchyard/engine';
+import { startReceiver } from './receiver.ts';
 import { waitFor } from '@switchyard/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from './receiver.ts';
-import {
-  createTask,
-  deliveriesOf,
-  newTenant,
-  openPusherTestEnv,
-  testScope,
-  type PusherTestEnv,
-} from './pusher-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { createTask, deliveriesOf, newTenant, usePusherSuite } from './pusher-fixtures.ts';
 
-let env: PusherTestEnv;
-let receiver: Receiver;
-const scope = testScope(() => env);
+const suite = usePusherSuite();
+const { scope } = suite;
 const noAllowList = { allowCidrs: [], allowHttp: true };
 
 /** A resolver that answers from a table, like a DNS server an attacker controls. */
@@ -22,31 +14,17 @@ const resolverOf =
   async (hostname) =>
     (table[hostname] ?? []).map((address) => ({ address }));
 
-beforeAll(async () => {
-  env = await openPusherTestEnv();
-  receiver = await startReceiver();
-});
-afterEach(async () => {
-  await scope.dispose();
-  receiver.requests.length = 0;
-  receiver.respond = () => ({ status: 204 });
-});
-afterAll(async () => {
-  await receiver.close();
-  await env.testDb.drop();
-});
-
 describe('SSRF guard at send time (digest §8: validate again after DNS resolution)', () => {
   it('refuses a literal loopback address that is not in the allow-list, without connecting', async () => {
-    const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
     const [result] = await scope.pusher({ policy: noAllowList }).deliverOnce();
     expect(result).toMatchObject({
       outcome: 'retry',
       error: expect.stringMatching(/^refused: address 127\.0\.0\.1 /),
     });
-    expect(receiver.requests).toEqual([]);
-    const [row] = await deliveriesOf(env, tenantId, task.taskId);
+    expect(suite.receiver.requests).toEqual([]);
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
     expect(row).toMatchObject({
       status: 'pending',
       attempts: 1,
@@ -55,21 +33,21 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
   });
 
   it('refuses a host name that resolves to loopback (localhost, system resolver)', async () => {
-    const { tenantId } = await newTenant(env);
-    await createTask(env, tenantId, { id: 'hook', url: `http://localhost:${receiver.port}/x` });
+    const { tenantId } = await newTenant(suite.env);
+    await createTask(suite.env, tenantId, { id: 'hook', url: `http://localhost:${suite.receiver.port}/x` });
     const [result] = await scope.pusher({ policy: noAllowList }).deliverOnce();
     expect(result).toMatchObject({
       outcome: 'retry',
       error: expect.stringMatching(/^refused: host localhost resolves to /),
     });
-    expect(receiver.requests).toEqual([]);
+    expect(suite.receiver.requests).toEqual([]);
   });
 
   it('catches DNS rebinding: a name that resolves to a forbidden address now is refused, and dead-lettered in the end', async () => {
-    const { tenantId } = await newTenant(env);
-    const task = await createTask(env, tenantId, {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, {
       id: 'hook',
-      url: `http://hooks.rebind.test:${receiver.port}/x`,
+      url: `http://hooks.rebind.test:${suite.receiver.port}/x`,
     });
     // One public and one loopback answer: a single forbidden address refuses the host.
     const resolve = resolverOf({ 'hooks.rebind.test': ['93.184.215.14', '127.0.0.1'] });
@@ -81,35 +59,41 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
     expect(await pusher.deliverOnce()).toMatchObject([{ outcome: 'retry' }]);
     const last = await waitFor(async () => (await pusher.deliverOnce())[0], { what: 'the second attempt' });
     expect(last).toMatchObject({ outcome: 'dead', error: expect.stringContaining('resolves to 127.0.0.1') });
-    expect(receiver.requests).toEqual([]);
+    expect(suite.receiver.requests).toEqual([]);
     expect(
-      (await env.outbox.listDeadLetters({ tenantId, limit: 5 })).deliveries.map((d) => d.taskId),
+      (await suite.env.outbox.listDeadLetters({ tenantId, limit: 5 })).deliveries.map((d) => d.taskId),
     ).toEqual([task.taskId]);
   });
 
   it('connects to the address the guarded lookup approved (allow-listed), keeping the Host name', async () => {
-    const { tenantId } = await newTenant(env);
-    await createTask(env, tenantId, { id: 'hook', url: `http://hooks.allowed.test:${receiver.port}/x` });
+    const { tenantId } = await newTenant(suite.env);
+    await createTask(suite.env, tenantId, {
+      id: 'hook',
+      url: `http://hooks.allowed.test:${suite.receiver.port}/x`,
+    });
     const resolve = resolverOf({ 'hooks.allowed.test': ['127.0.0.1'] });
     const [result] = await scope.pusher({ resolve }).deliverOnce();
     expect(result).toEqual({ outcome: 'delivered', status: 204 });
-    expect(receiver.requests[0]!.headers.host).toBe(`hooks.allowed.test:${receiver.port}`);
+    expect(suite.receiver.requests[0]!.headers.host).toBe(`hooks.allowed.test:${suite.receiver.port}`);
   });
 
   it('does not follow a redirect to an internal address', async () => {
-    const { tenantId } = await newTenant(env);
+    const { tenantId } = await newTenant(suite.env);
     const internal = await startReceiver();
     try {
-      receiver.respond = () => ({ status: 302, headers: { location: `${internal.origin}/metadata` } });
-      const task = await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/redirects` });
+      suite.receiver.respond = () => ({ status: 302, headers: { location: `${internal.origin}/metadata` } });
+      const task = await createTask(suite.env, tenantId, {
+        id: 'hook',
+        url: `${suite.receiver.origin}/redirects`,
+      });
       const [result] = await scope.pusher().deliverOnce();
       expect(result).toMatchObject({
         outcome: 'retry',
         error: expect.stringContaining('redirect not followed'),
       });
-      expect(receiver.requests).toHaveLength(1);
+      expect(suite.receiver.requests).toHaveLength(1);
       expect(internal.requests).toEqual([]);
-      const [row] = await deliveriesOf(env, tenantId, task.taskId);
+      const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
       expect(row).toMatchObject({ lastStatus: 302, status: 'pending' });
     } finally {
       await internal.close();
@@ -117,8 +101,8 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
   });
 
   it('refuses plain http when the policy requires https', async () => {
-    const { tenantId } = await newTenant(env);
-    await createTask(env, tenantId, { id: 'hook', url: `${receiver.origin}/x` });
+    const { tenantId } = await newTenant(suite.env);
+    await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
     const [result] = await scope
       .pusher({ policy: { allowCidrs: ['127.0.0.0/8'], allowHttp: false } })
       .deliverOnce();
@@ -126,6 +110,6 @@ describe('SSRF guard at send time (digest §8: validate again after DNS resoluti
       outcome: 'retry',
       error: 'refused: webhook url scheme http: is not allowed',
     });
-    expect(receiver.requests).toEqual([]);
+    expect(suite.receiver.requests).toEqual([]);
   });
 });

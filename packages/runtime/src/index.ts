@@ -10,5 +10,5 @@ export {
   type CommonConfig,
 } from './env-config.ts';
 export { handleSignals, type Lifecycle } from './process-lifecycle.ts';
-export { startOpsServer, type OpsHandlers } from './ops-server.ts';
+export { opsHandler, serviceReadiness, startOpsServer, type OpsHandlers } from './ops-server.ts';
 export { openProcessResources, type ProcessResources } from './process-resources.ts';

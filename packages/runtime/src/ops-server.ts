@@ -1,4 +1,7 @@
 import http from 'node:http';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import { databaseReadiness } from '@switchyard/store';
 
 export interface OpsHandlers {
   /** Liveness: the process is running its loop. */
@@ -9,12 +12,26 @@ export interface OpsHandlers {
   metrics(): Promise<{ contentType: string; body: string }>;
 }
 
+/** The readiness checks every process shares: Postgres reachable and migrated, Redis answering. */
+export async function serviceReadiness(pool: pg.Pool, redis: Redis): Promise<Record<string, boolean>> {
+  const [{ postgres, migrations }, redisOk] = await Promise.all([
+    databaseReadiness(pool),
+    redis.ping().then(
+      () => true,
+      () => false,
+    ),
+  ]);
+  return { postgres, migrations, redis: redisOk };
+}
+
 /**
- * /healthz, /readyz and /metrics for processes that serve no other HTTP (worker, pusher). The
- * gateway and console mount the same handlers on their own servers.
+ * /healthz, /readyz and /metrics as one request handler. Other paths go to `next` (the gateway
+ * and console mount it in front of their routes) or, without one, get 404.
  */
-export function startOpsServer(port: number, handlers: OpsHandlers, host = '0.0.0.0'): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
+export function opsHandler(
+  handlers: OpsHandlers,
+): (req: http.IncomingMessage, res: http.ServerResponse, next?: () => void) => void {
+  return (req, res, next) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, body: string, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -31,9 +48,16 @@ export function startOpsServer(port: number, handlers: OpsHandlers, host = '0.0.
         const m = await handlers.metrics();
         return send(200, m.body, m.contentType);
       }
+      if (next) return next();
       return send(404, '{"error":"not found"}');
     })().catch(() => send(500, '{"error":"internal"}'));
-  });
+  };
+}
+
+/** The ops endpoints on a port of their own, for processes that serve no other HTTP (worker, pusher). */
+export function startOpsServer(port: number, handlers: OpsHandlers, host = '0.0.0.0'): Promise<http.Server> {
+  const handle = opsHandler(handlers);
+  const server = http.createServer((req, res) => handle(req, res));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

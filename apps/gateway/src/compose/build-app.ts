@@ -1,4 +1,5 @@
 import express, { type Express, type Request } from 'express';
+import { opsHandler, serviceReadiness } from '@switchyard/runtime';
 import { httpServerSpans, type Metrics } from '@switchyard/telemetry';
 import { agentRouter } from '../a2a/agent-router.ts';
 import { A2AOperations } from '../a2a/operations.ts';
@@ -14,7 +15,6 @@ import { createErrorHandler } from '../http/error-handler.ts';
 import { requestLog } from '../http/request-log.ts';
 import { stateOf } from '../http/request-state.ts';
 import type { QueueDashboard } from '../admin/queue-dashboard.ts';
-import { opsRoutes } from '../ops/ops-routes.ts';
 import { RequestLimiter } from '../rate-limit/request-limiter.ts';
 import type { StreamRegistry } from '../sse/stream-registry.ts';
 import type { Services } from './build-services.ts';
@@ -68,7 +68,15 @@ export function buildApp(
   // engine's spans, whose context rides into the queued job.
   app.use(httpServerSpans({ route: (req) => stateOf(req as Request).method ?? routeKind(req.url ?? '') }));
   app.use(requestLog(log, metrics.requests));
-  app.use(opsRoutes({ pool, redis, accepting, metrics }));
+  // Probes and metrics on the gateway's own port (ARCHITECTURE.md §10); false `accepting` while
+  // draining makes load balancers stop sending new requests.
+  app.use(
+    opsHandler({
+      health: () => true,
+      ready: async () => ({ ...(await serviceReadiness(pool, redis)), accepting: accepting() }),
+      metrics: () => metrics.text(),
+    }),
+  );
   app.use(dashboard.router);
   app.use(cardRoutes({ cards, resolveAgent, defaultAgent: config.SWITCHYARD_DEFAULT_AGENT }));
   const { admin, outbox, hints } = services;

@@ -16,6 +16,7 @@ import { lastEventIdOf } from '../sse/last-event-id.ts';
 import { serveStream } from '../sse/serve-stream.ts';
 import { dispatchUnary } from './jsonrpc-dispatch.ts';
 import { taskIdOf } from './request-task-id.ts';
+import { sendJsonRpcResult } from './send-result.ts';
 import { handleV03Request } from './v03-handler.ts';
 
 /**
@@ -46,11 +47,7 @@ export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
     }
     const ctx = operationContext(req, clientSignal(res, deps.shutdown));
     const result = await dispatchUnary(deps.operations, ctx, envelope.method, envelope.params);
-    if (res.writableEnded || res.destroyed) return;
-    res
-      .status(200)
-      .type('application/json')
-      .send(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result }));
+    sendJsonRpcResult(res, envelope.id, result);
   };
 }
 

@@ -15,6 +15,7 @@ import { jsonRpcV03SseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
 import { serveStream } from '../sse/serve-stream.ts';
 import { taskIdOf } from './request-task-id.ts';
+import { sendJsonRpcResult } from './send-result.ts';
 import { dispatchV03Unary } from './v03-dispatch.ts';
 
 /**
@@ -40,11 +41,7 @@ export async function handleV03Request(
   }
   const ctx = operationContext(req, clientSignal(res, deps.shutdown));
   const result = await dispatchV03Unary(deps.operations, ctx, envelope.method, envelope.params);
-  if (res.writableEnded || res.destroyed) return;
-  res
-    .status(200)
-    .type('application/json')
-    .send(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, result }));
+  sendJsonRpcResult(res, envelope.id, result);
 }
 
 function stream(
