@@ -14,9 +14,12 @@ export interface RunInputs {
 
 /**
  * The three reads of a run's start in ONE statement (one round trip, one transaction on the hot
- * path of every task): history, artifact chunks, and where the current run generation begins (the
- * newest event that put the task in a state other than WORKING; same rule as
- * count-run-artifact-chunks.ts).
+ * path of every task): history, artifact chunks, and where the current run generation begins.
+ *
+ * A generation starts after the newest event that put the task in a state other than WORKING
+ * (SUBMITTED, an interrupted state): status messages while WORKING and re-claims after a lapsed
+ * lease do not start a new one. The schema has no generation column, so the event log is the
+ * record (whole for live tasks: retention prunes only terminal tasks' logs).
  */
 export async function loadRunInputs(db: Db, tenantId: string, taskId: string): Promise<RunInputs> {
   if (!isTaskId(taskId)) return { history: [], artifacts: [], storedChunks: new Map() };
