@@ -1,6 +1,6 @@
 import { waitFor } from '@switchyard/testing';
 import { describe, expect, it } from 'vitest';
-import { firstSeen, startReceiver, type Receiver } from './receiver.ts';
+import { firstSeen } from './receiver.ts';
 import { appendEvents, createTask, deliveriesOf, newTenant, usePusherSuite } from './pusher-fixtures.ts';
 
 const suite = usePusherSuite();
