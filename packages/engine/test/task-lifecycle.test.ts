@@ -61,6 +61,25 @@ describe('send (ARCHITECTURE.md §4)', () => {
     expect(done.artifacts?.[0]?.parts).toEqual([{ text: 'later' }]);
   });
 
+  it('the returnImmediately Task (built without a read) is the stored task as GetTask shows it', async () => {
+    const agent = await p.agent('echo');
+    for (const historyLength of [undefined, 0, 1, 5]) {
+      const message = userMessage('fresh');
+      const result = await p.service.send(alice, agent, {
+        message,
+        configuration: { returnImmediately: true, ...(historyLength !== undefined ? { historyLength } : {}) },
+      });
+      if (!('task' in result)) throw new Error('expected a task');
+      const { task } = result;
+      expect(task.artifacts).toBeUndefined();
+      if (historyLength === 0) expect(task).not.toHaveProperty('history');
+      else expect(task.history).toEqual([{ ...message, contextId: task.contextId, taskId: task.id }]);
+      const stored = await p.service.getTask(alice, 'echo', task.id);
+      expect(stored.history?.[0]).toEqual({ ...message, contextId: task.contextId, taskId: task.id });
+      expect(stored.contextId).toBe(task.contextId);
+    }
+  });
+
   it('§7.2 rule 10 a message to an input-required task continues it; §7.1 rule 3 infers contextId', async () => {
     const agent = await p.agent('booking');
     const first = await p.service.send(alice, agent, { message: userMessage('book a flight to Paris') });

@@ -155,12 +155,14 @@ export interface ClaimInput {
 }
 
 /**
- * Result of a claim: the task now leased to the worker. `event` is set when the claim moved the
- * task SUBMITTED → WORKING (and so appended a statusUpdate event).
+ * Result of a claim: the task now leased to the worker, whether the claim moved it SUBMITTED →
+ * WORKING (and so appended a statusUpdate event), and what the run starts from, read by the
+ * claim's own statement.
  */
 export interface ClaimResult {
   task: TaskRecord;
   movedToWorking: boolean;
+  inputs: RunInputs;
 }
 
 export interface LapsedTask {

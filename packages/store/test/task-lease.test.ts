@@ -339,4 +339,34 @@ describe('countRunArtifactChunks: what a retried run already stored', () => {
       storedChunks: new Map(),
     });
   });
+
+  it('a claim returns the run inputs a read right after it would (fresh task, and re-claim after a lapse)', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const first = (await claim(t, task.id, 'w1'))!;
+    expect(first.inputs).toEqual(await env.store.loadRunInputs(t, task.id));
+    expect(first.inputs.history).toHaveLength(1);
+    expect(first.inputs.artifacts).toEqual([]);
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: first.task.version,
+      leaseOwner: 'w1',
+      patch: {},
+      event: {
+        artifactUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: { artifactId: 'a', parts: [{ text: '.' }] },
+          append: true,
+        },
+      },
+      artifactChunk: { artifactId: 'a', append: true, lastChunk: false, parts: [{ text: '.' }] },
+    });
+    await lapseLease(env.db, t, task.id);
+    const second = (await claim(t, task.id, 'w2'))!;
+    expect(second.movedToWorking).toBe(false);
+    expect(second.inputs).toEqual(await env.store.loadRunInputs(t, task.id));
+    expect(second.inputs.storedChunks).toEqual(new Map([['a', 1]]));
+  });
 });

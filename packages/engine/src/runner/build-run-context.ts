@@ -1,23 +1,23 @@
 import type { ContextMemory } from '@switchyard/agents';
 import type { Message } from '@switchyard/protocol';
-import type { TaskRecord, TaskStore } from '@switchyard/store';
+import type { ClaimResult, TaskRecord, TaskStore } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 
-/** Loads what the agent sees (history, artifacts, memory) and builds its context. */
-export async function buildRunContext(
+/** Builds the agent's context from what the claim read (history, artifacts) and its memory. */
+export function buildRunContext(
   deps: RunnerDeps,
-  record: TaskRecord,
+  { task: record, inputs }: ClaimResult,
   registration: AgentRegistration,
   controller: AbortController,
   log: Logger,
-): Promise<RunContext> {
+): RunContext {
   const { store } = deps;
-  // One statement for the three reads. storedChunks matters not only for retries: a run handed
-  // back on shutdown (attempt refunded) also resumes a generation.
-  const { history, artifacts, storedChunks } = await store.loadRunInputs(record.tenantId, record.id);
+  // The claim read the inputs. storedChunks matters not only for retries: a run handed back on
+  // shutdown (attempt refunded) also resumes a generation.
+  const { history, artifacts, storedChunks } = inputs;
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);
   const memory = contextMemory(store, record);

@@ -180,7 +180,7 @@ export class TaskRunner {
         );
         return;
       }
-      prepared = { agent, ctx: await buildRunContext(deps, claim.task, registration, controller, log) };
+      prepared = { agent, ctx: buildRunContext(deps, claim, registration, controller, log) };
     } finally {
       if (!prepared) stopLease();
     }

@@ -6,6 +6,7 @@ import {
   taskNotFound,
   TaskState,
   unsupportedOperation,
+  type Message,
   type SendMessageRequest,
 } from '@switchyard/protocol';
 import { isConflict, type Caller, type NewPushConfig, type TaskRecord } from '@switchyard/store';
@@ -20,6 +21,11 @@ import type { ServiceDeps } from './service-deps.ts';
 export interface Accepted {
   record: TaskRecord;
   dispatch: boolean;
+  /**
+   * Set when this call created the task: its whole history is the one message just stored and it
+   * has no artifacts yet, so its view needs no read.
+   */
+  createdWith?: Message;
 }
 
 /**
@@ -62,7 +68,7 @@ export async function acceptMessage(
       task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
     },
   });
-  if (result.created) return { record: result.task, dispatch: true };
+  if (result.created) return { record: result.task, dispatch: true, createdWith: storedMessage };
 
   // A retry of an earlier send (same messageId): answer with what that send started.
   const earlier = await deps.store.getTaskRecord(caller.tenantId, result.taskId);

@@ -6,6 +6,7 @@ import {
   taskNotCancelable,
   taskNotFound,
   TaskState,
+  trimHistory,
   unsupportedOperation,
   type ListTasksRequest,
   type ListTasksResponse,
@@ -14,6 +15,7 @@ import {
   type Task,
 } from '@switchyard/protocol';
 import {
+  composeTaskView,
   InvalidPageTokenError,
   isConflict,
   type Caller,
@@ -32,6 +34,15 @@ import { closesStream, consistentSnapshot, followTask, type StreamItem } from '.
 import { isSettled, waitForRecord } from './wait-for-settle.ts';
 
 export type SendResult = { task: Task } | { message: Message };
+
+/**
+ * The view of a task this very request created, built without a read: the same shape viewOf
+ * reads back (the one message as history, no artifacts key while there are none).
+ */
+function freshView(record: TaskRecord, message: Message, historyLength: number | undefined): Task {
+  const history = trimHistory([message], historyLength);
+  return composeTaskView(record, history ? { history } : {});
+}
 
 /**
  * The binding-independent A2A operations the gateway calls (issue: packages/engine). Callers are
@@ -63,6 +74,8 @@ export class TaskService {
     const accepted = await this.accept(caller, agent, request, trace);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately && accepted.record.visibility !== 'message') {
+      if (accepted.createdWith)
+        return { task: freshView(accepted.record, accepted.createdWith, historyLength) };
       return { task: await this.view(accepted.record, historyLength) };
     }
     const settled = await waitForRecord(this.waitDeps, caller.tenantId, accepted.record.id, isSettled, {

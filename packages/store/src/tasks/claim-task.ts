@@ -1,5 +1,6 @@
 import { TaskState } from '@switchyard/protocol';
 import { sql } from 'kysely';
+import { runInputsSelection, toRunInputs } from './load-run-inputs.ts';
 import type { Db } from '../db.ts';
 import type { ClaimInput, ClaimResult } from '../task-store.ts';
 import { msFromNow, now } from './sql-time.ts';
@@ -107,11 +108,16 @@ export async function claimTask(db: Db, input: ClaimInput): Promise<ClaimResult 
     .selectFrom('upd')
     .selectAll()
     .select(sql<boolean>`exists (select 1 from deliveries)`.as('push_due'))
+    // The run's inputs ride on the claim (no second round trip). The sub-selects read the
+    // statement's snapshot: the WORKING event inserted above is not in it, and is no generation
+    // start anyway, so they see what a read right after the claim would.
+    .select(runInputsSelection(sql.ref('upd.tenant_id'), sql.ref('upd.id')))
     .executeTakeFirst();
   if (!row) return null;
-  const { prev_state, push_due, ...taskRow } = row;
+  const { prev_state, push_due, history, chunks, generation_start, ...taskRow } = row;
   return {
     task: { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due },
     movedToWorking: prev_state === TaskState.SUBMITTED,
+    inputs: toRunInputs({ history, chunks, generation_start }),
   };
 }
