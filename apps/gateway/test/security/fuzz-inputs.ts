@@ -206,9 +206,12 @@ function slotsOf(root: { v: unknown }): Slot[] {
   return slots;
 }
 
-/** JSON text of a value, with the deep markers expanded into real nesting. */
+/**
+ * JSON text of a value, with the deep markers expanded into real nesting. A mutation that removed
+ * the whole body (undefined) is sent as an empty body.
+ */
 export function toJsonText(value: unknown): string {
-  return JSON.stringify(value).replace(
+  return (JSON.stringify(value) ?? '').replace(
     /\{"__deep__":\{"depth":(\d+),"kind":"(array|object)"\}\}/g,
     (_, depth: string, kind: string) => {
       const n = Number(depth);
