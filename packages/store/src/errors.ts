@@ -6,10 +6,14 @@ export class ConflictError extends Error {
   override readonly name = 'ConflictError';
   readonly tenantId: string;
   readonly taskId: string;
-  readonly expectedVersion: number;
+  readonly expectedVersion: number | 'any';
 
-  constructor(tenantId: string, taskId: string, expectedVersion: number) {
-    super(`task ${taskId} changed since version ${expectedVersion} (or its guard no longer holds)`);
+  constructor(tenantId: string, taskId: string, expectedVersion: number | 'any') {
+    super(
+      expectedVersion === 'any'
+        ? `task ${taskId} no longer satisfies the change's guard`
+        : `task ${taskId} changed since version ${expectedVersion} (or its guard no longer holds)`,
+    );
     this.tenantId = tenantId;
     this.taskId = taskId;
     this.expectedVersion = expectedVersion;

@@ -126,14 +126,18 @@ export interface TaskPatch {
 export interface ChangeTaskInput {
   tenantId: string;
   taskId: string;
-  /** The version the writer read; the change applies only if it is still current. */
-  expectedVersion: number;
+  /**
+   * The version the writer read; the change applies only if it is still current. 'any' leaves the
+   * version out of the guard, for a change whose only precondition is the state (CancelTask: a
+   * busy agent's writes must not starve it); `fromStates` is then required.
+   */
+  expectedVersion: number | 'any';
   /** Extra guard: the current state must be one of these. */
   fromStates?: readonly TaskState[];
   /** Fence: only the current lease holder may write (workers always pass it). */
   leaseOwner?: string;
   patch: TaskPatch;
-  /** Appended with seq = expectedVersion + 1. */
+  /** Appended with seq = the new version (the version read + 1 for a versioned change). */
   event: StreamResponse;
   /** Appended to the task's history in the same transaction (a continuation message). */
   appendMessage?: Message;

@@ -141,6 +141,49 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     ).rejects.toBeInstanceOf(ConflictError);
   });
 
+  it("expectedVersion 'any' applies at whatever version under its state guard, and needs one", async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const working = await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 1,
+      patch: { state: TaskState.WORKING },
+      event: statusEvent(task, TaskState.WORKING),
+    });
+    expect(working.version).toBe(2);
+    const canceled = await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 'any',
+      fromStates: [TaskState.SUBMITTED, TaskState.WORKING],
+      patch: { state: TaskState.CANCELED },
+      event: statusEvent(task, TaskState.CANCELED),
+    });
+    expect(canceled).toMatchObject({ version: 3, state: TaskState.CANCELED });
+    expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2, 3]);
+    await expect(
+      env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 'any',
+        fromStates: [TaskState.SUBMITTED, TaskState.WORKING],
+        patch: { state: TaskState.CANCELED },
+        event: statusEvent(task, TaskState.CANCELED),
+      }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 'any',
+        patch: { state: TaskState.WORKING },
+        event: statusEvent(task, TaskState.WORKING),
+      }),
+    ).rejects.toThrow(/needs fromStates/);
+    expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2, 3]);
+  });
+
   it('a stale lease owner cannot write after another worker re-claimed the task (§3 rule 4)', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));

@@ -5,6 +5,7 @@ import {
   isTerminal,
   taskNotCancelable,
   taskNotFound,
+  TASK_STATES,
   TaskState,
   trimHistory,
   unsupportedOperation,
@@ -34,6 +35,9 @@ import { closesStream, consistentSnapshot, followTask, type StreamItem } from '.
 import { isSettled, waitForRecord } from './wait-for-settle.ts';
 
 export type SendResult = { task: Task } | { message: Message };
+
+/** The states a task can be canceled from. */
+const LIVE_STATES = TASK_STATES.filter((state) => !isTerminal(state) && state !== TaskState.UNSPECIFIED);
 
 /**
  * The view of a task this very request created, built without a read: the same shape viewOf
@@ -166,7 +170,11 @@ export class TaskService {
     }
   }
 
-  /** CancelTask: CANCELED at once by CAS, or TaskNotCancelable when terminal (digest §7.5). */
+  /**
+   * CancelTask: CANCELED at once, or TaskNotCancelable when terminal (digest §7.5). The guard is
+   * the state alone (any non-terminal state), not the version: an agent writing chunks as fast as
+   * it can would otherwise win every race between our read and our write.
+   */
   async cancelTask(caller: Caller, agentId: string, taskId: string): Promise<Task> {
     for (let attempt = 0; ; attempt++) {
       const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
@@ -175,7 +183,8 @@ export class TaskService {
         const canceled = await this.deps.writer.change({
           tenantId: caller.tenantId,
           taskId,
-          expectedVersion: record.version,
+          expectedVersion: 'any',
+          fromStates: LIVE_STATES,
           patch: { state: TaskState.CANCELED, clearLease: true },
           event: statusEvent(record, TaskState.CANCELED),
         });
@@ -184,7 +193,8 @@ export class TaskService {
         if (isInterrupted(record.state)) await this.noticeCanceled(caller.tenantId, taskId);
         return this.view(canceled);
       } catch (err) {
-        if (!isConflict(err) || attempt >= 10) throw err;
+        // Only a task that turned terminal meanwhile fails the guard: the re-read answers that.
+        if (!isConflict(err) || attempt >= 3) throw err;
       }
     }
   }

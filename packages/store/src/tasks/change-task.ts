@@ -36,6 +36,9 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
   const conflict = () => new ConflictError(tenantId, taskId, expectedVersion);
   // An empty state list or a malformed id can match no row: answer as the guard would.
   if (!isTaskId(taskId) || fromStates?.length === 0) throw conflict();
+  if (expectedVersion === 'any' && !fromStates) {
+    throw new Error('changeTask without an expected version needs fromStates as its guard');
+  }
   // One statement, one round trip: data-modifying CTEs all hang off the guarded UPDATE, so when
   // the guard matches no row nothing else is written either, and together they are atomic.
   // Each event takes one version: a preceding chunk's event first, then the change's own.
@@ -56,8 +59,8 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
         updated_at: now(),
       })
       .where('tenant_id', '=', tenantId)
-      .where('id', '=', taskId)
-      .where('version', '=', expectedVersion);
+      .where('id', '=', taskId);
+    if (expectedVersion !== 'any') update = update.where('version', '=', expectedVersion);
     if (fromStates) update = update.where('state', 'in', fromStates);
     if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
     return update.returningAll();
