@@ -69,9 +69,11 @@ function frontendParser(counts: WireCounts): (chunk: Buffer) => void {
   let started = false;
   let inBlock = false;
   let executedSinceSync = false;
-  // The text of the last unnamed Parse (what the next Execute runs) and whether the open
+  // The text the next Execute runs (from the Bind's statement) and whether the open
   // transaction has written.
   let parsed = '';
+  /** Statement name → text, per connection (the unnamed one is '', replaced by each Parse). */
+  const prepared = new Map<string, string>();
   let wrote = false;
   const endTransaction = () => {
     if (wrote) counts.writeTransactions += 1;
@@ -111,7 +113,13 @@ function frontendParser(counts: WireCounts): (chunk: Buffer) => void {
           }
         }
       } else if (type === 'P') {
-        parsed = buf.toString('utf8', 5, 1 + len).split('\0')[1] ?? '';
+        // Parse: statement name, text. A named statement is parsed once and then only bound.
+        const [name = '', text = ''] = buf.toString('utf8', 5, 1 + len).split('\0');
+        prepared.set(name, text);
+      } else if (type === 'B') {
+        // Bind: portal name, statement name: the text this Execute will run.
+        const statement = buf.toString('utf8', 5, 1 + len).split('\0')[1] ?? '';
+        parsed = prepared.get(statement) ?? '';
       } else if (type === 'E') {
         counts.statements += 1;
         executedSinceSync = true;

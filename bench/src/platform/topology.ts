@@ -15,6 +15,8 @@ export interface Topology {
   all(): PlatformProcess[];
   /** Stops the last-started worker (scaling goes 4 → 2 → 1). */
   dropWorker(): Promise<PlatformProcess>;
+  /** Starts one more worker (back up to the best topology after scaling). */
+  addWorker(slotsPerWorker: number): Promise<PlatformProcess>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startTopology(
   const gateways = rest.filter((p) => p.role === 'gateway');
   const ws = rest.filter((p) => p.role === 'worker');
   const all = () => [...gateways, ...ws, pusher!];
+  let started = workers;
   return {
     gateways,
     workers: ws,
@@ -50,6 +53,13 @@ export async function startTopology(
     async dropWorker() {
       const w = ws.pop()!;
       await stopPlatformProcess(w);
+      return w;
+    },
+    async addWorker(slotsPerWorker) {
+      const w = await startPlatformProcess('worker', `worker-${++started}`, conn, {
+        WORKER_CONCURRENCY: String(slotsPerWorker),
+      });
+      ws.push(w);
       return w;
     },
     async stop() {

@@ -39,6 +39,7 @@ export async function openProcessResources(
   const pool = createPool({
     connectionString: config.DATABASE_URL,
     maxConnections: config.PG_POOL_MAX,
+    preparedStatements: config.PG_PREPARED_STATEMENTS,
     applicationName: `switchyard-${service}`,
   });
   // An idle client's socket dying (a Postgres restart) must not crash the process.

@@ -1,6 +1,11 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.ts';
+import {
+  GENERIC_PLAN_OPTIONS,
+  preparedStatementPolicy,
+  usePreparedStatements,
+} from './prepared-statements.ts';
 
 export type Db = Kysely<Database>;
 
@@ -13,14 +18,28 @@ export interface DbOptions {
   maxConnections?: number;
   /** Name shown in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * Distinct statement texts this process may run as named prepared statements (see
+   * prepared-statements.ts); 0 sends every statement unnamed (PgBouncer in transaction mode
+   * before 1.21). Default 64.
+   */
+  preparedStatements?: number;
 }
 
 export function createPool({
   connectionString,
   maxConnections = 10,
   applicationName = 'switchyard',
+  preparedStatements = 0,
 }: DbOptions): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max: maxConnections, application_name: applicationName });
+  const pool = new pg.Pool({
+    connectionString,
+    max: maxConnections,
+    application_name: applicationName,
+    // An `options` in the URL wins over this one (pg lets the URL override the config).
+    ...(preparedStatements > 0 ? { options: GENERIC_PLAN_OPTIONS } : {}),
+  });
+  if (preparedStatements > 0) usePreparedStatements(pool, preparedStatementPolicy(preparedStatements));
   // pg-pool listens for errors only on idle clients. A checked-out client between two statements
   // (a transaction awaiting its next step) that loses its connection (Postgres restarting) emits
   // 'error' with no listener, which crashes the process. The error also fails the client's next
