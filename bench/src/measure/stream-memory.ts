@@ -2,6 +2,7 @@ import type { IdleStreamsResult } from '../load/jobs.ts';
 import { startLoad } from '../platform/load-generator.ts';
 import { API_KEY, TENANT } from '../platform/bench-environment.ts';
 import type { PlatformProcess } from '../platform/cluster.ts';
+import { collectGarbage } from '../platform/inspector-gc.ts';
 import { readMemory } from '../platform/proc-stats.ts';
 
 export interface StreamMemory {
@@ -10,8 +11,8 @@ export interface StreamMemory {
   gatewayRss: { before: number; half: number; all: number };
   /**
    * (RSS with all − RSS with half) ÷ streams in the second half: the slope leaves out what the
-   * first streams warm up once (code, pools). RSS includes garbage not yet collected, so this is
-   * an upper bound.
+   * first streams warm up once (code, pools). Each reading follows a full garbage collection
+   * (through the inspector), so it counts what the streams retain.
    */
   bytesPerStream: number;
   /** The same slope of the gateway's V8 heap in use and of its memory outside the heap (/metrics). */
@@ -53,11 +54,13 @@ export async function measureStreamMemory(
   });
   const first = Number((await run.nextEvent()).opened);
   await settle(2000);
+  await collectGarbage(gateway);
   const half = rss();
   const heapHalf = await heap(gateway.url);
   run.tell('more');
   const all = Number((await run.nextEvent()).opened);
   await settle(2000);
+  await collectGarbage(gateway);
   const full = rss();
   const heapAll = await heap(gateway.url);
   run.tell('close');

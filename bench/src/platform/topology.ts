@@ -1,10 +1,12 @@
 import type { BenchEnvironment } from './bench-environment.ts';
 import {
+  PLATFORM_NODE_OPTIONS,
   startPlatformProcess,
   stopPlatformProcess,
   type Connection,
   type PlatformProcess,
 } from './cluster.ts';
+import { INSPECT_FLAG } from './inspector-gc.ts';
 import { startWireCounter } from './pg-wire-counter.ts';
 
 /** The platform under load: two gateways, `workers` worker processes and one pusher. */
@@ -35,7 +37,10 @@ export async function startTopology(
   const slots = { WORKER_CONCURRENCY: String(slotsPerWorker) };
   const [pusher, ...rest] = await Promise.all([
     startPlatformProcess('pusher', 'pusher', conn),
-    startPlatformProcess('gateway', 'gateway-1', conn),
+    // gateway-1 serves the stream-memory phase, which collects its garbage through the inspector.
+    startPlatformProcess('gateway', 'gateway-1', conn, {
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${PLATFORM_NODE_OPTIONS} ${INSPECT_FLAG}`.trim(),
+    }),
     startPlatformProcess('gateway', 'gateway-2', conn),
     ...Array.from({ length: workers }, (_, i) =>
       startPlatformProcess('worker', `worker-${i + 1}`, conn, slots),
