@@ -1,4 +1,4 @@
-import { HintPublisher, SubscriptionHub } from '@switchyard/events';
+import { HintPublisher, SubscriptionHub, VersionSweep } from '@switchyard/events';
 import { TaskQueue, type QueueKeys } from '@switchyard/queue';
 import {
   createDb,
@@ -45,6 +45,11 @@ export function createTaskService(options: TaskServiceOptions) {
   const queue = new TaskQueue({ connection: redis, keys });
   const hub = new SubscriptionHub({ subscriber, keys });
   const config = engineConfig(options.engine);
+  const sweep = new VersionSweep({
+    readVersions: (taskKeys) => store.readVersions(taskKeys),
+    intervalMs: config.pollIntervalMs * 2,
+    onError: (err) => log.warn({ err }, 'stream version sweep failed; retrying at the next interval'),
+  });
   const service = new TaskService({
     store,
     pushConfigs,
@@ -56,6 +61,7 @@ export function createTaskService(options: TaskServiceOptions) {
     }),
     dispatcher: queue,
     hub,
+    sweep,
     agents: new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) }),
     config,
     urlPolicy: options.urlPolicy,
@@ -71,6 +77,7 @@ export function createTaskService(options: TaskServiceOptions) {
     db,
     config,
     async close(): Promise<void> {
+      sweep.close();
       await queue.close();
       await hub.close();
     },

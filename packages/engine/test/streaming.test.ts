@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SubscriptionHub, taskEventFeed } from '@switchyard/events';
+import { SubscriptionHub, taskEventFeed, VersionSweep } from '@switchyard/events';
 import { isTerminal, TaskState } from '@switchyard/protocol';
 import type { StreamItem } from '../src/index.ts';
 import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
@@ -111,6 +111,43 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     await hub.close();
     const record = await p.store.getTaskRecord('acme', r.task.id);
     expect(seqs).toEqual(Array.from({ length: record!.version }, (_, i) => i + 1));
+  });
+
+  it('with no hint at all (a writer killed between commit and publish), the shared version sweep still delivers every event', async () => {
+    const r = await p.service.send(alice, await fifty(), {
+      message: userMessage('go'),
+      configuration: { returnImmediately: true },
+    });
+    if (!('task' in r)) throw new Error('expected a task');
+    const silentHub = { watch: () => () => undefined };
+    const sweep = new VersionSweep({ readVersions: (keys) => p.store.readVersions(keys), intervalMs: 100 });
+    let reads = 0;
+    const abort = new AbortController();
+    const seqs: number[] = [];
+    for await (const event of taskEventFeed({
+      hub: silentHub,
+      readEvents: (t, task, after, limit) => {
+        reads += 1;
+        return p.store.readEvents(t, task, after, limit);
+      },
+      tenantId: 'acme',
+      taskId: r.task.id,
+      afterSeq: 0,
+      sweep,
+      signal: abort.signal,
+    })) {
+      seqs.push(event.seq);
+      expect(sweep.size).toBe(1);
+      const state = event.payload.statusUpdate?.status.state;
+      if (state && isTerminal(state)) break;
+    }
+    abort.abort();
+    expect(sweep.size).toBe(0);
+    sweep.close();
+    const record = await p.store.getTaskRecord('acme', r.task.id);
+    expect(seqs).toEqual(Array.from({ length: record!.version }, (_, i) => i + 1));
+    // The log is read when the sweep saw the task move, not on every sweep.
+    expect(reads).toBeLessThanOrEqual(record!.version + 1);
   });
 
   it('§7.6 rule 30 subscribing to a terminal task is UnsupportedOperation', async () => {

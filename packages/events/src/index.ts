@@ -8,3 +8,9 @@ export {
   type ReadEvents,
   type TaskEventFeedOptions,
 } from './task-event-feed.ts';
+export {
+  VersionSweep,
+  type ReadVersions,
+  type TaskVersion,
+  type VersionSweepOptions,
+} from './version-sweep.ts';

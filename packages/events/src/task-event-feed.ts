@@ -4,6 +4,7 @@ import type { SubscriptionHub } from './subscription-hub.ts';
 /** The part of the hub a feed uses. */
 export type HintWatcher = Pick<SubscriptionHub, 'watch'>;
 import type { TaskHint } from './task-hint.ts';
+import type { VersionSweep } from './version-sweep.ts';
 
 export interface FeedEvent {
   seq: number;
@@ -27,6 +28,11 @@ export interface TaskEventFeedOptions {
   afterSeq: number;
   /** Fallback read of the log when no hint arrives, so a lost hint only delays. Default 2000 ms. */
   pollIntervalMs?: number;
+  /**
+   * The process's shared version sweep: when given, it replaces the per-feed timer, and the log is
+   * read only when the sweep saw the task past what this feed delivered.
+   */
+  sweep?: Pick<VersionSweep, 'track'>;
   signal?: AbortSignal;
 }
 
@@ -37,7 +43,7 @@ export interface TaskEventFeedOptions {
  * never makes it buffer without bound.
  */
 export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenerator<FeedEvent> {
-  const { hub, readEvents, tenantId, taskId, pollIntervalMs = 2000, signal } = options;
+  const { hub, readEvents, tenantId, taskId, pollIntervalMs = 2000, sweep, signal } = options;
   let last = options.afterSeq;
   const inline = new Map<number, StreamResponse>();
   let wake: (() => void) | null = null;
@@ -52,6 +58,11 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
     wake?.();
   };
   const unwatch = hub.watch(tenantId, taskId, onHint);
+  const untrack = sweep?.track(tenantId, taskId, (version) => {
+    if (version <= last) return;
+    dirty = true;
+    wake?.();
+  });
   const onAbort = () => wake?.();
   signal?.addEventListener('abort', onAbort);
   try {
@@ -78,10 +89,12 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
         continue;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          dirty = true;
-          resolve();
-        }, pollIntervalMs);
+        const timer = sweep
+          ? undefined
+          : setTimeout(() => {
+              dirty = true;
+              resolve();
+            }, pollIntervalMs);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -91,6 +104,7 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    untrack?.();
     unwatch();
   }
 }

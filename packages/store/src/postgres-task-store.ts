@@ -31,6 +31,7 @@ import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
 import { getMemory, setMemory } from './tasks/memory.ts';
 import { readEvents } from './tasks/read-events.ts';
+import { readVersions, type TaskKey } from './tasks/read-versions.ts';
 import { recoverLapsedLease, type RecoverLapsedLeaseInput } from './tasks/recover-lapsed-lease.ts';
 import { releaseLease, type ReleaseLeaseInput } from './tasks/release-lease.ts';
 import { renewLease } from './tasks/renew-lease.ts';
@@ -106,6 +107,9 @@ export class PostgresTaskStore implements TaskStore {
   }
   countRunArtifactChunks(tenantId: string, taskId: string): Promise<Map<string, number>> {
     return countRunArtifactChunks(this.#db, tenantId, taskId);
+  }
+  readVersions(keys: readonly TaskKey[]): Promise<Array<TaskKey & { version: number }>> {
+    return readVersions(this.#db, keys);
   }
   loadRunInputs(tenantId: string, taskId: string): Promise<RunInputs> {
     return loadRunInputs(this.#db, tenantId, taskId);

@@ -267,6 +267,10 @@ export interface TaskStore {
   }): Promise<RecoverOutcome>;
 
   readEvents(tenantId: string, taskId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]>;
+  /** Current versions of many tasks in one statement; unknown ids are absent. */
+  readVersions(
+    keys: ReadonlyArray<{ tenantId: string; taskId: string }>,
+  ): Promise<Array<{ tenantId: string; taskId: string; version: number }>>;
   /**
    * Artifact chunks stored by the current run generation (since the task last went to WORKING
    * from SUBMITTED or an interrupted state), per artifactId: a retried run skips that many.

@@ -163,6 +163,25 @@ describe('readEvents, getHistory, getArtifacts', () => {
     expect(await env.store.readEvents(t, task.id, record!.version)).toEqual([]);
   });
 
+  it('readVersions reads many tasks in one statement; unknown, foreign-tenant and malformed ids are absent', async () => {
+    const t = tenant();
+    const rich = await richTask(t);
+    const fresh = await createdTask(env.store, newTask(t));
+    const richVersion = (await env.store.getTaskRecord(t, rich.id))!.version;
+    const versions = await env.store.readVersions([
+      { tenantId: t, taskId: rich.id },
+      { tenantId: t, taskId: fresh.id },
+      { tenantId: tenant(), taskId: rich.id },
+      { tenantId: t, taskId: '00000000-0000-4000-8000-000000000000' },
+      { tenantId: t, taskId: 'not-a-uuid' },
+    ]);
+    expect(versions.sort((a, b) => b.version - a.version)).toEqual([
+      { tenantId: t, taskId: rich.id, version: richVersion },
+      { tenantId: t, taskId: fresh.id, version: 1 },
+    ]);
+    expect(await env.store.readVersions([])).toEqual([]);
+  });
+
   it('getArtifacts composes the chunks; getHistory is the whole conversation', async () => {
     const t = tenant();
     const task = await richTask(t);

@@ -1,3 +1,4 @@
+import type { VersionSweep } from '@switchyard/events';
 import type { Logger } from '@switchyard/telemetry';
 import type { PushConfigStore, TaskStore } from '@switchyard/store';
 import type { EngineConfig } from '../engine-config.ts';
@@ -12,6 +13,8 @@ export interface ServiceDeps {
   writer: TaskWriter;
   dispatcher: Dispatcher;
   hub: HintSource;
+  /** The streams' shared safety net for lost hints; without it each stream polls its own log. */
+  sweep?: Pick<VersionSweep, 'track'>;
   agents: AgentDirectory;
   config: EngineConfig;
   urlPolicy: UrlPolicy;

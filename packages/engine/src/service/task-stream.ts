@@ -54,6 +54,7 @@ export async function* followTask(
     taskId: record.id,
     afterSeq,
     pollIntervalMs: deps.config.pollIntervalMs * 2,
+    ...(deps.sweep ? { sweep: deps.sweep } : {}),
     signal,
   });
   for await (const event of feed) {

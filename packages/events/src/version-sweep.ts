@@ -1,0 +1,105 @@
+/** A task's identity and its current version (the seq of its newest event). */
+export interface TaskVersion {
+  tenantId: string;
+  taskId: string;
+  version: number;
+}
+
+/** Reads the current versions of many tasks at once (one statement per batch). */
+export type ReadVersions = (
+  keys: ReadonlyArray<{ tenantId: string; taskId: string }>,
+) => Promise<TaskVersion[]>;
+
+export interface VersionSweepOptions {
+  readVersions: ReadVersions;
+  /** How often every tracked task's version is read. */
+  intervalMs: number;
+  /** Tasks per read. */
+  batchSize?: number;
+  onError?: (err: unknown) => void;
+}
+
+type VersionListener = (version: number) => void;
+
+/**
+ * The safety net under pub/sub for a process's open streams, shared by all of them: a hint can be
+ * lost (a publisher killed between its commit and its publish, a dropped subscriber connection),
+ * so a stream must not rely on hints alone. Instead of each stream re-reading its task's log on a
+ * timer (one read per stream per interval: thousands of reads per second for idle streams), one
+ * sweep reads the versions of every tracked task in batches and tells each stream the version it
+ * saw; a stream that is behind reads its log. The timer runs only while something is tracked.
+ */
+export class VersionSweep {
+  readonly #options: Required<Omit<VersionSweepOptions, 'onError'>> & Pick<VersionSweepOptions, 'onError'>;
+  readonly #tracked = new Map<
+    string,
+    { tenantId: string; taskId: string; listeners: Set<VersionListener> }
+  >();
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+
+  constructor(options: VersionSweepOptions) {
+    this.#options = { batchSize: 1000, ...options };
+  }
+
+  /** Calls `listener` with the task's version after every sweep; returns the untrack function. */
+  track(tenantId: string, taskId: string, listener: VersionListener): () => void {
+    const key = `${tenantId}\u0000${taskId}`;
+    let entry = this.#tracked.get(key);
+    if (!entry) {
+      entry = { tenantId, taskId, listeners: new Set() };
+      this.#tracked.set(key, entry);
+    }
+    entry.listeners.add(listener);
+    this.#schedule();
+    return () => {
+      const current = this.#tracked.get(key);
+      if (!current) return;
+      current.listeners.delete(listener);
+      if (current.listeners.size === 0) this.#tracked.delete(key);
+      if (this.#tracked.size === 0) this.#cancel();
+    };
+  }
+
+  /** Tasks currently tracked (metrics, tests). */
+  get size(): number {
+    return this.#tracked.size;
+  }
+
+  /** One sweep now (the timer calls this; tests may too). */
+  async sweep(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      const entries = [...this.#tracked.values()];
+      for (let i = 0; i < entries.length; i += this.#options.batchSize) {
+        const batch = entries.slice(i, i + this.#options.batchSize);
+        const versions = await this.#options.readVersions(batch);
+        for (const { tenantId, taskId, version } of versions) {
+          const entry = this.#tracked.get(`${tenantId}\u0000${taskId}`);
+          for (const listener of entry?.listeners ?? []) listener(version);
+        }
+      }
+    } catch (err) {
+      this.#options.onError?.(err);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  close(): void {
+    this.#tracked.clear();
+    this.#cancel();
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => void this.sweep(), this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  #cancel(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
