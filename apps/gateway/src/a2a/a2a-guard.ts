@@ -27,14 +27,14 @@ export function a2aGuard(
     state.binding = binding;
     const identity = await authenticator.authenticate(req.headers);
     state.identity = identity;
-    state.log = state.log.child({ tenantId: identity.caller.tenantId, principal: identity.caller.principal });
     await limiter.consume(identity);
     const tenantId = pathParam(req, 'tenantId');
     const agentId = pathParam(req, 'agentId');
     const agent = tenantId === identity.caller.tenantId ? await resolveAgent(tenantId, agentId) : null;
     if (!agent) throw notFound();
     state.agent = agent;
-    state.log = state.log.child({ agentId });
+    // One child for the three bindings: a stream keeps its logger for as long as it is open.
+    state.log = state.log.child({ tenantId, principal: identity.caller.principal, agentId });
     next();
   };
 }

@@ -257,15 +257,26 @@ export class TaskService {
     return { task: await this.view(visible, historyLength) };
   }
 
+  /**
+   * A stream lives for minutes or hours: once the snapshot is sent, its frame keeps only the task's
+   * key and a seq, not the snapshot (whole history and artifacts).
+   */
   private async *snapshotThenFollow(
     record: TaskRecord,
     historyLength: number | undefined,
     signal: AbortSignal,
-  ) {
-    const snapshot = await consistentSnapshot(this.deps, record, historyLength);
-    yield { seq: snapshot.version, response: { task: snapshot.task } };
-    if (closesStream(snapshot.state, this.deps)) return;
-    yield* followTask(this.deps, record, snapshot.version, signal);
+  ): AsyncGenerator<StreamItem> {
+    const key = { tenantId: record.tenantId, id: record.id };
+    let snapshot: Awaited<ReturnType<typeof consistentSnapshot>> | undefined = await consistentSnapshot(
+      this.deps,
+      record,
+      historyLength,
+    );
+    const { version, state } = snapshot;
+    yield { seq: version, response: { task: snapshot.task } };
+    snapshot = undefined;
+    if (closesStream(state, this.deps)) return;
+    yield* followTask(this.deps, key, version, signal);
   }
 
   private view(record: TaskRecord, historyLength?: number): Promise<Task> {
