@@ -2,7 +2,7 @@ import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import type { ClaimResult } from '@switchyard/store';
+import type { ClaimResult, TaskRecord } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { makeVisible } from '../service/make-visible.ts';
 import { statusEvent } from '../task-events.ts';
@@ -185,10 +185,7 @@ export class TaskRunner {
       if (!prepared) stopLease();
     }
     const { agent, ctx } = prepared;
-    const unwatch = deps.hub.watch(task.tenantId, task.id, (hint) => {
-      if (hint !== 'resync' && (hint.state === TaskState.CANCELED || hint.state === TaskState.FAILED))
-        stop('canceled');
-    });
+    const unwatch = watchForCancel(deps, task, () => stop('canceled'));
     const windowMs = agent.quickReplyWindowMs ?? deps.config.defaultQuickReplyMs;
     const windowTimer = setTimeout(
       () => void this.upgrade(ctx).catch((err: unknown) => log.warn({ err }, 'upgrade failed')),
@@ -398,4 +395,35 @@ export class TaskRunner {
       runAfter: record.runAfter,
     });
   }
+}
+
+/**
+ * Most runs end within milliseconds, and a subscription per run (SUBSCRIBE, UNSUBSCRIBE, and this
+ * worker receiving its own hints) was a good part of a short task's Redis traffic. So a run starts
+ * listening for a cancel only once it has lasted CANCEL_WATCH_AFTER_MS, and then reads the task
+ * once to catch a cancel that came before. A cancel in the first moments is not lost either way:
+ * the run's next write is refused by the CAS and ends it, and so is the lease renewal.
+ */
+export const CANCEL_WATCH_AFTER_MS = 50;
+
+function watchForCancel(deps: RunnerDeps, task: TaskRecord, cancel: () => void): () => void {
+  let unwatch: (() => void) | undefined;
+  let stopped = false;
+  const ended = (state: TaskState) => state === TaskState.CANCELED || state === TaskState.FAILED;
+  const timer = setTimeout(() => {
+    unwatch = deps.hub.watch(task.tenantId, task.id, (hint) => {
+      if (hint !== 'resync' && ended(hint.state)) cancel();
+    });
+    deps.store.getTaskRecord(task.tenantId, task.id).then(
+      (current) => {
+        if (!stopped && current && ended(current.state)) cancel();
+      },
+      () => undefined, // the subscription and the lease renewal still catch it
+    );
+  }, CANCEL_WATCH_AFTER_MS);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    unwatch?.();
+  };
 }
