@@ -1,12 +1,12 @@
 import type { Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StreamItem } from '@switchyard/engine';
-import { TaskState, unsupportedOperation } from '@switchyard/protocol';
+import { TaskState, toV03StreamResult, unsupportedOperation } from '@switchyard/protocol';
 import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
-import { restSseFormat } from '../src/sse/binding-formats.ts';
+import { jsonRpcSseFormat, jsonRpcV03SseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
 import { streamSse } from '../src/sse/sse-stream.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';
 import { openSse } from './support/http.ts';
@@ -165,5 +165,30 @@ describe('streamSse', () => {
     const reply = await pending;
     expect(reply.events).toHaveLength(1);
     expect(reply.comments).toContain('server shutting down');
+  });
+});
+
+describe('SSE event formats', () => {
+  it('write what JSON.stringify of each binding shape writes, serializing a shared event once', () => {
+    const shared = item(7, 'shared');
+    const rest = restSseFormat({} as never);
+    const rpc = jsonRpcSseFormat('req-1');
+    const rpcNumber = jsonRpcSseFormat(42);
+    const v03 = jsonRpcV03SseFormat(null);
+    expect(rest.itemJson(shared)).toBe(JSON.stringify(shared.response));
+    expect(rpc.itemJson(shared)).toBe(
+      JSON.stringify({ jsonrpc: '2.0', id: 'req-1', result: shared.response }),
+    );
+    expect(rpcNumber.itemJson(shared)).toBe(
+      JSON.stringify({ jsonrpc: '2.0', id: 42, result: shared.response }),
+    );
+    expect(v03.itemJson(shared)).toBe(
+      JSON.stringify({ jsonrpc: '2.0', id: null, result: toV03StreamResult(shared.response) }),
+    );
+    // Another stream of the same event (same object) gets the same text from the cache.
+    const spy = vi.spyOn(JSON, 'stringify');
+    expect(restSseFormat({} as never).itemJson(shared)).toBe(JSON.stringify(shared.response));
+    expect(spy).toHaveBeenCalledTimes(1); // only the expectation's own call above
+    spy.mockRestore();
   });
 });

@@ -6,7 +6,8 @@ import type { StreamRegistry } from './stream-registry.ts';
 
 /** How one binding frames stream items and a mid-stream error (digest §4.1, §4.2, §12 #16). */
 export interface SseFormat {
-  item(item: StreamItem): unknown;
+  /** The event's `data:` line: JSON text (formats cache it per event, see binding-formats.ts). */
+  itemJson(item: StreamItem): string;
   error(error: A2AError): unknown;
 }
 
@@ -75,7 +76,7 @@ export async function streamSse(
   try {
     let next = first;
     while (!next.done && !closed) {
-      write(`id: ${next.value.seq}\ndata: ${JSON.stringify(format.item(next.value))}\n\n`);
+      write(`id: ${next.value.seq}\ndata: ${format.itemJson(next.value)}\n\n`);
       options.registry.sent();
       if (closed) break;
       next = await items.next();
