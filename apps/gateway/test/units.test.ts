@@ -35,6 +35,8 @@ describe('loadGatewayConfig', () => {
       STREAM_CLOSE_ON_INPUT_REQUIRED: true,
       STREAM_CLOSE_ON_AUTH_REQUIRED: false,
       jwtEnabled: false,
+      PG_PREPARED_STATEMENTS: 64,
+      HEAP_GROWING_PERCENT: 40,
     });
     expect(loadGatewayConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
   });
@@ -43,6 +45,8 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_ADMIN_TOKEN/);
     expect(() => loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadGatewayConfig({ HTTP_ERROR_MAPPING: 'v2' })).toThrow(/HTTP_ERROR_MAPPING/);
+    expect(() => loadGatewayConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);
+    expect(() => loadGatewayConfig({ PG_PREPARED_STATEMENTS: 'many' })).toThrow(/PG_PREPARED_STATEMENTS/);
     expect(loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_CIDRS).toEqual([
       '127.0.0.0/8',
       '::1/128',

@@ -100,6 +100,11 @@ export const commonEnvSchema = z.object({
   PG_POOL_MAX: intVar(10, 1, 500),
   /** Distinct hot statements run as named prepared statements; 0 turns them off (old PgBouncer). */
   PG_PREPARED_STATEMENTS: intVar(64, 0, 10_000),
+  /**
+   * How far V8 lets the old generation grow past the live heap before the next full GC, in percent;
+   * 0 leaves V8's own (up to 4x under allocation pressure). See process-resources.ts.
+   */
+  HEAP_GROWING_PERCENT: intVar(40, 0, 1000),
 });
 
 export type CommonConfig = z.infer<typeof commonEnvSchema>;

