@@ -20,13 +20,21 @@ export async function waitForRecord(
 ): Promise<TaskRecord | null> {
   const deadline = Date.now() + timeoutMs;
   let wake: (() => void) | null = null;
-  const unwatch = deps.hub.watch(tenantId, taskId, () => wake?.());
+  // A hint that arrives while the record is being read must not be lost: the read may predate
+  // the change it announces, and without this flag the wait would sleep until the next poll.
+  let hinted = false;
+  const unwatch = deps.hub.watch(tenantId, taskId, () => {
+    hinted = true;
+    wake?.();
+  });
   const onAbort = () => wake?.();
   signal?.addEventListener('abort', onAbort);
   try {
     for (;;) {
+      hinted = false;
       const record = await deps.store.getTaskRecord(tenantId, taskId);
       if (!record || until(record) || Date.now() >= deadline || signal?.aborted) return record;
+      if (hinted) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(deps.pollIntervalMs, Math.max(0, deadline - Date.now())));
         wake = () => {

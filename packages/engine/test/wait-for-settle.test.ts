@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { TaskState } from '@switchyard/protocol';
+import type { TaskRecord, TaskStore } from '@switchyard/store';
+import type { HintListener } from '@switchyard/events';
+import { isSettled, waitForRecord } from '../src/service/wait-for-settle.ts';
+
+// The wait's own logic, with the store and hub as in-memory ports: the race needs a hint to land
+// exactly while a read is in flight, which real services cannot be made to do on demand.
+const record = (state: TaskState, version: number) =>
+  ({ tenantId: 't', id: 'x', state, version, visibility: 'task' }) as TaskRecord;
+
+describe('waitForRecord', () => {
+  it('a hint that arrives while the record is being read is not lost (no sleep until the next poll)', async () => {
+    let listener: HintListener = () => undefined;
+    const hub = {
+      watch: (_t: string, _id: string, l: HintListener) => {
+        listener = l;
+        return () => undefined;
+      },
+    };
+    let reads = 0;
+    const store = {
+      getTaskRecord: async () => {
+        reads += 1;
+        if (reads === 1) {
+          // The read saw WORKING; the COMPLETED change commits and its hint lands before the
+          // read's answer is handled.
+          listener({ tenantId: 't', taskId: 'x', seq: 3, state: TaskState.COMPLETED });
+          return record(TaskState.WORKING, 2);
+        }
+        return record(TaskState.COMPLETED, 3);
+      },
+    } as unknown as TaskStore;
+    const started = Date.now();
+    const settled = await waitForRecord({ store, hub, pollIntervalMs: 60_000 }, 't', 'x', isSettled, {
+      timeoutMs: 60_000,
+    });
+    expect(settled?.state).toBe(TaskState.COMPLETED);
+    expect(reads).toBe(2);
+    expect(Date.now() - started).toBeLessThan(30_000); // never the 60 s poll
+  });
+});
