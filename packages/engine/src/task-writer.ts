@@ -46,7 +46,9 @@ export class TaskWriter {
     );
     if (result.created) {
       this.metrics?.created({ agent: input.agentId, tenant: input.tenantId });
-      await this.announce(result.task, input.event);
+      // Not awaited: nobody can be following a task that did not exist a moment ago (its id is
+      // in this very answer), so the answer does not wait for the hint; announce never throws.
+      void this.announce(result.task, input.event);
     }
     return result;
   }
