@@ -64,12 +64,13 @@ export class TaskWriter {
       () => this.store.changeTask(input),
     );
     this.finished(task, input.patch.state);
-    if (input.precededBy) {
-      // The preceding chunk's event has the seq before the change's: hint it first, with its
-      // payload, so subscribers stay on the inline fast path (no pushers wake for it alone).
-      await this.announce({ ...task, version: task.version - 1, pushDue: false }, input.precededBy.event);
-    }
-    await this.announce(task, input.event);
+    // The preceding chunk's event has the seq before the change's: it rides in the same hint, with
+    // its payload, so subscribers stay on the inline fast path with one message.
+    await this.announce(
+      task,
+      input.event,
+      input.precededBy ? { seq: task.version - 1, payload: input.precededBy.event } : undefined,
+    );
     return task;
   }
 
@@ -81,7 +82,11 @@ export class TaskWriter {
   }
 
   /** Publishes the hint for a change committed elsewhere (claim, reaper). */
-  async announce(task: TaskRecord, payload?: StreamResponse): Promise<void> {
+  async announce(
+    task: TaskRecord,
+    payload?: StreamResponse,
+    before?: { seq: number; payload: StreamResponse },
+  ): Promise<void> {
     try {
       await this.hints.publish({
         tenantId: task.tenantId,
@@ -89,6 +94,7 @@ export class TaskWriter {
         seq: task.version,
         state: task.state,
         ...(payload ? { payload } : {}),
+        ...(before ? { before } : {}),
       });
       // Wake the pushers only for a write that queued deliveries (most tasks have no webhook);
       // writes that do not say (claim, reaper) wake them whenever the task is visible.

@@ -51,9 +51,11 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
   const onHint = (hint: TaskHint | 'resync') => {
     if (hint !== 'resync' && hint.seq <= last) return;
     // Inline a payload only when it continues what we hold; anything else is read from the log.
-    if (hint !== 'resync' && hint.payload && (hint.seq === last + 1 || inline.has(hint.seq - 1))) {
-      inline.set(hint.seq, hint.payload);
+    const continues = (seq: number) => seq === last + 1 || inline.has(seq - 1);
+    if (hint !== 'resync' && hint.before && hint.before.seq > last && continues(hint.before.seq)) {
+      inline.set(hint.before.seq, hint.before.payload);
     }
+    if (hint !== 'resync' && hint.payload && continues(hint.seq)) inline.set(hint.seq, hint.payload);
     dirty = true;
     wake?.();
   };

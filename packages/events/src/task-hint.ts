@@ -11,6 +11,11 @@ export interface TaskHint {
   seq: number;
   state: TaskState;
   payload?: StreamResponse;
+  /**
+   * The event just before this one, when one write appended two (an artifact's last chunk and the
+   * ending): one message instead of two. Receivers that ignore it read seq - 1 from the log.
+   */
+  before?: { seq: number; payload: StreamResponse };
 }
 
 /** Events larger than this are not inlined in hints (subscribers read them from the log). */
@@ -18,8 +23,8 @@ export const MAX_INLINE_PAYLOAD_BYTES = 16 * 1024;
 
 export function encodeHint(hint: TaskHint): string {
   const full = JSON.stringify(hint);
-  if (full.length <= MAX_INLINE_PAYLOAD_BYTES || !hint.payload) return full;
-  const { payload: _dropped, ...rest } = hint;
+  if (full.length <= MAX_INLINE_PAYLOAD_BYTES || (!hint.payload && !hint.before)) return full;
+  const { payload: _dropped, before: _droppedToo, ...rest } = hint;
   return JSON.stringify(rest);
 }
 

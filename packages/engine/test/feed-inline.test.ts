@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { decodeHint, encodeHint, taskEventFeed, type HintListener } from '@switchyard/events';
+import { TaskState, type StreamResponse } from '@switchyard/protocol';
+
+// The feed's inline fast path with the hub and log as in-memory ports: a write that appended two
+// events (last chunk + ending) sends one hint carrying both, and the feed delivers both in order
+// without reading the log.
+const status = (state: TaskState): StreamResponse => ({
+  statusUpdate: { taskId: 'x', contextId: 'c', status: { state } },
+});
+const chunk: StreamResponse = {
+  artifactUpdate: { taskId: 'x', contextId: 'c', artifact: { artifactId: 'a', parts: [{ text: '.' }] } },
+};
+
+describe('taskEventFeed with two-event hints', () => {
+  it('inlines the preceding event and the hinted one, in order, with no log read', async () => {
+    let listener: HintListener = () => undefined;
+    const hub = {
+      watch: (_t: string, _id: string, l: HintListener) => {
+        listener = l;
+        return () => undefined;
+      },
+    };
+    let reads = 0;
+    const abort = new AbortController();
+    const feed = taskEventFeed({
+      hub,
+      readEvents: async () => {
+        reads += 1;
+        return reads === 1 ? [{ seq: 1, payload: status(TaskState.WORKING) }] : [];
+      },
+      tenantId: 't',
+      taskId: 'x',
+      afterSeq: 0,
+      pollIntervalMs: 60_000,
+      signal: abort.signal,
+    });
+    expect((await feed.next()).value).toMatchObject({ seq: 1 });
+    const wire = encodeHint({
+      tenantId: 't',
+      taskId: 'x',
+      seq: 3,
+      state: TaskState.COMPLETED,
+      payload: status(TaskState.COMPLETED),
+      before: { seq: 2, payload: chunk },
+    });
+    const next = feed.next();
+    listener(decodeHint(wire)!);
+    expect((await next).value).toEqual({ seq: 2, payload: chunk });
+    expect((await feed.next()).value).toEqual({ seq: 3, payload: status(TaskState.COMPLETED) });
+    expect(reads).toBe(1);
+    abort.abort();
+    await feed.return(undefined);
+  });
+
+  it('a hint too large to inline drops both payloads (receivers read the log)', () => {
+    const big: StreamResponse = {
+      artifactUpdate: {
+        taskId: 'x',
+        contextId: 'c',
+        artifact: { artifactId: 'a', parts: [{ text: 'x'.repeat(20_000) }] },
+      },
+    };
+    const decoded = decodeHint(
+      encodeHint({
+        tenantId: 't',
+        taskId: 'x',
+        seq: 3,
+        state: TaskState.COMPLETED,
+        payload: status(TaskState.COMPLETED),
+        before: { seq: 2, payload: big },
+      }),
+    )!;
+    expect(decoded).toEqual({ tenantId: 't', taskId: 'x', seq: 3, state: TaskState.COMPLETED });
+  });
+});
