@@ -30,7 +30,7 @@ export function createPool({
   connectionString,
   maxConnections = 10,
   applicationName = 'switchyard',
-  preparedStatements = 0,
+  preparedStatements = 64,
 }: DbOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
