@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -46,6 +47,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
   const tenants = new TenantStatus({ load: (tenantId) => services.admin.getTenant(tenantId) });
   const shutdown = new AbortController();
+  // Every open request listens on it (client-signal.ts): not a leak, so no listener-count warning.
+  setMaxListeners(0, shutdown.signal);
   let accepting = true;
   const app = buildApp(deps, {
     services,

@@ -20,7 +20,7 @@ export async function serveStream(
   open: (ctx: OperationContext) => AsyncGenerator<StreamItem> | Promise<AsyncGenerator<StreamItem>>,
 ): Promise<void> {
   const stop = new AbortController();
-  const ctx = operationContext(req, AbortSignal.any([stop.signal, clientSignal(res, deps.shutdown)]));
+  const ctx = operationContext(req, clientSignal(res, deps.shutdown, stop));
   const release = deps.streams.reserve(ctx.caller.tenantId);
   try {
     await streamSse(res, await open(ctx), format, stop, {
