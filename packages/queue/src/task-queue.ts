@@ -20,6 +20,9 @@ export interface Dispatch extends RunTaskJob {
   nonce?: string;
 }
 
+/** The script TaskQueue defines on its connection. */
+type BacklogCommands = Redis & { syBacklogIncr(key: string, ttlSeconds: number): Promise<number> };
+
 /**
  * The producer side of task dispatch.
  *
@@ -36,6 +39,14 @@ export class TaskQueue {
   constructor({ connection, keys }: { connection: Redis; keys: QueueKeys }) {
     this.redis = connection;
     this.keys = keys;
+    // INCR and EXPIRE in one script (EVALSHA): atomic like the MULTI it replaces, without building
+    // an ioredis pipeline on every submit (a visible share of the gateway's CPU per task).
+    if (!('syBacklogIncr' in connection)) {
+      connection.defineCommand('syBacklogIncr', {
+        numberOfKeys: 1,
+        lua: "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return n",
+      });
+    }
     this.queue = new Queue(keys.taskQueue, {
       connection,
       prefix: keys.bullPrefix,
@@ -45,11 +56,7 @@ export class TaskQueue {
 
   async enqueue(dispatch: Dispatch): Promise<void> {
     const backlogKey = this.keys.tenantBacklog(dispatch.tenantId);
-    const [[, depth]] = (await this.redis
-      .multi()
-      .incr(backlogKey)
-      .expire(backlogKey, BACKLOG_TTL_S)
-      .exec()) as [[Error | null, number], unknown];
+    const depth = await (this.redis as BacklogCommands).syBacklogIncr(backlogKey, BACKLOG_TTL_S);
     const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
