@@ -36,6 +36,16 @@ import { isSettled, waitForRecord } from './wait-for-settle.ts';
 
 export type SendResult = { task: Task } | { message: Message };
 
+/** What a stream starts from: its first item (if any), then the task's events after `from`. */
+interface StreamStart {
+  first?: StreamItem | undefined;
+  key: { tenantId: string; id: string };
+  from: number;
+  closes: boolean;
+}
+
+const keyOf = (record: TaskRecord) => ({ tenantId: record.tenantId, id: record.id });
+
 /** The states a task can be canceled from. */
 const LIVE_STATES = TASK_STATES.filter((state) => !isTerminal(state) && state !== TaskState.UNSPECIFIED);
 
@@ -97,26 +107,7 @@ export class TaskService {
     trace: TraceCarrier,
     signal: AbortSignal,
   ): AsyncGenerator<StreamItem> {
-    const accepted = await this.accept(caller, agent, request, trace);
-    const windowMs =
-      findBundledAgent(agent.executor)?.quickReplyWindowMs ?? this.deps.config.defaultQuickReplyMs;
-    let record = await waitForRecord(
-      this.waitDeps,
-      caller.tenantId,
-      accepted.record.id,
-      (r) => r.visibility !== 'pending',
-      {
-        timeoutMs: windowMs + 1000,
-        signal,
-      },
-    );
-    if (!record) throw taskNotFound(accepted.record.id);
-    if (record.visibility === 'pending') record = await makeVisible(this.deps, record);
-    if (record.visibility === 'message' && record.reply) {
-      yield { seq: record.version, response: { message: record.reply } };
-      return;
-    }
-    yield* this.snapshotThenFollow(record, request.configuration?.historyLength, signal);
+    yield* this.follow(await this.startSendStream(caller, agent, request, trace, signal), signal);
   }
 
   /** SubscribeToTask, or a Last-Event-ID resume of any stream of the task. */
@@ -126,18 +117,7 @@ export class TaskService {
     taskId: string,
     { afterSeq, signal }: { afterSeq?: number | undefined; signal: AbortSignal },
   ): AsyncGenerator<StreamItem> {
-    const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    // A resume (Last-Event-ID) gets exactly the events after it, never a second snapshot.
-    if (afterSeq !== undefined && (afterSeq < record.version || !isTerminal(record.state))) {
-      yield* followTask(this.deps, record, Math.min(afterSeq, record.version), signal);
-      return;
-    }
-    if (isTerminal(record.state)) {
-      throw unsupportedOperation(
-        `task ${taskId} is ${record.state}; a terminal task has nothing more to stream`,
-      );
-    }
-    yield* this.snapshotThenFollow(record, undefined, signal);
+    yield* this.follow(await this.startSubscription(caller, agentId, taskId, afterSeq), signal);
   }
 
   async getTask(caller: Caller, agentId: string, taskId: string, historyLength?: number): Promise<Task> {
@@ -260,26 +240,81 @@ export class TaskService {
     return { task: await this.view(visible, historyLength) };
   }
 
-  /**
-   * A stream lives for minutes or hours: once the snapshot is sent, its frame keeps only the task's
-   * key and a seq, not the snapshot (whole history and artifacts).
-   */
-  private async *snapshotThenFollow(
+  private async startSendStream(
+    caller: Caller,
+    agent: AgentRegistration,
+    request: SendMessageRequest,
+    trace: TraceCarrier,
+    signal: AbortSignal,
+  ): Promise<StreamStart> {
+    const accepted = await this.accept(caller, agent, request, trace);
+    const windowMs =
+      findBundledAgent(agent.executor)?.quickReplyWindowMs ?? this.deps.config.defaultQuickReplyMs;
+    let record = await waitForRecord(
+      this.waitDeps,
+      caller.tenantId,
+      accepted.record.id,
+      (r) => r.visibility !== 'pending',
+      {
+        timeoutMs: windowMs + 1000,
+        signal,
+      },
+    );
+    if (!record) throw taskNotFound(accepted.record.id);
+    if (record.visibility === 'pending') record = await makeVisible(this.deps, record);
+    if (record.visibility === 'message' && record.reply) {
+      const first = { seq: record.version, response: { message: record.reply } };
+      return { first, key: keyOf(record), from: record.version, closes: true };
+    }
+    return this.startWithSnapshot(record, request.configuration?.historyLength);
+  }
+
+  private async startSubscription(
+    caller: Caller,
+    agentId: string,
+    taskId: string,
+    afterSeq: number | undefined,
+  ): Promise<StreamStart> {
+    const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    // A resume (Last-Event-ID) gets exactly the events after it, never a second snapshot.
+    if (afterSeq !== undefined && (afterSeq < record.version || !isTerminal(record.state))) {
+      return { key: keyOf(record), from: Math.min(afterSeq, record.version), closes: false };
+    }
+    if (isTerminal(record.state)) {
+      throw unsupportedOperation(
+        `task ${taskId} is ${record.state}; a terminal task has nothing more to stream`,
+      );
+    }
+    return this.startWithSnapshot(record, undefined);
+  }
+
+  private async startWithSnapshot(
     record: TaskRecord,
     historyLength: number | undefined,
-    signal: AbortSignal,
-  ): AsyncGenerator<StreamItem> {
-    const key = { tenantId: record.tenantId, id: record.id };
-    let snapshot: Awaited<ReturnType<typeof consistentSnapshot>> | undefined = await consistentSnapshot(
-      this.deps,
-      record,
-      historyLength,
-    );
-    const { version, state } = snapshot;
-    yield { seq: version, response: { task: snapshot.task } };
-    snapshot = undefined;
-    if (closesStream(state, this.deps)) return;
-    yield* followTask(this.deps, key, version, signal);
+  ): Promise<StreamStart> {
+    const snapshot = await consistentSnapshot(this.deps, record, historyLength);
+    return {
+      first: { seq: snapshot.version, response: { task: snapshot.task } },
+      key: keyOf(record),
+      from: snapshot.version,
+      closes: closesStream(snapshot.state, this.deps),
+    };
+  }
+
+  /**
+   * A stream lives for minutes or hours, so everything up to its first item is read by the
+   * start functions above (their frames end when they return), and this frame keeps only the
+   * task's key and a seq: not the record, the accepted request or the snapshot (whole history and
+   * artifacts) once it is sent.
+   */
+  private async *follow(opened: StreamStart, signal: AbortSignal): AsyncGenerator<StreamItem> {
+    const { key, from, closes } = opened;
+    let first = opened.first;
+    opened.first = undefined;
+    if (first) yield first;
+    first = undefined;
+    if (closes) return;
+    yield* followTask(this.deps, key, from, signal);
   }
 
   private view(record: TaskRecord, historyLength?: number): Promise<Task> {
