@@ -1,14 +1,17 @@
+import type { Dispatcher } from 'undici';
+
 /** Reads an SSE response to its end, calling `onEvent` with each event's id and data. */
 export async function readSse(
-  res: Response,
+  res: Dispatcher.ResponseData,
   onEvent: (id: string | undefined, data: string) => void,
 ): Promise<void> {
-  if (!res.ok || !res.body) throw new Error(`subscribe: HTTP ${res.status}`);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    throw new Error(`subscribe: HTTP ${res.statusCode}`);
+  }
+  res.body.setEncoding('utf8');
   let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
+  for await (const value of res.body as AsyncIterable<string>) {
     buffer += value;
     let cut: number;
     while ((cut = buffer.indexOf('\n\n')) >= 0) {
