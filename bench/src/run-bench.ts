@@ -118,7 +118,16 @@ export async function runBench(mode: Mode): Promise<BenchReport> {
       say(`saturation, closed loop: ${main.workers.length} worker(s), 1 gateway`);
       await saturate([urls[0]!]);
     }
-    const best = runs.reduce((a, b) => (b.tasksPerSecond > a.tasksPerSecond ? b : a));
+    // The latency phases run on the smallest topology within 10% of the best rate: on a small
+    // machine the rates of neighbouring topologies are within noise of each other, and the extra
+    // processes (one of them restarted cold) cost the tails far more than they add.
+    const top = Math.max(...runs.map((r) => r.tasksPerSecond));
+    const size = (r: (typeof runs)[number]) => r.workers + r.gateways;
+    const best = runs
+      .filter((r) => r.tasksPerSecond >= top * 0.9)
+      .reduce((a, b) =>
+        size(b) < size(a) || (size(b) === size(a) && b.tasksPerSecond > a.tasksPerSecond) ? b : a,
+      );
     const scaling = runs.map(point);
     if (main.workers.length < best.workers) {
       while (main.workers.length < best.workers) memory.watch(await main.addWorker(mode.slotsPerWorker));
@@ -166,7 +175,7 @@ export async function runBench(mode: Mode): Promise<BenchReport> {
     say('push deliveries');
     const push = await measurePush(env.db.pool, bestUrls, main.workers.length, mode.pushClients, mode.pushMs);
 
-    const peak = saturation.tasksPerSecond;
+    const peak = top;
     const partial = {
       mode: mode.name,
       startedAt,

@@ -28,7 +28,7 @@ export function rows(r: BenchReport): Row[] {
     tp('raw Postgres CAS on tasks (ceiling)', r.ceilings.postgresCas, 'updates/s'),
     tp('raw Postgres CAS + event insert (ceiling)', r.ceilings.postgresCasEvent, 'tx/s'),
     row(
-      `end to end, peak saturation (${s.workers}w/${s.gateways}gw), submit → COMPLETED`,
+      `end to end, saturation (${s.workers}w/${s.gateways}gw, the latency phases' topology), submit → COMPLETED`,
       s.tasksPerSecond,
       'tasks/s',
       s.completionMs,
