@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@switchyard/telemetry';
-import type { WakeSignal } from './wake-signal.ts';
+import type { WakeSignal } from '@switchyard/events';
 
 export interface ClaimLoopOptions {
   /** Claims and starts sending one batch; `full` when it took every free slot. */

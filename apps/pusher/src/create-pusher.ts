@@ -22,7 +22,7 @@ import type { RetryPolicy } from './backoff.ts';
 import { deliver, type DeliverDeps, type DeliveryResult } from './deliver.ts';
 import { runClaimLoop } from './claim-loop.ts';
 import { listenForPushWakeups, type PushWakeups } from './push-wakeups.ts';
-import { WakeSignal } from './wake-signal.ts';
+import { WakeSignal } from '@switchyard/events';
 
 export interface PusherSettings {
   /** Claim owner id, unique per process. */

@@ -14,3 +14,4 @@ export {
   type TaskVersion,
   type VersionSweepOptions,
 } from './version-sweep.ts';
+export { WakeSignal } from './wake-signal.ts';

@@ -308,13 +308,10 @@ export class TaskService {
    * artifacts) once it is sent.
    */
   private async *follow(opened: StreamStart, signal: AbortSignal): AsyncGenerator<StreamItem> {
-    const { key, from, closes } = opened;
-    let first = opened.first;
+    if (opened.first) yield opened.first;
     opened.first = undefined;
-    if (first) yield first;
-    first = undefined;
-    if (closes) return;
-    yield* followTask(this.deps, key, from, signal);
+    if (opened.closes) return;
+    yield* followTask(this.deps, opened.key, opened.from, signal);
   }
 
   private view(record: TaskRecord, historyLength?: number): Promise<Task> {

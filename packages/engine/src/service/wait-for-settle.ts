@@ -1,5 +1,6 @@
 import { isInterrupted, isTerminal } from '@switchyard/protocol';
 import type { TaskRecord, TaskStore } from '@switchyard/store';
+import { WakeSignal } from '@switchyard/events';
 import type { HintSource } from '../ports.ts';
 
 /** Settled: the answer is a Message, or the task is terminal or interrupted (digest §7.2 rule 12). */
@@ -19,33 +20,21 @@ export async function waitForRecord(
   { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal | undefined },
 ): Promise<TaskRecord | null> {
   const deadline = Date.now() + timeoutMs;
-  let wake: (() => void) | null = null;
-  // A hint that arrives while the record is being read must not be lost: the read may predate
-  // the change it announces, and without this flag the wait would sleep until the next poll.
-  let hinted = false;
-  const unwatch = deps.hub.watch(tenantId, taskId, () => {
-    hinted = true;
-    wake?.();
-  });
-  const onAbort = () => wake?.();
+  // A hint that lands while the record is being read is kept by the signal: the read may predate
+  // the change it announces, and the next wait then returns at once instead of sleeping a poll.
+  const wake = new WakeSignal();
+  const unwatch = deps.hub.watch(tenantId, taskId, () => wake.notify());
+  const onAbort = () => wake.notify();
   signal?.addEventListener('abort', onAbort);
   try {
     for (;;) {
-      hinted = false;
       const record = await deps.store.getTaskRecord(tenantId, taskId);
       if (!record || until(record) || Date.now() >= deadline || signal?.aborted) return record;
-      if (hinted) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(deps.pollIntervalMs, Math.max(0, deadline - Date.now())));
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
+      await wake.wait(Math.min(deps.pollIntervalMs, Math.max(0, deadline - Date.now())));
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
     unwatch();
+    wake.close();
   }
 }

@@ -1,7 +1,8 @@
 /**
- * Wakes the claim loop. Notifications coalesce: any number of them while the loop is busy make it
- * run once more, never queue up. `wakeAt` arms one timer for the earliest known due time (a retry
- * this process scheduled), so short backoffs are not stretched to the poll interval.
+ * Wakes a loop that polls as a fallback (the pusher's claim loop, a blocking wait). Notifications
+ * coalesce, and one that arrives while the loop is busy is kept, not lost: any number of them make
+ * the loop run once more, never queue up. `wakeAt` arms one timer for the earliest known due time
+ * (a retry this process scheduled), so short backoffs are not stretched to the poll interval.
  */
 export class WakeSignal {
   #pending = false;
