@@ -28,7 +28,7 @@ const config = parseEnv(
   }),
   process.env,
 );
-const { log, pool, redis, subscriber, keys, secrets, close } = await openProcessResources(
+const { log, pool, redis, commands, subscriber, keys, secrets, close } = await openProcessResources(
   'worker',
   config,
   process.env,
@@ -41,6 +41,7 @@ const counting = createCountingAgent({
 const worker = createWorkerRuntime({
   pool,
   redis,
+  commands,
   subscriber,
   keys,
   secrets,

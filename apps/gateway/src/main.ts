@@ -4,12 +4,22 @@ import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
 
 const config = loadGatewayConfig(process.env);
-const { log, metrics, pool, redis, subscriber, keys, secrets, close } = await openProcessResources(
+const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close } = await openProcessResources(
   'gateway',
   config,
   process.env,
 );
-const gateway = createGateway({ pool, redis, subscriber, keys, secrets, log, config, metrics });
+const gateway = createGateway({
+  pool,
+  redis,
+  commands,
+  subscriber,
+  keys,
+  secrets,
+  log,
+  config,
+  metrics,
+});
 await gateway.start(config.PORT);
 handleSignals(
   {

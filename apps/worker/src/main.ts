@@ -6,7 +6,7 @@ import { handleSignals, openProcessResources, startOpsServer } from '@switchyard
 import { loadWorkerConfig } from './config.ts';
 
 const config = loadWorkerConfig(process.env);
-const { log, metrics, pool, redis, subscriber, keys, secrets, close } = await openProcessResources(
+const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close } = await openProcessResources(
   'worker',
   config,
   process.env,
@@ -21,6 +21,7 @@ const worker = createWorkerRuntime({
   findAgent: (executor) => (executor === UPSTREAM_EXECUTOR ? upstreamAgent : findBundledAgent(executor)),
   pool,
   redis,
+  commands,
   subscriber,
   keys,
   secrets,

@@ -20,6 +20,8 @@ export interface TaskServiceOptions {
   pool: pg.Pool;
   /** Commands: enqueue and publish. */
   redis: Redis;
+  /** Hint publishes and backlog counters, when not on `redis` (ProcessResources.commands). */
+  commands?: Redis;
   /** A dedicated connection for the process's one pub/sub subscription hub. */
   subscriber: Redis;
   keys: QueueKeys;
@@ -38,11 +40,12 @@ export interface TaskServiceOptions {
  */
 export function createTaskService(options: TaskServiceOptions) {
   const { pool, redis, subscriber, keys, secrets, log } = options;
+  const commands = options.commands ?? redis;
   const db = createDb(pool);
   const store = new PostgresTaskStore({ db, secrets });
   const admin = new PostgresAdminStore({ db, secrets });
   const pushConfigs = new PostgresPushConfigStore({ db, secrets });
-  const queue = new TaskQueue({ connection: redis, keys });
+  const queue = new TaskQueue({ connection: redis, counters: commands, keys });
   const hub = new SubscriptionHub({ subscriber, keys });
   const config = engineConfig(options.engine);
   const sweep = new VersionSweep({
@@ -55,7 +58,7 @@ export function createTaskService(options: TaskServiceOptions) {
     pushConfigs,
     writer: new TaskWriter({
       store,
-      hints: new HintPublisher({ redis, keys }),
+      hints: new HintPublisher({ redis: commands, keys }),
       log,
       ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
     }),

@@ -26,6 +26,8 @@ export interface WorkerOptions {
   pool: pg.Pool;
   /** Commands (queue, publishes). BullMQ needs maxRetriesPerRequest: null. */
   redis: Redis;
+  /** Hint publishes and backlog counters, when not on `redis` (ProcessResources.commands). */
+  commands?: Redis;
   /** A dedicated connection for pub/sub. */
   subscriber: Redis;
   keys: QueueKeys;
@@ -60,11 +62,12 @@ export function createWorkerRuntime(options: WorkerOptions) {
   const db = createDb(pool);
   const store = new PostgresTaskStore({ db, secrets });
   const admin = new PostgresAdminStore({ db, secrets });
-  const queue = new TaskQueue({ connection: redis, keys });
+  const commands = options.commands ?? redis;
+  const queue = new TaskQueue({ connection: redis, counters: commands, keys });
   const hub = new SubscriptionHub({ subscriber, keys });
   const writer = new TaskWriter({
     store,
-    hints: new HintPublisher({ redis, keys }),
+    hints: new HintPublisher({ redis: commands, keys }),
     log,
     ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
   });

@@ -33,16 +33,22 @@ type BacklogCommands = Redis & { syBacklogIncr(key: string, ttlSeconds: number):
  */
 export class TaskQueue {
   readonly queue: Queue;
+  /** The backlog counters' connection (see the constructor). */
   private readonly redis: Redis;
   private readonly keys: QueueKeys;
 
-  constructor({ connection, keys }: { connection: Redis; keys: QueueKeys }) {
-    this.redis = connection;
+  /**
+   * `connection` is BullMQ's. `counters`, when given, carries the backlog counters instead: the
+   * process's auto-pipelined connection (ProcessResources.commands), which BullMQ itself must
+   * never get.
+   */
+  constructor({ connection, counters, keys }: { connection: Redis; counters?: Redis; keys: QueueKeys }) {
+    this.redis = counters ?? connection;
     this.keys = keys;
     // INCR and EXPIRE in one script (EVALSHA): atomic like the MULTI it replaces, without building
     // an ioredis pipeline on every submit (a visible share of the gateway's CPU per task).
-    if (!('syBacklogIncr' in connection)) {
-      connection.defineCommand('syBacklogIncr', {
+    if (!('syBacklogIncr' in this.redis)) {
+      this.redis.defineCommand('syBacklogIncr', {
         numberOfKeys: 1,
         lua: "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return n",
       });

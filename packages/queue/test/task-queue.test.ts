@@ -28,4 +28,27 @@ describe('TaskQueue backlog counter (fairness)', () => {
     await queue.close();
     await again.close();
   });
+
+  it('keeps the counters on an auto-pipelined connection of their own, exact under concurrent sends', async () => {
+    const connection = redis.connect();
+    const counters = redis.connect({ enableAutoPipelining: true });
+    const keys = createQueueKeys(`${redis.prefix}-pipelined`);
+    const queue = new TaskQueue({ connection, counters, keys });
+    // Issued in one turn: the increments share pipelines, and each still gets its own depth.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        queue.enqueue({ tenantId: 'busy', taskId: `t${i}`, version: 1, attempts: 0 }),
+      ),
+    );
+    expect(await connection.get(keys.tenantBacklog('busy'))).toBe('20');
+    const jobs = await queue.queue.getJobs(['prioritized']);
+    expect(jobs.map((j) => j.opts.priority).sort((a, b) => a! - b!)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    // BullMQ's connection never carried the counter script.
+    expect('syBacklogIncr' in connection).toBe(false);
+    await Promise.all([queue.started('busy'), queue.started('busy')]);
+    expect(await counters.get(keys.tenantBacklog('busy'))).toBe('18');
+    await queue.close();
+  });
 });

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 /** A Redis key prefix of its own for one test, so tests share one server without touching each other. */
 export interface TestRedis {
   url: string;
   prefix: string;
-  /** A fresh connection; closed by `cleanup()`. */
-  connect(): Redis;
+  /** A fresh connection (BullMQ's settings, plus `options`); closed by `cleanup()`. */
+  connect(options?: RedisOptions): Redis;
   /** Deletes every key under the prefix and closes the connections handed out. */
   cleanup(): Promise<void>;
 }
@@ -20,8 +20,8 @@ export function createTestRedis(): TestRedis {
   return {
     url,
     prefix,
-    connect() {
-      const c = new Redis(url, { maxRetriesPerRequest: null });
+    connect(options = {}) {
+      const c = new Redis(url, { maxRetriesPerRequest: null, ...options });
       clients.push(c);
       return c;
     },

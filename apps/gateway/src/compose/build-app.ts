@@ -53,7 +53,8 @@ export function buildApp(
       })
     : undefined;
   const limiter = new RequestLimiter({
-    redis,
+    // Its two counters (tenant, credential) and other requests' leave in one write.
+    redis: deps.commands ?? redis,
     keys,
     tenantPerSec: config.RATE_LIMIT_TENANT_PER_SEC,
     keyPerSec: config.RATE_LIMIT_KEY_PER_SEC,

@@ -7,6 +7,7 @@ import type { GatewayDeps } from './gateway-deps.ts';
 export function buildServices({
   pool,
   redis,
+  commands = redis,
   subscriber,
   keys,
   secrets,
@@ -24,6 +25,7 @@ export function buildServices({
   const bundle = createTaskService({
     pool,
     redis,
+    commands,
     subscriber,
     keys,
     secrets,
@@ -39,7 +41,7 @@ export function buildServices({
   return {
     admin: bundle.admin,
     outbox: new PostgresOutboxStore({ db: bundle.db, secrets }),
-    hints: new HintPublisher({ redis, keys }),
+    hints: new HintPublisher({ redis: commands, keys }),
     dispatcher: bundle.queue,
     hub: bundle.hub,
     agents,

@@ -9,8 +9,10 @@ import type { GatewayConfig } from '../config.ts';
 /** Everything the composition root hands the gateway (STYLE.md rule 6: one options object). */
 export interface GatewayDeps {
   pool: pg.Pool;
-  /** Commands: queue, hints, rate limits, revocation publishes. */
+  /** Commands: queue, revocation publishes, and what `commands` does not take. */
   redis: Redis;
+  /** Hint publishes, backlog counters and rate limits, auto-pipelined (ProcessResources.commands). */
+  commands?: Redis;
   /** A dedicated pub/sub connection; the gateway owns it from here and closes it in stop(). */
   subscriber: Redis;
   keys: QueueKeys;
