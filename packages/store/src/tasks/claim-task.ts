@@ -110,8 +110,9 @@ export async function claimTask(db: Db, input: ClaimInput): Promise<ClaimResult 
     .select(sql<boolean>`exists (select 1 from deliveries)`.as('push_due'))
     // The run's inputs ride on the claim (no second round trip). The sub-selects read the
     // statement's snapshot: the WORKING event inserted above is not in it, and is no generation
-    // start anyway, so they see what a read right after the claim would.
-    .select(runInputsSelection(sql.ref('upd.tenant_id'), sql.ref('upd.id')))
+    // start anyway, so they see what a read right after the claim would. Version 2 after a claim
+    // is a first run (created at 1, moved to WORKING at 2, nothing written since): no chunks yet.
+    .select(runInputsSelection(sql.ref('upd.tenant_id'), sql.ref('upd.id'), sql<boolean>`upd.version <= 2`))
     .executeTakeFirst();
   if (!row) return null;
   const { prev_state, push_due, history, chunks, generation_start, ...taskRow } = row;

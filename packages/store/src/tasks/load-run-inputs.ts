@@ -1,5 +1,5 @@
 import { TaskState, type Artifact, type Message } from '@switchyard/protocol';
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Db } from '../db.ts';
 import { composeArtifacts, type ArtifactChunkRow } from './compose-artifacts.ts';
 import { isTaskId } from './task-row.ts';
@@ -29,19 +29,32 @@ export interface RunInputsColumns {
  * lease do not start a new one. The schema has no generation column, so the event log is the
  * record (whole for live tasks: retention prunes only terminal tasks' logs).
  */
-export function runInputsSelection(tenantId: Expression<string>, taskId: Expression<string>) {
+export function runInputsSelection(
+  tenantId: Expression<string>,
+  taskId: Expression<string>,
+  firstRun?: Expression<boolean>,
+) {
+  // A task's first run has no chunks yet, and nothing before it to count from: two reads less.
+  const unlessFirstRun = <T>(read: RawBuilder<T>, empty: RawBuilder<T>): RawBuilder<T> =>
+    firstRun ? sql<T>`(case when ${firstRun} then ${empty} else ${read} end)` : read;
   return [
     sql<Message[]>`(select coalesce(json_agg(m.message order by m.position), '[]'::json)
       from task_messages m where m.tenant_id = ${tenantId} and m.task_id = ${taskId})`.as('history'),
-    sql<RunInputsColumns['chunks']>`(select coalesce(json_agg(json_build_object(
+    unlessFirstRun(
+      sql<RunInputsColumns['chunks']>`(select coalesce(json_agg(json_build_object(
         'seq', c.seq, 'artifact_id', c.artifact_id, 'append', c.append, 'name', c.name,
         'description', c.description, 'parts', c.parts, 'metadata', c.metadata,
         'extensions', c.extensions) order by c.seq), '[]'::json)
-      from artifact_chunks c where c.tenant_id = ${tenantId} and c.task_id = ${taskId})`.as('chunks'),
-    sql<string | null>`(select max(e.seq) from task_events e
+      from artifact_chunks c where c.tenant_id = ${tenantId} and c.task_id = ${taskId})`,
+      sql`'[]'::json`,
+    ).as('chunks'),
+    unlessFirstRun(
+      sql<string | null>`(select max(e.seq) from task_events e
       where e.tenant_id = ${tenantId} and e.task_id = ${taskId}
         and coalesce(e.payload->'statusUpdate'->'status'->>'state',
-                     e.payload->'task'->'status'->>'state') <> ${TaskState.WORKING})`.as('generation_start'),
+                     e.payload->'task'->'status'->>'state') <> ${TaskState.WORKING})`,
+      sql`null::bigint`,
+    ).as('generation_start'),
   ] as const;
 }
 
