@@ -17,7 +17,8 @@ export interface SseOptions {
   /** Unread bytes a client may leave before the stream is cut (slow consumer). */
   maxBufferBytes: number;
   registry: StreamRegistry;
-  log: Logger;
+  /** The request's logger, asked for only when there is something to log. */
+  log: () => Logger;
 }
 
 /**
@@ -36,7 +37,7 @@ export async function streamSse(
   stop: AbortController,
   options: SseOptions,
 ): Promise<void> {
-  const first = await items.next();
+  let first: IteratorResult<StreamItem> | undefined = await items.next();
   let closed = false;
   const finish = (comment?: string) => {
     if (closed) return;
@@ -47,7 +48,7 @@ export async function streamSse(
   const write = (chunk: string): boolean => {
     if (closed || res.writableEnded) return false;
     if (!res.write(chunk) && res.writableLength > options.maxBufferBytes) {
-      options.log.warn({ bufferedBytes: res.writableLength }, 'SSE client too slow; closing its stream');
+      options.log().warn({ bufferedBytes: res.writableLength }, 'SSE client too slow; closing its stream');
       finish('slow consumer');
       // A client that reads nothing at all would hold the buffer forever.
       setTimeout(() => {
@@ -72,23 +73,26 @@ export async function streamSse(
   });
   res.flushHeaders();
   const unregister = options.registry.add((reason) => finish(reason));
-  const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs);
+  const stopHeartbeat = options.registry.heartbeat(options.heartbeatMs, () => write(': keep-alive\n\n'));
   try {
-    let next = first;
+    let next: IteratorResult<StreamItem> | undefined = first;
+    first = undefined;
     while (!next.done && !closed) {
       write(`id: ${next.value.seq}\ndata: ${format.itemJson(next.value)}\n\n`);
       options.registry.sent();
       if (closed) break;
+      // Not held while waiting, which may be hours: the first item is the whole Task snapshot.
+      next = undefined;
       next = await items.next();
     }
   } catch (err) {
     const error = fromUnknown(err);
     if (!closed) {
-      if (error.kind === 'Internal') options.log.error({ err }, 'stream failed');
+      if (error.kind === 'Internal') options.log().error({ err }, 'stream failed');
       write(`data: ${JSON.stringify(format.error(error))}\n\n`);
     }
   } finally {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     unregister();
     finish();
     await items.return(undefined).catch(() => undefined);

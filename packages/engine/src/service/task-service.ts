@@ -31,7 +31,7 @@ import { acceptMessage, type Accepted } from './accept-message.ts';
 import { makeVisible } from './make-visible.ts';
 import { PushConfigOperations } from './push-config-operations.ts';
 import type { ServiceDeps, TraceCarrier } from './service-deps.ts';
-import { closesStream, consistentSnapshot, followTask, type StreamItem } from './task-stream.ts';
+import { closesAfter, closesStream, consistentSnapshot, taskFeed, type StreamItem } from './task-stream.ts';
 import { isSettled, waitForRecord } from './wait-for-settle.ts';
 
 export type SendResult = { task: Task } | { message: Message };
@@ -100,24 +100,24 @@ export class TaskService {
   }
 
   /** SendStreamingMessage: the Message reply, or the Task snapshot and then every event. */
-  async *sendStreaming(
+  sendStreaming(
     caller: Caller,
     agent: AgentRegistration,
     request: SendMessageRequest,
     trace: TraceCarrier,
     signal: AbortSignal,
   ): AsyncGenerator<StreamItem> {
-    yield* this.follow(await this.startSendStream(caller, agent, request, trace, signal), signal);
+    return this.stream(() => this.startSendStream(caller, agent, request, trace, signal), signal);
   }
 
   /** SubscribeToTask, or a Last-Event-ID resume of any stream of the task. */
-  async *subscribe(
+  subscribe(
     caller: Caller,
     agentId: string,
     taskId: string,
     { afterSeq, signal }: { afterSeq?: number | undefined; signal: AbortSignal },
   ): AsyncGenerator<StreamItem> {
-    yield* this.follow(await this.startSubscription(caller, agentId, taskId, afterSeq), signal);
+    return this.stream(() => this.startSubscription(caller, agentId, taskId, afterSeq), signal);
   }
 
   async getTask(caller: Caller, agentId: string, taskId: string, historyLength?: number): Promise<Task> {
@@ -302,16 +302,26 @@ export class TaskService {
   }
 
   /**
-   * A stream lives for minutes or hours, so everything up to its first item is read by the
-   * start functions above (their frames end when they return), and this frame keeps only the
-   * task's key and a seq: not the record, the accepted request or the snapshot (whole history and
-   * artifacts) once it is sent.
+   * A stream lives for minutes or hours, and each suspended generator costs its frame, so a
+   * stream is this one generator over the feed's own (no wrappers delegating with yield*).
+   * Nothing starts until the first next(), as with any generator. Everything up to the first item
+   * is read by `start` (its frames end when it returns; the reference is dropped), so this frame
+   * keeps only the task's key and a seq: not the record, the accepted request or the snapshot
+   * (whole history and artifacts) once it is sent.
    */
-  private async *follow(opened: StreamStart, signal: AbortSignal): AsyncGenerator<StreamItem> {
+  private async *stream(
+    start: (() => Promise<StreamStart>) | undefined,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamItem> {
+    const opened = await start!();
+    start = undefined;
     if (opened.first) yield opened.first;
     opened.first = undefined;
     if (opened.closes) return;
-    yield* followTask(this.deps, opened.key, opened.from, signal);
+    for await (const event of taskFeed(this.deps, opened.key, opened.from, signal)) {
+      yield { seq: event.seq, response: event.payload };
+      if (closesAfter(event.payload, this.deps)) return;
+    }
   }
 
   private view(record: TaskRecord, historyLength?: number): Promise<Task> {

@@ -1,4 +1,4 @@
-import { taskEventFeed } from '@switchyard/events';
+import { taskEventFeed, type FeedEvent } from '@switchyard/events';
 import { isTerminal, TaskState, type StreamResponse, type Task } from '@switchyard/protocol';
 import type { TaskRecord } from '@switchyard/store';
 import type { ServiceDeps } from './service-deps.ts';
@@ -40,14 +40,14 @@ export async function consistentSnapshot(
   }
 }
 
-/** Events after `afterSeq` until a closing state or the signal aborts. */
-export async function* followTask(
+/** The task's events after `afterSeq` until the signal aborts; see closesAfter for where to stop. */
+export function taskFeed(
   deps: ServiceDeps,
   record: Pick<TaskRecord, 'tenantId' | 'id'>,
   afterSeq: number,
   signal: AbortSignal,
-): AsyncGenerator<StreamItem> {
-  const feed = taskEventFeed({
+): AsyncGenerator<FeedEvent> {
+  return taskEventFeed({
     hub: deps.hub,
     readEvents: (tenantId, taskId, after, limit) => deps.store.readEvents(tenantId, taskId, after, limit),
     tenantId: record.tenantId,
@@ -57,9 +57,10 @@ export async function* followTask(
     ...(deps.sweep ? { sweep: deps.sweep } : {}),
     signal,
   });
-  for await (const event of feed) {
-    yield { seq: event.seq, response: event.payload };
-    const state = event.payload.statusUpdate?.status.state ?? event.payload.task?.status.state;
-    if (state && closesStream(state, deps)) return;
-  }
+}
+
+/** Whether a stream ends after this event. */
+export function closesAfter(event: StreamResponse, deps: Pick<ServiceDeps, 'config'>): boolean {
+  const state = event.statusUpdate?.status.state ?? event.task?.status.state;
+  return !!state && closesStream(state, deps);
 }
