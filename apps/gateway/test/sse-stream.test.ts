@@ -44,7 +44,7 @@ async function serve(
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
       registry: options.registry ?? new StreamRegistry(),
-      log: silentLogger(),
+      log: () => silentLogger(),
     });
   });
   const listening = app.listen(0);
@@ -87,7 +87,7 @@ describe('streamSse', () => {
         heartbeatMs: 1000,
         maxBufferBytes: 1024,
         registry: new StreamRegistry(),
-        log: silentLogger(),
+        log: () => silentLogger(),
       }).catch(() => {
         res.status(400).json({ refused: true });
       });
@@ -190,5 +190,34 @@ describe('SSE event formats', () => {
     expect(restSseFormat({} as never).itemJson(shared)).toBe(JSON.stringify(shared.response));
     expect(spy).toHaveBeenCalledTimes(1); // only the expectation's own call above
     spy.mockRestore();
+  });
+});
+
+describe('StreamRegistry keep-alives', () => {
+  it('beats every stream of an interval from one timer, and stops a stream once it leaves', () => {
+    vi.useFakeTimers();
+    try {
+      const registry = new StreamRegistry();
+      const beats = { a: 0, b: 0, c: 0 };
+      const stopA = registry.heartbeat(1000, () => beats.a++);
+      const stopB = registry.heartbeat(1000, () => beats.b++);
+      const stopC = registry.heartbeat(5000, () => beats.c++);
+      expect(vi.getTimerCount()).toBe(2); // one per interval, not one per stream
+      vi.advanceTimersByTime(1000);
+      expect(beats).toEqual({ a: 1, b: 1, c: 0 });
+      stopA();
+      vi.advanceTimersByTime(4000);
+      expect(beats).toEqual({ a: 1, b: 5, c: 1 });
+      stopB();
+      stopC();
+      expect(vi.getTimerCount()).toBe(0);
+      // A stream after the group emptied starts a new group.
+      const stopD = registry.heartbeat(1000, () => beats.a++);
+      vi.advanceTimersByTime(1000);
+      expect(beats.a).toBe(2);
+      stopD();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -33,8 +33,7 @@ export function a2aGuard(
     const agent = tenantId === identity.caller.tenantId ? await resolveAgent(tenantId, agentId) : null;
     if (!agent) throw notFound();
     state.agent = agent;
-    // One child for the three bindings: a stream keeps its logger for as long as it is open.
-    state.log = state.log.child({ tenantId, principal: identity.caller.principal, agentId });
+    state.addLogFields({ tenantId, principal: identity.caller.principal, agentId });
     next();
   };
 }

@@ -11,7 +11,7 @@ export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandle
   return (req, res, next) => {
     const started = performance.now();
     const requestId = randomUUID();
-    const state = initState(req, log.child({ requestId }));
+    const state = initState(req, log, { requestId });
     res.once('close', () => {
       const { identity, agent, method, taskId } = state;
       metrics?.observe(

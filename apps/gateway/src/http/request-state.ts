@@ -14,12 +14,15 @@ export interface Identity {
   credentialId: string;
 }
 
-/** Per-request state, typed (express's `res.locals` is `any`). */
-export interface RequestState {
-  binding: Binding;
-  log: Logger;
+/**
+ * Per-request state, typed (express's `res.locals` is `any`). Its logger is made on first use: a
+ * stream that logs nothing while it is open (hours, perhaps) then holds only the fields, not a
+ * pino child and its serialized bindings.
+ */
+export class RequestState {
+  binding: Binding = 'plain';
   /** The JSON-RPC request id once the envelope was read; error replies echo it. */
-  jsonRpcId: JsonRpcId;
+  jsonRpcId: JsonRpcId = null;
   /** The negotiated A2A version of a JSON-RPC request: `0.3` writes errors in 0.3 shape. */
   protocolVersion?: '1.0' | '0.3';
   identity?: Identity;
@@ -29,12 +32,31 @@ export interface RequestState {
   /** The A2A error the request ended with (metrics' `outcome`); unset on success. */
   outcome?: string;
   taskId?: string;
+  #base: Logger;
+  #fields: Record<string, unknown>;
+  #log: Logger | undefined;
+
+  constructor(base: Logger, fields: Record<string, unknown>) {
+    this.#base = base;
+    this.#fields = fields;
+  }
+
+  /** This request's logger: the process logger with the request's fields. */
+  get log(): Logger {
+    return (this.#log ??= this.#base.child(this.#fields));
+  }
+
+  /** Adds fields to every later line of this request's log. */
+  addLogFields(fields: Record<string, unknown>): void {
+    if (this.#log) this.#log = this.#log.child(fields);
+    else Object.assign(this.#fields, fields);
+  }
 }
 
 const states = new WeakMap<Request, RequestState>();
 
-export function initState(req: Request, log: Logger): RequestState {
-  const state: RequestState = { binding: 'plain', log, jsonRpcId: null };
+export function initState(req: Request, log: Logger, fields: Record<string, unknown> = {}): RequestState {
+  const state = new RequestState(log, fields);
   states.set(req, state);
   return state;
 }
@@ -46,8 +68,8 @@ export function stateOf(req: Request): RequestState {
 }
 
 /** The authenticated caller and resolved agent; only valid behind the A2A guard. */
-export function a2aContextOf(req: Request): { identity: Identity; agent: AgentRegistration; log: Logger } {
-  const { identity, agent, log } = stateOf(req);
+export function a2aContextOf(req: Request): { identity: Identity; agent: AgentRegistration } {
+  const { identity, agent } = stateOf(req);
   if (!identity || !agent) throw new Error('A2A context missing: the A2A guard must run first');
-  return { identity, agent, log };
+  return { identity, agent };
 }

@@ -27,7 +27,7 @@ export async function serveStream(
       heartbeatMs: deps.heartbeatMs,
       maxBufferBytes: deps.maxBufferBytes,
       registry: deps.streams,
-      log: stateOf(req).log,
+      log: () => stateOf(req).log,
     });
   } finally {
     release();

@@ -17,6 +17,8 @@ const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity };
 
 export class StreamRegistry {
   readonly #open = new Set<(reason: string) => void>();
+  /** Keep-alive groups by interval: one timer for all the streams of an interval. */
+  readonly #beats = new Map<number, { timer: NodeJS.Timeout; streams: Set<() => void> }>();
   readonly #metrics: StreamMetrics | undefined;
   readonly #limits: StreamLimits;
   /** Streams reserved per tenant (a reservation is taken before any work is accepted). */
@@ -57,6 +59,35 @@ export class StreamRegistry {
     this.#metrics?.opened();
     return () => {
       if (this.#open.delete(close)) this.#metrics?.closed();
+    };
+  }
+
+  /**
+   * Calls `beat` every `everyMs` until the returned function is called. One shared timer per
+   * interval instead of one per stream: a stream holds no timer of its own for hours, and ten
+   * thousand idle streams are one timer, not ten thousand. A stream's first beat therefore comes
+   * up to one interval after it opens, which is all a keep-alive needs.
+   */
+  heartbeat(everyMs: number, beat: () => void): () => void {
+    let group = this.#beats.get(everyMs);
+    if (!group) {
+      const streams = new Set<() => void>();
+      const timer = setInterval(() => {
+        for (const each of streams) each();
+      }, everyMs);
+      // The streams' sockets keep the process alive; the timer alone must not.
+      timer.unref();
+      group = { timer, streams };
+      this.#beats.set(everyMs, group);
+    }
+    const { streams, timer } = group;
+    streams.add(beat);
+    return () => {
+      streams.delete(beat);
+      if (streams.size === 0 && this.#beats.get(everyMs)?.streams === streams) {
+        clearInterval(timer);
+        this.#beats.delete(everyMs);
+      }
     };
   }
 
