@@ -98,7 +98,11 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
                 j.onRef('upd.tenant_id', '=', 'pc.tenant_id').onRef('upd.id', '=', 'pc.task_id'),
               )
               .select(['pc.tenant_id', 'pc.task_id', 'pc.id', seqOf(back).as('seq')])
-              .where('upd.visibility', '=', sql.lit('task')),
+              .where('upd.visibility', '=', sql.lit('task'))
+              // Parameters, not only upd's columns, so the generic plan prunes the partitions of
+              // push_configs when it starts instead of setting up all eight (see claim-task.ts).
+              .where('pc.tenant_id', '=', tenantId)
+              .where('pc.task_id', '=', taskId),
           );
           const [first, ...rest] = rows;
           return rest.reduce((all, next) => all.unionAll(next), first!);
