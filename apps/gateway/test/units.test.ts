@@ -36,6 +36,7 @@ describe('loadGatewayConfig', () => {
       STREAM_CLOSE_ON_AUTH_REQUIRED: false,
       jwtEnabled: false,
       PG_PREPARED_STATEMENTS: 64,
+      PG_IDLE_TIMEOUT_MS: 300_000,
       HEAP_GROWING_PERCENT: 40,
     });
     expect(loadGatewayConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
@@ -47,6 +48,7 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ HTTP_ERROR_MAPPING: 'v2' })).toThrow(/HTTP_ERROR_MAPPING/);
     expect(() => loadGatewayConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);
     expect(() => loadGatewayConfig({ PG_PREPARED_STATEMENTS: 'many' })).toThrow(/PG_PREPARED_STATEMENTS/);
+    expect(() => loadGatewayConfig({ PG_IDLE_TIMEOUT_MS: '-5' })).toThrow(/PG_IDLE_TIMEOUT_MS/);
     expect(loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_CIDRS).toEqual([
       '127.0.0.0/8',
       '::1/128',

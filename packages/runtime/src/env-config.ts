@@ -98,6 +98,8 @@ export const commonEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Postgres connections per process. */
   PG_POOL_MAX: intVar(10, 1, 500),
+  /** How long an idle Postgres connection stays open, ms; 0 keeps it (see createPool). */
+  PG_IDLE_TIMEOUT_MS: intVar(300_000, 0, 86_400_000),
   /** Distinct hot statements run as named prepared statements; 0 turns them off (old PgBouncer). */
   PG_PREPARED_STATEMENTS: intVar(64, 0, 10_000),
   /**

@@ -50,6 +50,7 @@ export async function openProcessResources(
     connectionString: config.DATABASE_URL,
     maxConnections: config.PG_POOL_MAX,
     preparedStatements: config.PG_PREPARED_STATEMENTS,
+    idleTimeoutMs: config.PG_IDLE_TIMEOUT_MS,
     applicationName: `switchyard-${service}`,
   });
   // An idle client's socket dying (a Postgres restart) must not crash the process.
