@@ -108,6 +108,8 @@ export interface IdempotencyKeysTable {
 export interface ContextMemoryTable {
   tenant_id: string;
   agent_id: string;
+  /** The principal whose conversation this is (000006). */
+  owner: Generated<string>;
   context_id: string;
   key: string;
   value: Json;

@@ -11,6 +11,7 @@ import type {
   DispatchableTask,
   GetTaskOptions,
   LapsedTask,
+  MemoryScope,
   ListTasksInput,
   ListTasksPage,
   RecoverOutcome,
@@ -114,16 +115,11 @@ export class PostgresTaskStore implements TaskStore {
   loadRunInputs(tenantId: string, taskId: string): Promise<RunInputs> {
     return loadRunInputs(this.#db, tenantId, taskId);
   }
-  getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown> {
-    return getMemory(this.#db, { tenantId, agentId, contextId, key });
+  getMemory(scope: MemoryScope, key: string): Promise<unknown> {
+    return getMemory(this.#db, scope, key);
   }
-  setMemory(
-    tenantId: string,
-    agentId: string,
-    contextId: string,
-    key: string,
-    value: unknown,
-  ): Promise<void> {
-    return setMemory(this.#db, { tenantId, agentId, contextId, key }, value);
+
+  setMemory(scope: MemoryScope, key: string, value: unknown): Promise<void> {
+    return setMemory(this.#db, scope, key, value);
   }
 }

@@ -62,7 +62,7 @@ export const SCHEMA_COLUMNS = {
   ],
   task_events: ['tenant_id', 'task_id', 'seq', 'kind', 'payload', 'created_at'],
   idempotency_keys: ['tenant_id', 'message_id', 'principal', 'task_id', 'created_at'],
-  context_memory: ['tenant_id', 'agent_id', 'context_id', 'key', 'value', 'updated_at'],
+  context_memory: ['tenant_id', 'agent_id', 'owner', 'context_id', 'key', 'value', 'updated_at'],
   push_configs: [
     'tenant_id',
     'task_id',

@@ -279,8 +279,20 @@ export interface TaskStore {
   /** History, artifacts and this run's stored chunks in one statement (a run's start). */
   loadRunInputs(tenantId: string, taskId: string): Promise<RunInputs>;
 
-  getMemory(tenantId: string, agentId: string, contextId: string, key: string): Promise<unknown>;
-  setMemory(tenantId: string, agentId: string, contextId: string, key: string, value: unknown): Promise<void>;
+  getMemory(scope: MemoryScope, key: string): Promise<unknown>;
+  setMemory(scope: MemoryScope, key: string, value: unknown): Promise<void>;
+}
+
+/**
+ * Whose memory: an agent's, in one principal's conversation. A contextId is a label clients may
+ * choose or reuse (digest §7.1 rule 6), so the owner is part of the scope: another principal
+ * sending the same contextId starts a conversation of its own (migration 000006).
+ */
+export interface MemoryScope {
+  tenantId: string;
+  agentId: string;
+  owner: string;
+  contextId: string;
 }
 
 /** Push configs are owned by a task; the caller's access to the task is checked by the engine. */

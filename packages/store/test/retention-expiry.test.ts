@@ -146,14 +146,16 @@ beforeAll(async () => {
       .execute();
   }
 
-  for (const [key, at] of [
-    ['expired', ago(30 * DAY + 1)],
-    ['at-cutoff', ago(30 * DAY)],
-    ['fresh', ago(HOUR)],
+  for (const [owner, key, at] of [
+    ['alice', 'expired', ago(30 * DAY + 1)],
+    ['alice', 'at-cutoff', ago(30 * DAY)],
+    ['alice', 'fresh', ago(HOUR)],
+    // Another principal's conversation under the same contextId and key: not expired.
+    ['bob', 'expired', ago(HOUR)],
   ] as const) {
     await db
       .insertInto('context_memory')
-      .values({ tenant_id: T, agent_id: 'a', context_id: 'c', key, value: '"x"', updated_at: at })
+      .values({ tenant_id: T, agent_id: 'a', owner, context_id: 'c', key, value: '"x"', updated_at: at })
       .execute();
   }
 
@@ -232,8 +234,13 @@ describe('retention removes exactly what has expired', () => {
   });
 
   it("deletes agents' context memory not written for its TTL only", async () => {
-    const left = await db.selectFrom('context_memory').select('key').orderBy('key').execute();
-    expect(left.map((r) => r.key)).toEqual(['at-cutoff', 'fresh']);
+    const left = await db
+      .selectFrom('context_memory')
+      .select(['owner', 'key'])
+      .orderBy('owner')
+      .orderBy('key')
+      .execute();
+    expect(left.map((r) => `${r.owner}:${r.key}`)).toEqual(['alice:at-cutoff', 'alice:fresh', 'bob:expired']);
   });
 
   it('a second run deletes nothing', async () => {

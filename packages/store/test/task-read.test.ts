@@ -191,14 +191,21 @@ describe('readEvents, getHistory, getArtifacts', () => {
 });
 
 describe('context memory', () => {
-  it('is undefined until set, then the latest value, per tenant/agent/context/key', async () => {
+  it('is undefined until set, then the latest value, per tenant/agent/owner/context/key', async () => {
     const t = tenant();
-    expect(await env.store.getMemory(t, 'echo', 'ctx', 'k')).toBeUndefined();
-    await env.store.setMemory(t, 'echo', 'ctx', 'k', { answer: 42 });
-    await env.store.setMemory(t, 'echo', 'ctx', 'k', { answer: 43 });
-    await env.store.setMemory(t, 'echo', 'ctx', 'other', 'x');
-    expect(await env.store.getMemory(t, 'echo', 'ctx', 'k')).toEqual({ answer: 43 });
-    expect(await env.store.getMemory(tenant(), 'echo', 'ctx', 'k')).toBeUndefined();
-    expect(await env.store.getMemory(t, 'other-agent', 'ctx', 'k')).toBeUndefined();
+    const scope = { tenantId: t, agentId: 'echo', owner: 'alice', contextId: 'ctx' };
+    expect(await env.store.getMemory(scope, 'k')).toBeUndefined();
+    await env.store.setMemory(scope, 'k', { answer: 42 });
+    await env.store.setMemory(scope, 'k', { answer: 43 });
+    await env.store.setMemory(scope, 'other', 'x');
+    expect(await env.store.getMemory(scope, 'k')).toEqual({ answer: 43 });
+    expect(await env.store.getMemory({ ...scope, tenantId: tenant() }, 'k')).toBeUndefined();
+    expect(await env.store.getMemory({ ...scope, agentId: 'other-agent' }, 'k')).toBeUndefined();
+    // Another principal reusing the contextId has a conversation of its own.
+    const bob = { ...scope, owner: 'bob' };
+    expect(await env.store.getMemory(bob, 'k')).toBeUndefined();
+    await env.store.setMemory(bob, 'k', 'bob');
+    expect(await env.store.getMemory(scope, 'k')).toEqual({ answer: 43 });
+    expect(await env.store.getMemory(bob, 'k')).toBe('bob');
   });
 });

@@ -45,11 +45,19 @@ export function buildRunContext(
   });
 }
 
-/** The agent's memory for the task's context (shared by the agent's tasks in that context). */
+/**
+ * The agent's memory for the task's conversation: shared by the agent's tasks in that context
+ * that the same principal sent, never by another principal's tasks that reuse the contextId.
+ */
 export function contextMemory(store: TaskStore, record: TaskRecord): ContextMemory {
+  const memoryScope = {
+    tenantId: record.tenantId,
+    agentId: record.agentId,
+    owner: record.owner,
+    contextId: record.contextId,
+  };
   return {
-    get: async <T>(key: string) =>
-      (await store.getMemory(record.tenantId, record.agentId, record.contextId, key)) as T | undefined,
-    set: (key, value) => store.setMemory(record.tenantId, record.agentId, record.contextId, key, value),
+    get: async <T>(key: string) => (await store.getMemory(memoryScope, key)) as T | undefined,
+    set: (key, value) => store.setMemory(memoryScope, key, value),
   };
 }

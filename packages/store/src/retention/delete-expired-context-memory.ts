@@ -9,15 +9,15 @@ export async function deleteExpiredContextMemory(db: Db, cutoff: Date, batchSize
     .deleteFrom('context_memory')
     .where((eb) =>
       eb(
-        eb.refTuple('tenant_id', 'agent_id', 'context_id', 'key'),
+        eb.refTuple('tenant_id', 'agent_id', 'owner', 'context_id', 'key'),
         'in',
         eb
           .selectFrom('context_memory as m')
-          .select(['m.tenant_id', 'm.agent_id', 'm.context_id', 'm.key'])
+          .select(['m.tenant_id', 'm.agent_id', 'm.owner', 'm.context_id', 'm.key'])
           .where('m.updated_at', '<', cutoff)
           .orderBy('m.updated_at')
           .limit(batchSize)
-          .$asTuple('tenant_id', 'agent_id', 'context_id', 'key'),
+          .$asTuple('tenant_id', 'agent_id', 'owner', 'context_id', 'key'),
       ),
     )
     .executeTakeFirst();
