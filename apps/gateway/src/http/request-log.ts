@@ -22,6 +22,8 @@ export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandle
         },
         (performance.now() - started) / 1000,
       );
+      // The line is built only when it will be written (the bench and busy sites run at warn).
+      if (!log.isLevelEnabled('info')) return;
       state.log.info(
         {
           http: { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode },
