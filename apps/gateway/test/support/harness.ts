@@ -88,6 +88,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const gateway = createGateway({
       pool: db.pool,
       redis: redis.connect(),
+      // As the processes run: hints, counters and rate limits on an auto-pipelined connection.
+      commands: redis.connect({ enableAutoPipelining: true }),
       subscriber: redis.connect(),
       keys,
       secrets,
@@ -106,6 +108,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     worker = createWorkerRuntime({
       pool: db.pool,
       redis: redis.connect(),
+      commands: redis.connect({ enableAutoPipelining: true }),
       subscriber: redis.connect(),
       keys,
       secrets,
