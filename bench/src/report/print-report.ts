@@ -52,7 +52,8 @@ export function printReport(r: BenchReport): void {
   console.log(
     `memory: ${r.memory.map((m) => `${m.name} ${(m.peakRssBytes / MB).toFixed(0)} MB`).join(', ')}; ` +
       `${(r.streamMemory.bytesPerStream / 1024).toFixed(1)} KB of gateway RSS per idle stream (${r.streamMemory.streams} streams; ` +
-      `V8 heap in use ${kb(r.streamMemory.heapBytesPerStream)}, outside the heap ${kb(r.streamMemory.externalBytesPerStream)} per stream)\n`,
+      `V8 heap in use ${kb(r.streamMemory.heapBytesPerStream)}, outside the heap ${kb(r.streamMemory.externalBytesPerStream)} per stream; ` +
+      `${kb(r.streamMemory.rawRssBytesPerStream)} before taking out the young generation's growth, ${youngGrowth(r.streamMemory.youngGeneration)})\n`,
   );
   console.table(
     r.targets.map((t) => ({
@@ -65,4 +66,8 @@ export function printReport(r: BenchReport): void {
 }
 
 const kb = (b: number | null) => (b === null ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
+const youngGrowth = (y: { half: number; all: number } | null) =>
+  y === null
+    ? 'young generation n/a'
+    : `young generation ${(y.half / MB).toFixed(1)} → ${(y.all / MB).toFixed(1)} MB`;
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

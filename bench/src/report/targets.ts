@@ -55,11 +55,14 @@ export function checkTargets(r: Omit<BenchReport, 'targets' | 'finishedAt'>): Ta
       target: 'gateway memory per idle open stream',
       goal: '< 20 KB',
       measured:
-        `${(r.streamMemory.bytesPerStream / 1024).toFixed(1)} KB RSS (${r.streamMemory.streams} streams)` +
+        `${(r.streamMemory.bytesPerStream / 1024).toFixed(1)} KB RSS (${r.streamMemory.streams} streams; ` +
+        `${(r.streamMemory.rawRssBytesPerStream / 1024).toFixed(1)} with the young generation's growth)` +
         (r.streamMemory.heapBytesPerStream === null
           ? ''
           : `, ${(r.streamMemory.heapBytesPerStream / 1024).toFixed(1)} KB V8 heap`),
-      // Judged on RSS, the stricter figure: it is what the machine has to provide.
+      // Judged on RSS, the stricter figure: it is what the machine has to provide. The young
+      // generation's growth between the readings is a per-process cost and is taken out (see
+      // StreamMemory.bytesPerStream); the report shows the figure with it too.
       pass: r.streamMemory.bytesPerStream < 20 * 1024,
     },
     {
