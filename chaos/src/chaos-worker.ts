@@ -28,24 +28,15 @@ const config = parseEnv(
   }),
   process.env,
 );
-const { log, pool, redis, commands, subscriber, keys, secrets, close } = await openProcessResources(
-  'worker',
-  config,
-  process.env,
-);
+const resources = await openProcessResources('worker', config, process.env);
+const { log, pool, close } = resources;
 const counting = createCountingAgent({
   record: (row) => insertExecution(pool, row),
   pid: process.pid,
   workerId: config.WORKER_ID,
 });
 const worker = createWorkerRuntime({
-  pool,
-  redis,
-  commands,
-  subscriber,
-  keys,
-  secrets,
-  log,
+  ...resources,
   concurrency: config.WORKER_CONCURRENCY,
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   workerId: config.WORKER_ID,

@@ -4,22 +4,10 @@ import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
 
 const config = loadGatewayConfig(process.env);
-const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close } = await openProcessResources(
-  'gateway',
-  config,
-  process.env,
-);
-const gateway = createGateway({
-  pool,
-  redis,
-  commands,
-  subscriber,
-  keys,
-  secrets,
-  log,
-  config,
-  metrics,
-});
+const resources = await openProcessResources('gateway', config, process.env);
+const { log, close } = resources;
+// The connections, pool, logger and metrics as opened; the gateway takes what GatewayDeps names.
+const gateway = createGateway({ ...resources, config });
 await gateway.start(config.PORT);
 handleSignals(
   {

@@ -6,11 +6,8 @@ import { handleSignals, openProcessResources, startOpsServer } from '@switchyard
 import { loadWorkerConfig } from './config.ts';
 
 const config = loadWorkerConfig(process.env);
-const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close } = await openProcessResources(
-  'worker',
-  config,
-  process.env,
-);
+const resources = await openProcessResources('worker', config, process.env);
+const { log, metrics, secrets, close } = resources;
 // Bundled agents run in-process; `a2a-upstream` registrations are existing A2A servers we call.
 const upstreamAgent = createUpstreamAgent({
   secrets,
@@ -19,14 +16,8 @@ const upstreamAgent = createUpstreamAgent({
 });
 const worker = createWorkerRuntime({
   findAgent: (executor) => (executor === UPSTREAM_EXECUTOR ? upstreamAgent : findBundledAgent(executor)),
-  pool,
-  redis,
-  commands,
-  subscriber,
-  keys,
-  secrets,
-  log,
-  metrics,
+  // The connections, pool, logger and metrics as opened; the runtime takes what WorkerOptions names.
+  ...resources,
   concurrency: config.WORKER_CONCURRENCY,
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   ...(config.WORKER_ID ? { workerId: config.WORKER_ID } : {}),
