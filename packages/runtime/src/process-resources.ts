@@ -18,7 +18,7 @@ export interface ProcessResources {
    * pipelined: everything issued in one event-loop turn leaves in one write. On this benchmark's
    * machine a socket write was a third of a process's CPU, and this cut the gateway's Redis writes
    * per task from six to two. Never handed to BullMQ, whose maintainers advise against
-   * auto-pipelining its multi-step job protocol.
+   * auto-pipelining its multi-step job protocol. (The pusher and console leave it idle.)
    */
   commands: Redis;
   /** A dedicated pub/sub connection. */
@@ -56,12 +56,7 @@ export async function openProcessResources(
   // An idle client's socket dying (a Postgres restart) must not crash the process.
   pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  // Connects on first use: the pusher and the console never send it anything.
-  const commands = new Redis(config.REDIS_URL, {
-    maxRetriesPerRequest: null,
-    enableAutoPipelining: true,
-    lazyConnect: true,
-  });
+  const commands = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
   const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   redis.on('error', (err) => log.warn({ err }, 'Redis error; reconnecting'));
   commands.on('error', (err) => log.warn({ err }, 'Redis (pipelined commands) error; reconnecting'));

@@ -27,17 +27,21 @@ export class RequestLimiter {
   readonly #log: Logger;
 
   constructor({ redis, keys, tenantPerSec, keyPerSec, log }: RequestLimiterOptions) {
+    // Not ready (reconnecting) → refuse to ask at once: the connection queues commands until
+    // Redis is back, and every request would wait for it.
     this.#tenant = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: keys.rateLimit('tenant'),
       points: tenantPerSec,
       duration: 1,
+      rejectIfRedisNotReady: true,
     });
     this.#key = new RateLimiterRedis({
       storeClient: redis,
       keyPrefix: keys.rateLimit('key'),
       points: keyPerSec,
       duration: 1,
+      rejectIfRedisNotReady: true,
     });
     this.#log = log;
   }
