@@ -102,7 +102,7 @@ export interface AgentContext {
   readonly settings: Readonly<Record<string, unknown>>;
   /** The client's acceptedOutputModes, when it sent any. */
   readonly acceptedOutputModes: readonly string[] | undefined;
-  /** Per-context memory shared by this agent's tasks in the same contextId. */
+  /** Memory shared by this agent's tasks in the same contextId sent by the same principal. */
   readonly memory: ContextMemory;
   readonly log: AgentLogger;
 
