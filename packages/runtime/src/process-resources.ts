@@ -31,8 +31,9 @@ export interface ProcessResources {
 
 /**
  * The composition every main.ts starts with: logger (with trace ids), tracing (configured only by
- * the OTEL_* variables in `env`), metrics, a small Postgres pool and two Redis connections, each
- * with error listeners so a dropped connection is logged and retried, never a crash.
+ * the OTEL_* variables in `env`), metrics, a small Postgres pool and three Redis connections
+ * (BullMQ's, the auto-pipelined commands, pub/sub), each with error listeners so a dropped
+ * connection is logged and retried, never a crash.
  */
 export async function openProcessResources(
   service: string,
