@@ -209,6 +209,12 @@ describe('the @a2a-js/sdk 0.3 compatibility client against the gateway', () => {
     expect(created.taskId).toBe(task.id);
     expect(created.id).not.toBe('');
     expect(created.url).toBe('http://127.0.0.1:9/v03-hook');
+    // Registered by a 0.3 client: its webhook bodies will take the 0.3 shape (migration 000007).
+    const stored = await h.db.pool.query<{ wire_version: string }>(
+      'SELECT wire_version FROM push_configs WHERE task_id = $1 AND id = $2',
+      [task.id, created.id],
+    );
+    expect(stored.rows).toEqual([{ wire_version: '0.3' }]);
 
     const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: created.id });
     expect(got).toMatchObject({ id: created.id, url: 'http://127.0.0.1:9/v03-hook' });

@@ -1,3 +1,4 @@
+import { toV03StreamResult } from '@switchyard/protocol';
 import type { ClaimedDelivery } from '@switchyard/store';
 import { Webhook } from 'standardwebhooks';
 
@@ -17,7 +18,11 @@ export const USER_AGENT = 'Switchyard-Pusher';
  * retry, so receivers dedupe on it; the timestamp is the attempt's, so a replayed capture ages out.
  */
 export function buildWebhookRequest(delivery: ClaimedDelivery, now: Date): WebhookRequest {
-  const body = JSON.stringify(delivery.payload);
+  // A config an A2A 0.3 client registered gets the event as 0.3 streams carry it (`kind`,
+  // lowercase states, `final`): the shape its receiver parses.
+  const body = JSON.stringify(
+    delivery.config.wireVersion === '0.3' ? toV03StreamResult(delivery.payload) : delivery.payload,
+  );
   const headers: Record<string, string> = {
     'content-type': 'application/a2a+json',
     'user-agent': USER_AGENT,

@@ -123,4 +123,41 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
       ).not.toThrow();
     }
   });
+
+  it('sends a config registered by an A2A 0.3 client its events in the 0.3 shape', async () => {
+    const { tenantId } = await newTenant(env);
+    const echo = bundledAgents.find((a) => a.executor === 'echo')!;
+    await env.admin.upsertAgent({
+      tenantId,
+      id: 'echo',
+      card: echo.card as unknown as Record<string, unknown>,
+      executor: 'echo',
+      settings: {},
+    });
+    const agent = (await env.admin.getAgent(tenantId, 'echo'))!;
+    const caller = { tenantId, principal: 'alice', admin: false, protocolVersion: '0.3' as const };
+    const sent = await service.send(caller, agent, {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+      configuration: {
+        returnImmediately: true,
+        taskPushNotificationConfig: { url: `${receiver.origin}/v03` },
+      },
+    });
+    if (!('task' in sent)) throw new Error('expected a task');
+    const taskId = sent.task.id;
+    const bodies = () =>
+      receiver.requests
+        .filter((r) => r.taskId === taskId)
+        .map((r) => JSON.parse(r.body) as { kind: string; final?: boolean; status?: { state: string } });
+    const final = await waitFor(() => bodies().find((b) => b.kind === 'status-update' && b.final), {
+      timeoutMs: 20_000,
+      what: 'the final 0.3 status-update push',
+    });
+    expect(final.status?.state).toBe('completed');
+    // Every body is a 0.3 stream result, and none is in the 1.0 shape.
+    expect(bodies().every((b) => ['task', 'status-update', 'artifact-update'].includes(b.kind))).toBe(true);
+    expect(
+      receiver.requests.filter((r) => r.taskId === taskId).some((r) => r.body.includes('TASK_STATE_')),
+    ).toBe(false);
+  });
 });

@@ -125,6 +125,8 @@ export interface PushConfigsTable {
   auth_scheme: string | null;
   auth_credentials_enc: Buffer | null;
   created_at: Generated<Date>;
+  /** The A2A version whose shape this config's webhook bodies take (000007). */
+  wire_version: Generated<'1.0' | '0.3'>;
 }
 
 export interface PushDeliveriesTable {

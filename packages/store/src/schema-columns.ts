@@ -72,6 +72,7 @@ export const SCHEMA_COLUMNS = {
     'auth_scheme',
     'auth_credentials_enc',
     'created_at',
+    'wire_version',
   ],
   push_deliveries: [
     'tenant_id',

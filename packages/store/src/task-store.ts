@@ -57,6 +57,8 @@ export interface Caller {
   tenantId: string;
   principal: string;
   admin: boolean;
+  /** The A2A version the caller speaks when it is not 1.0: webhooks it registers follow it. */
+  protocolVersion?: '0.3';
 }
 
 export interface NewPushConfig {
@@ -65,6 +67,8 @@ export interface NewPushConfig {
   url: string;
   token?: string;
   authentication?: { scheme: string; credentials?: string };
+  /** An A2A 0.3 client registered it: webhook bodies take the 0.3 shape. Default 1.0. */
+  wireVersion?: '0.3';
 }
 
 export interface CreateTaskInput {

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { TraceCarrier } from '@switchyard/engine';
 import type { ErrorMapping } from '@switchyard/protocol';
 import type { CardBuilder } from '../cards/card-builder.ts';
-import { a2aContextOf } from '../http/request-state.ts';
+import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import type { StreamRegistry } from '../sse/stream-registry.ts';
 import type { A2AOperations, OperationContext } from './operations.ts';
 
@@ -21,7 +21,12 @@ export interface BindingDeps {
 
 export function operationContext(req: Request, signal: AbortSignal): OperationContext {
   const { identity, agent } = a2aContextOf(req);
-  return { caller: identity.caller, agent, signal, trace: traceOf(req) };
+  // An A2A 0.3 client: the webhooks it registers get 0.3 bodies. A copy, never the cached caller.
+  const caller =
+    stateOf(req).protocolVersion === '0.3'
+      ? { ...identity.caller, protocolVersion: '0.3' as const }
+      : identity.caller;
+  return { caller, agent, signal, trace: traceOf(req) };
 }
 
 /** W3C trace context, carried into the job so the worker joins the request's trace (ARCHITECTURE §9). */

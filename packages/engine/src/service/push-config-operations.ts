@@ -17,8 +17,11 @@ export class PushConfigOperations {
     this.deps = deps;
   }
 
-  /** Validates a config (SSRF rules on the URL) before anything is stored. */
-  async prepare(config: TaskPushNotificationConfig, field: string): Promise<NewPushConfig> {
+  /**
+   * Validates a config (SSRF rules on the URL) before anything is stored. A config from an A2A 0.3
+   * caller is marked so that its webhook bodies take the 0.3 shape.
+   */
+  async prepare(config: TaskPushNotificationConfig, field: string, caller: Caller): Promise<NewPushConfig> {
     try {
       await checkWebhookUrl(config.url, this.deps.urlPolicy);
     } catch (err) {
@@ -31,6 +34,7 @@ export class PushConfigOperations {
       url: config.url,
       ...(config.token ? { token: config.token } : {}),
       ...(config.authentication ? { authentication: config.authentication } : {}),
+      ...(caller.protocolVersion === '0.3' ? { wireVersion: '0.3' as const } : {}),
     };
   }
 
@@ -41,7 +45,7 @@ export class PushConfigOperations {
   ): Promise<TaskPushNotificationConfig> {
     const taskId = config.taskId ?? '';
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    const prepared = await this.prepare(config, 'config');
+    const prepared = await this.prepare(config, 'config', caller);
     return this.deps.pushConfigs.createPushConfig(caller.tenantId, taskId, prepared);
   }
 

@@ -196,7 +196,8 @@ export class TaskService {
   ) {
     const inline = request.configuration?.taskPushNotificationConfig;
     let pushConfig: NewPushConfig | undefined;
-    if (inline) pushConfig = await this.push.prepare(inline, 'configuration.taskPushNotificationConfig');
+    if (inline)
+      pushConfig = await this.push.prepare(inline, 'configuration.taskPushNotificationConfig', caller);
     const accepted = await withSpan(
       'a2a.accept-message',
       { 'switchyard.tenant_id': caller.tenantId, 'switchyard.agent_id': agent.id },

@@ -102,6 +102,7 @@ export async function claimDueDeliveries(
       'pc.token_enc',
       'pc.auth_scheme',
       'pc.auth_credentials_enc',
+      'pc.wire_version',
       't.webhook_secret_enc',
       'tk.trace_context',
     ])
@@ -124,6 +125,7 @@ export async function claimDueDeliveries(
     let webhookSecret: string;
     try {
       config = { url: row.url };
+      if (row.wire_version === '0.3') config.wireVersion = '0.3';
       if (row.token_enc) config.token = secrets.open(row.token_enc);
       if (row.auth_scheme) {
         config.authentication = { scheme: row.auth_scheme };

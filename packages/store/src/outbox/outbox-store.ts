@@ -32,6 +32,8 @@ export interface PushTarget {
   url: string;
   token?: string;
   authentication?: { scheme: string; credentials?: string };
+  /** Registered by an A2A 0.3 client: its bodies take the 0.3 shape (000007). */
+  wireVersion?: '0.3';
 }
 
 export interface ClaimedDelivery extends DeliveryKey {

@@ -27,6 +27,7 @@ export async function createPushConfig(
     token_enc: seal(config.token),
     auth_scheme: config.authentication?.scheme ?? null,
     auth_credentials_enc: seal(config.authentication?.credentials),
+    wire_version: config.wireVersion ?? ('1.0' as const),
   };
   const row = await db
     .insertInto('push_configs')
