@@ -72,18 +72,23 @@ afterAll(async () => {
   await env.testDb.drop();
 });
 
+/** Registers the bundled agent `executor` under its own name with `settings`. */
+async function registerBundled(tenantId: string, executor: string, settings: Record<string, unknown>) {
+  const bundled = bundledAgents.find((a) => a.executor === executor)!;
+  await env.admin.upsertAgent({
+    tenantId,
+    id: executor,
+    card: bundled.card as unknown as Record<string, unknown>,
+    executor,
+    settings,
+  });
+  return (await env.admin.getAgent(tenantId, executor))!;
+}
+
 describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () => {
   it('delivers every event of a task run by a worker, in order, signed, ending with the terminal state', async () => {
     const { tenantId, webhookSecret } = await newTenant(env);
-    const slow = bundledAgents.find((a) => a.executor === 'slow')!;
-    await env.admin.upsertAgent({
-      tenantId,
-      id: 'slow',
-      card: slow.card as unknown as Record<string, unknown>,
-      executor: 'slow',
-      settings: { steps: STEPS, delayMs: 200 },
-    });
-    const agent = (await env.admin.getAgent(tenantId, 'slow'))!;
+    const agent = await registerBundled(tenantId, 'slow', { steps: STEPS, delayMs: 200 });
 
     const sent = await service.send({ tenantId, principal: 'alice', admin: false }, agent, {
       message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] },
@@ -126,15 +131,7 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
 
   it('sends a config registered by an A2A 0.3 client its events in the 0.3 shape', async () => {
     const { tenantId } = await newTenant(env);
-    const echo = bundledAgents.find((a) => a.executor === 'echo')!;
-    await env.admin.upsertAgent({
-      tenantId,
-      id: 'echo',
-      card: echo.card as unknown as Record<string, unknown>,
-      executor: 'echo',
-      settings: {},
-    });
-    const agent = (await env.admin.getAgent(tenantId, 'echo'))!;
+    const agent = await registerBundled(tenantId, 'echo', {});
     const caller = { tenantId, principal: 'alice', admin: false, protocolVersion: '0.3' as const };
     const sent = await service.send(caller, agent, {
       message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] },

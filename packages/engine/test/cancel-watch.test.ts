@@ -28,13 +28,7 @@ const quiet: Agent = {
 
 beforeAll(async () => {
   p = await startPlatform();
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id: 'quiet',
-    card: quiet.card as unknown as Record<string, unknown>,
-    executor: 'quiet',
-    settings: {},
-  });
+  await p.registerAgent(quiet);
   p.startWorker({ findAgent: (e) => (e === 'quiet' ? quiet : findBundledAgent(e)) });
 });
 afterAll(() => p.close());

@@ -24,13 +24,7 @@ const recall: Agent = {
 
 beforeAll(async () => {
   p = await startPlatform();
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id: 'recall',
-    card: recall.card as unknown as Record<string, unknown>,
-    executor: 'recall',
-    settings: {},
-  });
+  await p.registerAgent(recall);
   p.startWorker({ findAgent: (e) => (e === 'recall' ? recall : findBundledAgent(e)) });
 });
 afterAll(() => p.close());

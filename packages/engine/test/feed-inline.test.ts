@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeHint, encodeHint, taskEventFeed, type HintListener } from '@switchyard/events';
+import { decodeHint, encodeHint, taskEventFeed } from '@switchyard/events';
 import { TaskState, type StreamResponse } from '@switchyard/protocol';
+import { fakeHub } from './fake-hub.ts';
 
 // The feed's inline fast path with the hub and log as in-memory ports: a write that appended two
 // events (last chunk + ending) sends one hint carrying both, and the feed delivers both in order
@@ -14,13 +15,7 @@ const chunk: StreamResponse = {
 
 describe('taskEventFeed with two-event hints', () => {
   it('inlines the preceding event and the hinted one, in order, with no log read', async () => {
-    let listener: HintListener = () => undefined;
-    const hub = {
-      watch: (_t: string, _id: string, l: HintListener) => {
-        listener = l;
-        return () => undefined;
-      },
-    };
+    const { hub, emit } = fakeHub();
     let reads = 0;
     const abort = new AbortController();
     const feed = taskEventFeed({
@@ -45,7 +40,7 @@ describe('taskEventFeed with two-event hints', () => {
       before: { seq: 2, payload: chunk },
     });
     const next = feed.next();
-    listener(decodeHint(wire)!);
+    emit(decodeHint(wire)!);
     expect((await next).value).toEqual({ seq: 2, payload: chunk });
     expect((await feed.next()).value).toEqual({ seq: 3, payload: status(TaskState.COMPLETED) });
     expect(reads).toBe(1);

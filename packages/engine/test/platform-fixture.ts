@@ -31,6 +31,8 @@ export interface Platform {
   service: TaskService;
   config: EngineConfig;
   agent(id: string): Promise<AgentRegistration>;
+  /** Registers `agent` (a bundled or a test's own) under its executor name, in `tenantId`. */
+  registerAgent(agent: Agent, tenantId?: string): Promise<AgentRegistration>;
   startWorker(overrides?: {
     concurrency?: number;
     workerId?: string;
@@ -52,17 +54,17 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
   const secrets = createSecretBox(SECRET);
   const store = new PostgresTaskStore({ db: kdb, secrets });
   const admin = new PostgresAdminStore({ db: kdb, secrets });
+  const registerAgent = (a: Agent, tenantId = 'acme') =>
+    admin.upsertAgent({
+      tenantId,
+      id: a.executor,
+      card: a.card as unknown as Record<string, unknown>,
+      executor: a.executor,
+      settings: {},
+    });
   for (const tenant of ['acme', 'evil']) {
     await admin.ensureTenant({ id: tenant, name: tenant });
-    for (const a of bundledAgents) {
-      await admin.upsertAgent({
-        tenantId: tenant,
-        id: a.executor,
-        card: a.card as unknown as Record<string, unknown>,
-        executor: a.executor,
-        settings: {},
-      });
-    }
+    for (const a of bundledAgents) await registerAgent(a, tenant);
   }
   const config = engineConfig({
     leaseMs: 1500,
@@ -93,6 +95,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
     admin,
     service,
     config,
+    registerAgent,
     async agent(id) {
       const a = await admin.getAgent('acme', id);
       if (!a) throw new Error(`no agent ${id}`);

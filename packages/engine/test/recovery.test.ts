@@ -41,20 +41,8 @@ const findAgent = (executor: string) =>
 
 beforeAll(async () => {
   p = await startPlatform({ maxAttempts: 3 });
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id: 'flaky',
-    card: flaky.card as unknown as Record<string, unknown>,
-    executor: 'flaky',
-    settings: {},
-  });
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id: 'modes',
-    card: modes.card as unknown as Record<string, unknown>,
-    executor: 'modes',
-    settings: {},
-  });
+  await p.registerAgent(flaky);
+  await p.registerAgent(modes);
   p.startWorker({ findAgent });
 });
 

@@ -23,13 +23,7 @@ const hangs: Agent = {
 
 beforeAll(async () => {
   p = await startPlatform({ runTimeoutMs: 400, maxAttempts: 2, retryBaseMs: 20 });
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id: 'hangs',
-    card: hangs.card as unknown as Record<string, unknown>,
-    executor: 'hangs',
-    settings: {},
-  });
+  await p.registerAgent(hangs);
   p.startWorker({ concurrency: 1, findAgent: (e) => (e === 'hangs' ? hangs : findBundledAgent(e)) });
 });
 afterAll(() => p.close());

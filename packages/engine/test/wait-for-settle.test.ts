@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TaskState } from '@switchyard/protocol';
 import type { TaskRecord, TaskStore } from '@switchyard/store';
-import type { HintListener } from '@switchyard/events';
 import { isSettled, waitForRecord } from '../src/service/wait-for-settle.ts';
+import { fakeHub } from './fake-hub.ts';
 
 // The wait's own logic, with the store and hub as in-memory ports: the race needs a hint to land
 // exactly while a read is in flight, which real services cannot be made to do on demand.
@@ -11,13 +11,7 @@ const record = (state: TaskState, version: number) =>
 
 describe('waitForRecord', () => {
   it('a hint that arrives while the record is being read is not lost (no sleep until the next poll)', async () => {
-    let listener: HintListener = () => undefined;
-    const hub = {
-      watch: (_t: string, _id: string, l: HintListener) => {
-        listener = l;
-        return () => undefined;
-      },
-    };
+    const { hub, emit } = fakeHub();
     let reads = 0;
     const store = {
       getTaskRecord: async () => {
@@ -25,7 +19,7 @@ describe('waitForRecord', () => {
         if (reads === 1) {
           // The read saw WORKING; the COMPLETED change commits and its hint lands before the
           // read's answer is handled.
-          listener({ tenantId: 't', taskId: 'x', seq: 3, state: TaskState.COMPLETED });
+          emit({ tenantId: 't', taskId: 'x', seq: 3, state: TaskState.COMPLETED });
           return record(TaskState.WORKING, 2);
         }
         return record(TaskState.COMPLETED, 3);
