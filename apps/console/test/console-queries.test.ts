@@ -64,6 +64,36 @@ describe('history, chunks and the timeline', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it('shows one version of a task that moves on while the page loads', async () => {
+    const task = await h.send('acme', 'gated', 'step while I look');
+    await settled('acme', task.id, TaskState.WORKING);
+    const services = h.console.services;
+    // The row is read, then the task takes a step (a chunk and a status event) before the log and
+    // the chunks are read: the interleaving a busy machine produces.
+    const staleRow: typeof services.tasks.getTaskRecord = async (tenantId, taskId) => {
+      const row = await services.tasks.getTaskRecord(tenantId, taskId);
+      h.gated.open(taskId);
+      const version = async () => (await services.tasks.getTaskRecord(tenantId, taskId))?.version ?? 0;
+      await waitFor(async () => (await version()) > (row?.version ?? 0));
+      return row;
+    };
+    const tasks = new Proxy(services.tasks, {
+      get: (store, name) => {
+        if (name === 'getTaskRecord') return staleRow;
+        const value: unknown = Reflect.get(store, name);
+        return typeof value === 'function' ? value.bind(store) : value;
+      },
+    });
+    const timeline = await loadTimeline({ ...services, tasks }, 'acme', task.id);
+    const record = timeline?.record;
+    expect(record?.state).toBe(TaskState.WORKING);
+    expect(timeline?.lastSeq).toBe(record?.version);
+    expect(timeline?.entries.filter((e) => e.kind === 'artifact')).toEqual([]);
+    expect(timeline?.entries.every((e) => e.seq === undefined || e.seq <= (record?.version ?? 0))).toBe(true);
+    h.gated.finish(task.id);
+    await settled('acme', task.id, TaskState.COMPLETED);
+  });
+
   it('still shows stored chunks and says so when retention pruned the event log', async () => {
     const other = (await h.send('acme', 'invoice-reconciler', 'again')).id;
     await settled('acme', other, TaskState.INPUT_REQUIRED);

@@ -31,13 +31,23 @@ export async function loadTimeline(
 ): Promise<TaskTimeline | null> {
   const record = await services.tasks.getTaskRecord(tenantId, taskId);
   if (!record) return null;
-  const [events, messages, chunks, deliveries] = await Promise.all([
+  const [logged, messages, chunks, deliveries] = await Promise.all([
     services.tasks.readEvents(tenantId, taskId, 0),
     services.reads.listTaskMessages(tenantId, taskId),
     services.reads.listArtifactChunks(tenantId, taskId),
     services.outbox.listDeliveries(tenantId, taskId),
   ]);
-  const entries = composeEntries(record, events, messages.map(entryFromMessage), chunks.map(entryFromChunk));
+  // The task may move on between the row and the log reads. The page shows the row's version:
+  // events after it are left to the live stream, which starts after `lastSeq`, so the summary and
+  // the timeline never disagree (a newer event shown here would never bring its row).
+  const events = logged.filter((e) => e.seq <= record.version);
+  const shownChunks = chunks.filter((c) => c.seq <= record.version);
+  const entries = composeEntries(
+    record,
+    events,
+    messages.map(entryFromMessage),
+    shownChunks.map(entryFromChunk),
+  );
   return {
     record,
     entries,
