@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createTestDatabase, resolveTestServices, ensureTemplateDatabase } from '@switchyard/testing';
+import {
+  createTestDatabase,
+  ensureTemplateDatabase,
+  resolveTestServices,
+  startTcpProxy,
+} from '@switchyard/testing';
 import { sleep } from './free-port.ts';
 import type { PrivatePostgres } from './private-postgres.ts';
 import type { PrivateRedis } from './private-redis.ts';
-import { startTcpProxy } from './tcp-proxy.ts';
 
 /**
  * Where no Postgres or Redis binaries are installed: the shared servers behind proxies the run

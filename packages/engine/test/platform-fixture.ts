@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { bundledAgents, type Agent } from '@switchyard/agents';
 import { createQueueKeys } from '@switchyard/queue';
 import {
@@ -37,6 +38,8 @@ export interface Platform {
     concurrency?: number;
     workerId?: string;
     findAgent?: (executor: string) => Agent | undefined;
+    /** The worker's hint and counter connection (ProcessResources.commands). */
+    commands?: Redis;
   }): WorkerRuntime;
   env(): Record<string, string>;
   close(): Promise<void>;
@@ -101,7 +104,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
       if (!a) throw new Error(`no agent ${id}`);
       return a;
     },
-    startWorker({ concurrency = 4, workerId, findAgent } = {}) {
+    startWorker({ concurrency = 4, workerId, findAgent, commands } = {}) {
       const w = createWorkerRuntime({
         pool: db.pool,
         redis: redis.connect(),
@@ -115,6 +118,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
         retention: false,
         ...(workerId ? { workerId } : {}),
         ...(findAgent ? { findAgent } : {}),
+        ...(commands ? { commands } : {}),
       });
       w.start();
       workers.push(w);

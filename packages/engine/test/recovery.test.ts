@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { isTerminal, TaskState } from '@switchyard/protocol';
-import { waitFor } from '@switchyard/testing';
+import { Redis } from 'ioredis';
+import { COMMANDS_CONNECTION_OPTIONS, isRedisAway } from '@switchyard/queue';
+import { startTcpProxy, waitFor } from '@switchyard/testing';
 import { FAILED_MESSAGE } from '../src/index.ts';
 import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
@@ -120,5 +122,45 @@ describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
     );
     const records = await Promise.all(ids.map((id) => p.store.getTaskRecord('acme', id)));
     expect(records.map((r) => r?.state)).toEqual(ids.map(() => TaskState.COMPLETED));
+  });
+
+  it("a run whose hint connection lost Redis still finishes: writes never wait for Redis's return", async () => {
+    const own = await startPlatform();
+    const target = new URL(own.redis.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const commands = new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS);
+    commands.on('error', () => undefined);
+    try {
+      await waitFor(() => commands.status === 'ready');
+      own.startWorker({ commands });
+      await proxy.cut(); // and it stays cut: Redis is away for the hints, not for BullMQ
+      await waitFor(() => isRedisAway(commands));
+      await own.admin.upsertAgent({
+        tenantId: 'acme',
+        id: 'slow-steps',
+        card: (await own.agent('slow')).card,
+        executor: 'slow',
+        settings: { delayMs: 300, steps: 3 },
+      });
+      const slow = await own.agent('slow-steps');
+      const r = await own.service.send(alice, slow, {
+        message: userMessage('three steps'),
+        configuration: { returnImmediately: true },
+      });
+      const id = 'task' in r ? r.task.id : '';
+      // Claim, three progress steps and the completion each publish a hint after their commit.
+      const done = await waitFor(
+        async () => {
+          const t = await own.store.getTaskRecord('acme', id);
+          return t && isTerminal(t.state) ? t : null;
+        },
+        { timeoutMs: 20_000, what: 'the task terminal while its hints cannot be published' },
+      );
+      expect(done.state).toBe(TaskState.COMPLETED);
+    } finally {
+      commands.disconnect();
+      await proxy.close();
+      await own.close();
+    }
   });
 });

@@ -11,3 +11,4 @@ export {
 export { TaskQueue, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';
 export { MaintenanceScheduler, type MaintenanceOptions } from './maintenance-scheduler.ts';
+export { COMMANDS_CONNECTION_OPTIONS, isRedisAway } from './commands-connection.ts';

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, runTaskJobId, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
+import { isRedisAway } from './commands-connection.ts';
 import type { QueueKeys } from './queue-keys.ts';
 
 /** BullMQ's priority range is 1..2^21; lower runs first. */
@@ -61,8 +62,7 @@ export class TaskQueue {
   }
 
   async enqueue(dispatch: Dispatch): Promise<void> {
-    const backlogKey = this.keys.tenantBacklog(dispatch.tenantId);
-    const depth = await (this.redis as BacklogCommands).syBacklogIncr(backlogKey, BACKLOG_TTL_S);
+    const depth = await this.countIn(dispatch.tenantId);
     const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
@@ -85,8 +85,19 @@ export class TaskQueue {
     await this.queue.add(JOB_NAMES.taskCanceled, data, { jobId: `${tenantId}.${taskId}.canceled` });
   }
 
+  /**
+   * The tenant's backlog with this dispatch counted. Without the counters (Redis away, or the
+   * command failed) the dispatch goes at priority 1: fairness is lost for a while, never the task.
+   */
+  private async countIn(tenantId: string): Promise<number> {
+    if (isRedisAway(this.redis)) return 1;
+    const key = this.keys.tenantBacklog(tenantId);
+    return (this.redis as BacklogCommands).syBacklogIncr(key, BACKLOG_TTL_S).catch(() => 1);
+  }
+
   /** Called when a worker takes a dispatch off the queue. */
   async started(tenantId: string): Promise<void> {
+    if (isRedisAway(this.redis)) return;
     const key = this.keys.tenantBacklog(tenantId);
     const left = await this.redis.decr(key);
     if (left < 0) await this.redis.set(key, 0, 'EX', BACKLOG_TTL_S);

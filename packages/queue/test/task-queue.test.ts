@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestRedis } from '@switchyard/testing';
-import { createQueueKeys, TaskQueue } from '../src/index.ts';
+import { Redis } from 'ioredis';
+import { createTestRedis, waitFor } from '@switchyard/testing';
+import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, isRedisAway, TaskQueue } from '../src/index.ts';
 
 const redis = createTestRedis();
 afterAll(() => redis.cleanup());
@@ -31,7 +32,7 @@ describe('TaskQueue backlog counter (fairness)', () => {
 
   it('keeps the counters on an auto-pipelined connection of their own, exact under concurrent sends', async () => {
     const connection = redis.connect();
-    const counters = redis.connect({ enableAutoPipelining: true });
+    const counters = redis.connect(COMMANDS_CONNECTION_OPTIONS);
     const keys = createQueueKeys(`${redis.prefix}-pipelined`);
     const queue = new TaskQueue({ connection, counters, keys });
     // Issued in one turn: the increments share pipelines, and each still gets its own depth.
@@ -50,5 +51,28 @@ describe('TaskQueue backlog counter (fairness)', () => {
     await Promise.all([queue.started('busy'), queue.started('busy')]);
     expect(await counters.get(keys.tenantBacklog('busy'))).toBe('18');
     await queue.close();
+  });
+
+  it('dispatches at priority 1 at once while its counters have lost Redis: fairness waits, tasks do not', async () => {
+    const connection = redis.connect();
+    const counters = new Redis('redis://127.0.0.1:1', {
+      ...COMMANDS_CONNECTION_OPTIONS,
+      retryStrategy: () => 50,
+    });
+    counters.on('error', () => undefined);
+    const keys = createQueueKeys(`${redis.prefix}-away`);
+    const queue = new TaskQueue({ connection, counters, keys });
+    try {
+      await waitFor(() => isRedisAway(counters));
+      for (const taskId of ['a1', 'a2', 'a3'])
+        await queue.enqueue({ tenantId: 'busy', taskId, version: 1, attempts: 0 });
+      await queue.started('busy');
+      const jobs = await queue.queue.getJobs(['prioritized']);
+      expect(jobs.map((j) => j.opts.priority)).toEqual([1, 1, 1]);
+      expect(await connection.exists(keys.tenantBacklog('busy'))).toBe(0);
+    } finally {
+      counters.disconnect();
+      await queue.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { Redis } from 'ioredis';
-import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
+import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
 import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
 import { createLogger, createMetrics, startTracing, type Logger, type Metrics } from '@switchyard/telemetry';
 import type pg from 'pg';
@@ -18,7 +18,8 @@ export interface ProcessResources {
    * pipelined: everything issued in one event-loop turn leaves in one write. On this benchmark's
    * machine a socket write was a third of a process's CPU, and this cut the gateway's Redis writes
    * per task from six to two. Never handed to BullMQ, whose maintainers advise against
-   * auto-pipelining its multi-step job protocol. (The pusher and console leave it idle.)
+   * auto-pipelining its multi-step job protocol. Its commands never wait out a Redis outage
+   * (COMMANDS_CONNECTION_OPTIONS). (The pusher and console leave it idle.)
    */
   commands: Redis;
   /** A dedicated pub/sub connection. */
@@ -57,7 +58,7 @@ export async function openProcessResources(
   // An idle client's socket dying (a Postgres restart) must not crash the process.
   pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  const commands = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
+  const commands = new Redis(config.REDIS_URL, COMMANDS_CONNECTION_OPTIONS);
   const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   redis.on('error', (err) => log.warn({ err }, 'Redis error; reconnecting'));
   commands.on('error', (err) => log.warn({ err }, 'Redis (pipelined commands) error; reconnecting'));

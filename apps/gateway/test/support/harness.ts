@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { Agent } from '@switchyard/agents';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
-import { createQueueKeys, type QueueKeys } from '@switchyard/queue';
+import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
 import {
   createDb,
   createSecretBox,
@@ -89,7 +89,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       pool: db.pool,
       redis: redis.connect(),
       // As the processes run: hints, counters and rate limits on an auto-pipelined connection.
-      commands: redis.connect({ enableAutoPipelining: true }),
+      commands: redis.connect(COMMANDS_CONNECTION_OPTIONS),
       subscriber: redis.connect(),
       keys,
       secrets,
@@ -108,7 +108,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     worker = createWorkerRuntime({
       pool: db.pool,
       redis: redis.connect(),
-      commands: redis.connect({ enableAutoPipelining: true }),
+      commands: redis.connect(COMMANDS_CONNECTION_OPTIONS),
       subscriber: redis.connect(),
       keys,
       secrets,

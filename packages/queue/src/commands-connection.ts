@@ -1,0 +1,27 @@
+import type { Redis, RedisOptions } from 'ioredis';
+
+/**
+ * Options for a process's `commands` connection (ProcessResources.commands): the platform's own
+ * short, advisory commands, which are hint publishes, fairness backlog counters and rate limits.
+ *
+ * - Auto-pipelined: everything issued in one event-loop turn leaves in one write.
+ * - `maxRetriesPerRequest: 0`: a command caught by a dropped connection fails at the first failed
+ *   reconnect instead of waiting for Redis to come back. Nothing on this connection is worth
+ *   waiting for: a lost hint only makes subscribers read the log, a lost counter only costs
+ *   fairness, and the limiter lets requests through. Waiting would stall the caller instead: a
+ *   run's writes await their hints, so a long Redis outage would have stalled every run.
+ */
+export const COMMANDS_CONNECTION_OPTIONS = {
+  enableAutoPipelining: true,
+  maxRetriesPerRequest: 0,
+} as const satisfies RedisOptions;
+
+/**
+ * True while a connection that was up has lost Redis (reconnecting, or given up). Callers skip
+ * their advisory commands then rather than queue them: each would only wait for the next failed
+ * reconnect to be refused. A connection still making its first connect is not "away": commands
+ * issued at start wait for it, as they should.
+ */
+export function isRedisAway(redis: Pick<Redis, 'status'>): boolean {
+  return redis.status === 'reconnecting' || redis.status === 'close' || redis.status === 'end';
+}
