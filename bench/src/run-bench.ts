@@ -1,5 +1,6 @@
 import os from 'node:os';
 import pg from 'pg';
+import { createQueueKeys } from '@switchyard/queue';
 import { rawBullmq } from './ceilings/raw-bullmq.ts';
 import { rawPostgres } from './ceilings/raw-postgres.ts';
 import { startCpuMeter } from './measure/cpu-meter.ts';
@@ -171,7 +172,14 @@ export async function runBench(mode: Mode): Promise<BenchReport> {
       mode.idleStreamsPerTask,
     );
     say('SSE fan-out');
-    const fanout = await measureFanout(env.db.pool, bestUrls[0]!, mode.fanoutTasks, mode.streamsPerTask);
+    const hints = { subscriber: env.redis.connect(), keys: createQueueKeys(env.redis.prefix) };
+    const fanout = await measureFanout(
+      env.db.pool,
+      hints,
+      bestUrls[0]!,
+      mode.fanoutTasks,
+      mode.streamsPerTask,
+    );
     say('push deliveries');
     const push = await measurePush(env.db.pool, bestUrls, main.workers.length, mode.pushClients, mode.pushMs);
 

@@ -49,10 +49,16 @@ export function rows(r: BenchReport): Row[] {
     tp(`GetTask (${r.requests.getTask.clients} clients)`, r.requests.getTask, 'req/s'),
     tp(`ListTasks, 50 a page (${r.requests.listTasks.clients} clients)`, r.requests.listTasks, 'req/s'),
     row(
-      `SSE fan-out, event → client (${r.fanout.streams} streams)`,
+      `SSE fan-out, commit → client (${r.fanout.streams} streams)`,
       r.fanout.deliveriesPerSecond,
       'events/s',
       r.fanout.latencyMs,
+    ),
+    row(
+      '  the same, from the write (transaction start)',
+      r.fanout.deliveriesPerSecond,
+      'events/s',
+      r.fanout.fromWriteMs,
     ),
     row('push, outbox row → webhook 2xx', r.push.deliveriesPerSecond, 'deliveries/s', r.push.latencyMs),
     ...r.scaling.map((p) =>
