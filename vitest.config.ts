@@ -12,5 +12,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     maxWorkers: 2,
     pool: 'forks',
+    // Every cached statement is also built directly and compared (store/src/cached-statement.ts).
+    env: { SWITCHYARD_VERIFY_STATEMENTS: '1' },
   },
 });

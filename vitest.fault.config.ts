@@ -16,5 +16,7 @@ export default defineConfig({
     maxWorkers: 1,
     passWithNoTests: true,
     pool: 'forks',
+    // Every cached statement is also built directly and compared (store/src/cached-statement.ts).
+    env: { SWITCHYARD_VERIFY_STATEMENTS: '1' },
   },
 });

@@ -1,30 +1,69 @@
 import type { UpdateObject } from 'kysely';
+import { cachedStatement, type ValueOf } from '../cached-statement.ts';
 import type { Db } from '../db.ts';
 import type { Database } from '../database.ts';
 import { ConflictError } from '../errors.ts';
-import type { ChangeTaskInput, TaskPatch, TaskRecord } from '../task-store.ts';
+import type { ArtifactChunkInput, ChangeTaskInput, TaskPatch, TaskRecord } from '../task-store.ts';
 import { sql } from 'kysely';
 import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
-function patchColumns(patch: TaskPatch): UpdateObject<Database, 'tasks'> {
+function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObject<Database, 'tasks'> {
   const set: UpdateObject<Database, 'tasks'> = {};
-  if (patch.state !== undefined) set.state = patch.state;
-  if (patch.visibility !== undefined) set.visibility = patch.visibility;
-  if (patch.statusMessage !== undefined)
-    set.status_message = patch.statusMessage === null ? null : jsonb(patch.statusMessage);
+  const json = (v: unknown) => (v === null ? null : jsonb(v));
+  if (patch.state !== undefined) set.state = p((i) => i.patch.state!);
+  if (patch.visibility !== undefined) set.visibility = p((i) => i.patch.visibility!);
+  if (patch.statusMessage !== undefined) set.status_message = p((i) => json(i.patch.statusMessage));
   // TaskStatus.timestamp is the time of the last status change (digest §2.1), and ListTasks sorts on it.
   if (patch.state !== undefined || patch.statusMessage !== undefined) set.status_timestamp = now();
-  if (patch.reply !== undefined) set.reply = patch.reply === null ? null : jsonb(patch.reply);
-  if (patch.metadata !== undefined) set.metadata = patch.metadata === null ? null : jsonb(patch.metadata);
-  if (patch.lastError !== undefined) set.last_error = patch.lastError;
+  if (patch.reply !== undefined) set.reply = p((i) => json(i.patch.reply));
+  if (patch.metadata !== undefined) set.metadata = p((i) => json(i.patch.metadata));
+  if (patch.lastError !== undefined) set.last_error = p((i) => i.patch.lastError ?? null);
   if (patch.clearLease) Object.assign(set, { lease_owner: null, lease_expires_at: null });
-  if (patch.runAfter !== undefined) set.run_after = patch.runAfter;
+  if (patch.runAfter !== undefined) set.run_after = p((i) => i.patch.runAfter!);
   if (patch.resetAttempts) set.attempts = 0;
   return set;
 }
+
+/** What changes the statement's text; patchColumns and changeStatement branch on nothing else. */
+function changeShape(input: ChangeTaskInput): string {
+  const { patch } = input;
+  const fields = (
+    ['state', 'visibility', 'statusMessage', 'reply', 'metadata', 'lastError', 'runAfter'] as const
+  )
+    .filter((k) => patch[k] !== undefined)
+    .join(',');
+  return [
+    fields,
+    patch.clearLease ? 'clear' : '',
+    patch.resetAttempts ? 'reset' : '',
+    input.expectedVersion === 'any' ? 'any' : 'v',
+    input.fromStates ? `s${input.fromStates.length}` : '',
+    input.leaseOwner !== undefined ? 'lease' : '',
+    input.precededBy ? 'pre' : '',
+    input.appendMessage ? 'msg' : '',
+    chunkOf(input) ? `chunk${chunkBack(input)}` : '',
+  ].join('|');
+}
+
+/** The events the change appends, oldest first: a preceding chunk's event, then its own. */
+const eventsOf = (input: ChangeTaskInput) =>
+  input.precededBy ? [input.precededBy.event, input.event] : [input.event];
+
+/** The artifact chunk the change stores, if any: its own, or the preceding one's. */
+const chunkOf = (input: ChangeTaskInput): ArtifactChunkInput | undefined =>
+  input.artifactChunk ?? input.precededBy?.artifactChunk;
+
+/** How far below the new version the chunk's seq is: the preceding event's, or the change's own. */
+const chunkBack = (input: ChangeTaskInput) => (input.precededBy && !input.artifactChunk ? 1 : 0);
+
+const change = cachedStatement({
+  name: 'change-task',
+  shape: changeShape,
+  build: (db, input: ChangeTaskInput, p) => changeStatement(db, input, p),
+});
 
 /**
  * One guarded UPDATE (compare-and-set on version, plus the state and lease fences the writer asks
@@ -32,37 +71,64 @@ function patchColumns(patch: TaskPatch): UpdateObject<Database, 'tasks'> {
  * artifact chunk and the push outbox rows (ARCHITECTURE.md §3 rules 2–4). No row → ConflictError.
  */
 export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRecord> {
-  const { tenantId, taskId, expectedVersion, fromStates, leaseOwner } = input;
+  const { tenantId, taskId, expectedVersion, fromStates } = input;
   const conflict = () => new ConflictError(tenantId, taskId, expectedVersion);
   // An empty state list or a malformed id can match no row: answer as the guard would.
   if (!isTaskId(taskId) || fromStates?.length === 0) throw conflict();
   if (expectedVersion === 'any' && !fromStates) {
     throw new Error('changeTask without an expected version needs fromStates as its guard');
   }
-  // One statement, one round trip: data-modifying CTEs all hang off the guarded UPDATE, so when
-  // the guard matches no row nothing else is written either, and together they are atomic.
+  const [row] = await change.rows(db, input);
+  if (!row) throw conflict();
+  const { push_due, ...taskRow } = row;
+  return { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due };
+}
+
+/**
+ * The change as one statement, one round trip: data-modifying CTEs all hang off the guarded
+ * UPDATE, so when the guard matches no row nothing else is written either, and together they are
+ * atomic. Its text depends on `input`'s shape only (changeShape); every value goes through `p`.
+ */
+function changeStatement(db: Db, input: ChangeTaskInput, p: ValueOf<ChangeTaskInput>) {
+  const { expectedVersion, fromStates, leaseOwner } = input;
+  const tenantId = p((i) => i.tenantId);
+  const taskId = p((i) => i.taskId);
   // Each event takes one version: a preceding chunk's event first, then the change's own.
-  const events = input.precededBy
-    ? [
-        { back: 1, event: input.precededBy.event },
-        { back: 0, event: input.event },
-      ]
-    : [{ back: 0, event: input.event }];
+  const events = eventsOf(input).map((_, k, all) => ({
+    back: all.length - 1 - k,
+    kind: p((i) => eventKind(eventsOf(i)[k]!)),
+    payload: p((i) => jsonb(eventsOf(i)[k])),
+  }));
   const steps = events.length;
   const seqOf = (back: number) => sql<number>`upd.version - ${back}::integer`;
   const query = db.with('upd', (qc) => {
     let update = qc
       .updateTable('tasks')
       .set({
-        ...patchColumns(input.patch),
+        ...patchColumns(input.patch, p),
         version: (eb) => eb('version', '+', steps),
         updated_at: now(),
       })
       .where('tenant_id', '=', tenantId)
       .where('id', '=', taskId);
-    if (expectedVersion !== 'any') update = update.where('version', '=', expectedVersion);
-    if (fromStates) update = update.where('state', 'in', fromStates);
-    if (leaseOwner !== undefined) update = update.where('lease_owner', '=', leaseOwner);
+    if (expectedVersion !== 'any')
+      update = update.where(
+        'version',
+        '=',
+        p((i) => i.expectedVersion as number),
+      );
+    if (fromStates)
+      update = update.where(
+        'state',
+        'in',
+        fromStates.map((_, k) => p((i) => i.fromStates![k]!)),
+      );
+    if (leaseOwner !== undefined)
+      update = update.where(
+        'lease_owner',
+        '=',
+        p((i) => i.leaseOwner!),
+      );
     return update.returningAll();
   });
   const withEvent = query
@@ -71,15 +137,15 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
         .insertInto('task_events')
         .columns(['tenant_id', 'task_id', 'seq', 'kind', 'payload'])
         .expression((eb) => {
-          const row = ({ back, event }: (typeof events)[number]) =>
+          const row = ({ back, kind, payload }: (typeof events)[number]) =>
             eb
               .selectFrom('upd')
               .select((e) => [
                 'upd.tenant_id',
                 'upd.id',
                 seqOf(back).as('seq'),
-                e.val(eventKind(event)).as('kind'),
-                e.cast<string>(e.val(jsonb(event)), 'jsonb').as('payload'),
+                e.val(kind).as('kind'),
+                e.cast<string>(e.val(payload), 'jsonb').as('payload'),
               ]);
           const [first, ...rest] = events.map(row);
           return rest.reduce((all, next) => all.unionAll(next), first!);
@@ -111,7 +177,7 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
     );
   let full = withEvent;
   if (input.appendMessage) {
-    const message = jsonb(input.appendMessage);
+    const message = p((i) => jsonb(i.appendMessage));
     full = full.with('msg', (qc) =>
       qc
         .insertInto('task_messages')
@@ -139,11 +205,10 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
         ),
     ) as unknown as typeof withEvent;
   }
-  const chunkInput = input.artifactChunk ?? input.precededBy?.artifactChunk;
-  if (chunkInput) {
-    const c = chunkInput;
+  if (chunkOf(input)) {
+    const c = <T>(read: (chunk: ArtifactChunkInput) => T) => p((i) => read(chunkOf(i)!));
     // The chunk's seq is its event's: the change's own, or the preceding one's.
-    const chunkSeq = seqOf(input.precededBy && !input.artifactChunk ? 1 : 0);
+    const chunkSeq = seqOf(chunkBack(input));
     full = full.with('chunk', (qc) =>
       qc
         .insertInto('artifact_chunks')
@@ -167,24 +232,24 @@ export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRe
               'upd.tenant_id',
               'upd.id',
               chunkSeq.as('seq'),
-              e.val(c.artifactId).as('artifact_id'),
-              e.val(c.append).as('append'),
-              e.val(c.lastChunk).as('last_chunk'),
-              e.val(c.name ?? null).as('name'),
-              e.val(c.description ?? null).as('description'),
-              e.cast<string>(e.val(jsonb(c.parts)), 'jsonb').as('parts'),
-              e.cast<string>(e.val(c.metadata ? jsonb(c.metadata) : null), 'jsonb').as('metadata'),
-              e.cast<string>(e.val(c.extensions ? jsonb(c.extensions) : null), 'jsonb').as('extensions'),
+              e.val(c((k) => k.artifactId)).as('artifact_id'),
+              e.val(c((k) => k.append)).as('append'),
+              e.val(c((k) => k.lastChunk)).as('last_chunk'),
+              e.val(c((k) => k.name ?? null)).as('name'),
+              e.val(c((k) => k.description ?? null)).as('description'),
+              e.cast<string>(e.val(c((k) => jsonb(k.parts))), 'jsonb').as('parts'),
+              e
+                .cast<string>(e.val(c((k) => (k.metadata ? jsonb(k.metadata) : null))), 'jsonb')
+                .as('metadata'),
+              e
+                .cast<string>(e.val(c((k) => (k.extensions ? jsonb(k.extensions) : null))), 'jsonb')
+                .as('extensions'),
             ]),
         ),
     ) as unknown as typeof withEvent;
   }
-  const row = await full
+  return full
     .selectFrom('upd')
     .selectAll()
-    .select(sql<boolean>`exists (select 1 from deliveries)`.as('push_due'))
-    .executeTakeFirst();
-  if (!row) throw conflict();
-  const { push_due, ...taskRow } = row;
-  return { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due };
+    .select(sql<boolean>`exists (select 1 from deliveries)`.as('push_due'));
 }

@@ -1,4 +1,5 @@
 import { TaskState } from '@switchyard/protocol';
+import { cachedStatement, type ValueOf } from '../cached-statement.ts';
 import type { Db } from '../db.ts';
 import { createPushConfig } from '../push-configs/create-push-config.ts';
 import type { SecretBox } from '../secret-box.ts';
@@ -23,7 +24,7 @@ export async function createTask(
   input: CreateTaskInput,
 ): Promise<CreateTaskResult> {
   if (input.pushConfig) return createTaskWithPushConfig(db, secrets, input);
-  const row = await insertTaskStatement(db, input).selectFrom('task').selectAll().executeTakeFirst();
+  const [row] = await insertTask.rows(db, input);
   // Without a push config in the request the new task has none: nothing to deliver yet.
   if (row) return { created: true, task: { ...toTaskRecord(row as TaskRow), pushDue: false } };
   return earlierSend(db, input);
@@ -35,16 +36,22 @@ export async function createTask(
  * insert does nothing) inserts nothing else. A new task has no push configs yet, so event 1 has
  * no outbox rows to write.
  */
-function insertTaskStatement(db: Db, input: CreateTaskInput) {
+const insertTask = cachedStatement<CreateTaskInput, TaskRow>({
+  name: 'create-task',
+  shape: () => 'one',
+  build: (db, _input, p) => insertTaskStatement(db, p).selectFrom('task').selectAll(),
+});
+
+function insertTaskStatement(db: Db, p: ValueOf<CreateTaskInput>) {
   return db
     .with('key', (qc) =>
       qc
         .insertInto('idempotency_keys')
         .values({
-          tenant_id: input.tenantId,
-          message_id: input.message.messageId,
-          principal: input.owner,
-          task_id: input.id,
+          tenant_id: p((i) => i.tenantId),
+          message_id: p((i) => i.message.messageId),
+          principal: p((i) => i.owner),
+          task_id: p((i) => i.id),
         })
         .onConflict((oc) => oc.columns(['tenant_id', 'message_id']).doNothing())
         .returning(['tenant_id', 'task_id']),
@@ -72,23 +79,25 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
             .select((e) => [
               'key.tenant_id',
               'key.task_id',
-              e.val(input.contextId).as('context_id'),
-              e.val(input.agentId).as('agent_id'),
-              e.val(input.owner).as('owner'),
-              e.val(input.visibility).as('visibility'),
+              e.val(p((i) => i.contextId)).as('context_id'),
+              e.val(p((i) => i.agentId)).as('agent_id'),
+              e.val(p((i) => i.owner)).as('owner'),
+              e.val(p((i) => i.visibility)).as('visibility'),
               e.val(TaskState.SUBMITTED).as('state'),
               e.lit(1).as('version'),
               now().as('status_timestamp'),
-              e.cast<string>(e.val(input.metadata ? jsonb(input.metadata) : null), 'jsonb').as('metadata'),
+              e
+                .cast<string>(e.val(p((i) => (i.metadata ? jsonb(i.metadata) : null))), 'jsonb')
+                .as('metadata'),
               e
                 .cast<string>(
-                  e.val(input.traceContext?.traceparent ? jsonb(input.traceContext) : null),
+                  e.val(p((i) => (i.traceContext?.traceparent ? jsonb(i.traceContext) : null))),
                   'jsonb',
                 )
                 .as('trace_context'),
               e
                 .cast<string>(
-                  e.val(input.acceptedOutputModes?.length ? jsonb(input.acceptedOutputModes) : null),
+                  e.val(p((i) => (i.acceptedOutputModes?.length ? jsonb(i.acceptedOutputModes) : null))),
                   'jsonb',
                 )
                 .as('accepted_output_modes'),
@@ -107,7 +116,7 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
               'key.tenant_id',
               'key.task_id',
               e.lit(0).as('position'),
-              e.cast<string>(e.val(jsonb(input.message)), 'jsonb').as('message'),
+              e.cast<string>(e.val(p((i) => jsonb(i.message))), 'jsonb').as('message'),
             ]),
         ),
     )
@@ -122,8 +131,8 @@ function insertTaskStatement(db: Db, input: CreateTaskInput) {
               'key.tenant_id',
               'key.task_id',
               e.lit(1).as('seq'),
-              e.val(eventKind(input.event)).as('kind'),
-              e.cast<string>(e.val(jsonb(input.event)), 'jsonb').as('payload'),
+              e.val(p((i) => eventKind(i.event))).as('kind'),
+              e.cast<string>(e.val(p((i) => jsonb(i.event))), 'jsonb').as('payload'),
             ]),
         ),
     );
@@ -147,7 +156,7 @@ async function createTaskWithPushConfig(
   input: CreateTaskInput,
 ): Promise<CreateTaskResult> {
   return db.transaction().execute(async (tx) => {
-    const row = await insertTaskStatement(tx, input).selectFrom('task').selectAll().executeTakeFirst();
+    const [row] = await insertTask.rows(tx, input);
     if (!row) return earlierSend(tx, input);
     if (input.pushConfig) await createPushConfig(tx, secrets, input.tenantId, input.id, input.pushConfig);
     if (input.visibility === 'task') await insertPushDeliveries(tx, input.tenantId, input.id, 1);
