@@ -8,6 +8,7 @@ import {
   Task as SdkTask,
 } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { AgentContext } from '@switchyard/agents';
 import type { Message, StreamResponse, Task } from '@switchyard/protocol';
 import { EventMapper, type Progress } from './event-mapper.ts';
@@ -111,7 +112,15 @@ export class UpstreamRun {
     const snapshot = await this.getTask(taskId);
     if ((await this.mapper.reconcile(snapshot)) === 'ended') return 'ended';
     if (!this.streaming) return 'open';
-    return this.consume(this.client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: taskId })));
+    try {
+      return await this.consume(this.client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: taskId })));
+    } catch (err) {
+      // The task ended between the snapshot and the subscribe, and the spec refuses a subscription
+      // to a terminal task with UnsupportedOperation: a stream that ended, so the next resume's
+      // snapshot brings the ending (the resume limit still bounds an upstream that always refuses).
+      if (err instanceof UnsupportedOperationError) return 'open';
+      throw err;
+    }
   }
 
   /** Until the upstream task ends: resume dropped streams, poll non-streaming agents. */

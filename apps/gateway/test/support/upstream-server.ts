@@ -1,7 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import {
+  AgentCard,
+  GetTaskRequest,
+  Message,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatusUpdateEvent,
+} from '@a2a-js/sdk';
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -20,6 +27,11 @@ export interface UpstreamServerOptions {
   chunkDelayMs?: number;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   bearer?: string;
+  /**
+   * Runs before the SDK answers a SubscribeToTask, with a reader of the task as the SDK's store
+   * holds it: a test makes a race happen there.
+   */
+  beforeResubscribe?: (taskId: string, readTask: () => Promise<Task>) => Promise<void>;
 }
 
 export interface UpstreamServer {
@@ -68,6 +80,16 @@ export async function startUpstreamServer(options: UpstreamServerOptions = {}): 
   });
   const executor = createExecutor(state, holds, options.chunkDelayMs ?? 50);
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const { beforeResubscribe } = options;
+  if (beforeResubscribe) {
+    const resubscribe = handler.resubscribe.bind(handler);
+    handler.resubscribe = async function* (params, context) {
+      await beforeResubscribe(params.id, () =>
+        handler.getTask(GetTaskRequest.fromJSON({ id: params.id }), context),
+      );
+      yield* resubscribe(params, context);
+    };
+  }
   const legacyCompat = { enabled: version === '0.3' };
   if (options.bearer) {
     app.use((req, res, next) => {
