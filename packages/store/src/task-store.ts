@@ -198,6 +198,8 @@ export interface GetTaskOptions {
   historyLength?: number;
   /** Default true for GetTask (artifacts are part of the Task). */
   includeArtifacts?: boolean;
+  /** GetTask through an agent's interface: another agent's task is not found (access.ts). */
+  agentId?: string;
 }
 
 export interface ListTasksInput {

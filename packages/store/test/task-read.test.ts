@@ -118,6 +118,15 @@ describe('getTask (digest §7.4 rule 19)', () => {
     expect(await env.store.getTask({ tenantId: t, principal: 'bob', admin: true }, task.id)).not.toBeNull();
   });
 
+  it('through an agent, only that agent’s task is found, for users and admins alike', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    expect(await env.store.getTask(alice(t), task.id, { agentId: 'echo' })).not.toBeNull();
+    expect(await env.store.getTask(alice(t), task.id, { agentId: 'booking' })).toBeNull();
+    const admin = { tenantId: t, principal: 'bob', admin: true };
+    expect(await env.store.getTask(admin, task.id, { agentId: 'booking' })).toBeNull();
+  });
+
   it('cross-tenant reads return nothing (ARCHITECTURE §3 rule 6)', async () => {
     const t = tenant();
     const task = await richTask(t);

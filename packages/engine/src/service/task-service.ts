@@ -120,9 +120,15 @@ export class TaskService {
     return this.stream(() => this.startSubscription(caller, agentId, taskId, afterSeq), signal);
   }
 
+  /** One statement: the row, its history and chunks, under the access rule (access.ts canSee). */
   async getTask(caller: Caller, agentId: string, taskId: string, historyLength?: number): Promise<Task> {
-    const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    return this.view(record, historyLength);
+    const task = await this.deps.store.getTask(caller, taskId, {
+      agentId,
+      includeArtifacts: true,
+      ...(historyLength !== undefined ? { historyLength } : {}),
+    });
+    if (!task) throw taskNotFound(taskId);
+    return task;
   }
 
   async listTasks(caller: Caller, agentId: string, request: ListTasksRequest): Promise<ListTasksResponse> {
