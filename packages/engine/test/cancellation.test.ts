@@ -17,14 +17,7 @@ async function terminalEvents(taskId: string) {
 
 describe('cancellation (ARCHITECTURE.md §6)', () => {
   it('§7.5 CancelTask moves a running task to CANCELED at once and the agent stops', async () => {
-    const slow = await p.admin.upsertAgent({
-      tenantId: 'acme',
-      id: 'slow-steps',
-      card: (await p.agent('slow')).card,
-      executor: 'slow',
-      settings: { steps: 200, delayMs: 50 },
-    });
-    const agent = (await p.admin.getAgent('acme', slow.id))!;
+    const agent = await p.slowAgent('slow-steps', { steps: 200, delayMs: 50 });
     const r = await p.service.send(alice, agent, {
       message: userMessage('go'),
       configuration: { returnImmediately: true },

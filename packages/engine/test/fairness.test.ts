@@ -11,13 +11,7 @@ const quiet: Caller = { tenantId: 'evil', principal: 'quiet', admin: false };
 beforeAll(async () => {
   p = await startPlatform();
   for (const tenantId of ['acme', 'evil']) {
-    await p.admin.upsertAgent({
-      tenantId,
-      id: 'quick',
-      card: (await p.agent('slow')).card,
-      executor: 'slow',
-      settings: { delayMs: 5 },
-    });
+    await p.slowAgent('quick', { delayMs: 5 }, tenantId);
   }
 });
 afterAll(() => p.close());

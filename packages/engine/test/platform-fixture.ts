@@ -34,6 +34,8 @@ export interface Platform {
   agent(id: string): Promise<AgentRegistration>;
   /** Registers `agent` (a bundled or a test's own) under its executor name, in `tenantId`. */
   registerAgent(agent: Agent, tenantId?: string): Promise<AgentRegistration>;
+  /** Registers the bundled slow agent as `id` with these settings (steps, delayMs), in `tenantId`. */
+  slowAgent(id: string, settings: Record<string, unknown>, tenantId?: string): Promise<AgentRegistration>;
   startWorker(overrides?: {
     concurrency?: number;
     workerId?: string;
@@ -99,6 +101,17 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
     service,
     config,
     registerAgent,
+    async slowAgent(id, settings, tenantId = 'acme') {
+      const slow = bundledAgents.find((a) => a.executor === 'slow')!;
+      await admin.upsertAgent({
+        tenantId,
+        id,
+        card: slow.card as unknown as Record<string, unknown>,
+        executor: 'slow',
+        settings,
+      });
+      return (await admin.getAgent(tenantId, id))!;
+    },
     async agent(id) {
       const a = await admin.getAgent('acme', id);
       if (!a) throw new Error(`no agent ${id}`);

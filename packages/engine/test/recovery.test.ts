@@ -83,14 +83,7 @@ describe('retries (issue: errors and lapsed leases share one backoff and limit)'
 
 describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
   it('FLUSHALL while tasks are SUBMITTED and WORKING: every task still completes', async () => {
-    const slow = await p.admin.upsertAgent({
-      tenantId: 'acme',
-      id: 'slow-flush',
-      card: (await p.agent('slow')).card,
-      executor: 'slow',
-      settings: { delayMs: 400 },
-    });
-    const agent = (await p.admin.getAgent('acme', slow.id))!;
+    const agent = await p.slowAgent('slow-flush', { delayMs: 400 });
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
       const r = await p.service.send(alice, agent, {
@@ -135,14 +128,7 @@ describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
       own.startWorker({ commands });
       await proxy.cut(); // and it stays cut: Redis is away for the hints, not for BullMQ
       await waitFor(() => isRedisAway(commands));
-      await own.admin.upsertAgent({
-        tenantId: 'acme',
-        id: 'slow-steps',
-        card: (await own.agent('slow')).card,
-        executor: 'slow',
-        settings: { delayMs: 300, steps: 3 },
-      });
-      const slow = await own.agent('slow-steps');
+      const slow = await own.slowAgent('slow-steps', { delayMs: 300, steps: 3 });
       const r = await own.service.send(alice, slow, {
         message: userMessage('three steps'),
         configuration: { returnImmediately: true },

@@ -8,13 +8,7 @@ let p: Platform;
 beforeAll(async () => {
   p = await startPlatform();
   p.startWorker();
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id: 'fifty',
-    card: (await p.agent('slow')).card,
-    executor: 'slow',
-    settings: { steps: 50, delayMs: 1500 },
-  });
+  await p.slowAgent('fifty', { steps: 50, delayMs: 1500 });
 });
 afterAll(() => p.close());
 

@@ -20,14 +20,7 @@ function startWorker(id: string, extra: Record<string, string> = {}): RunningPro
 }
 
 async function stepsAgent(id: string, delayMs: number) {
-  await p.admin.upsertAgent({
-    tenantId: 'acme',
-    id,
-    card: (await p.agent('slow')).card,
-    executor: 'slow',
-    settings: { steps: STEPS, delayMs },
-  });
-  return (await p.admin.getAgent('acme', id))!;
+  return p.slowAgent(id, { steps: STEPS, delayMs });
 }
 
 async function sendAndWaitForOwner(agentId: string, owner: string, minChunks: number) {
