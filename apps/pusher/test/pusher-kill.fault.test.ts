@@ -117,6 +117,8 @@ describe('pusher process killed mid-delivery', () => {
       },
       { timeoutMs: 60_000, intervalMs: 100, what: 'every delivery recorded as delivered' },
     );
+    // A pusher only listens for wake-ups: no BullMQ or pipelined-commands connection.
+    expect(await redis.clientRoles('pusher', second.child.pid!)).toEqual(['subscriber']);
 
     const everySeq = Array.from({ length: EVENTS }, (_, i) => i + 1);
     for (const task of tasks) expect(firstSeen(receiver.requests, task.taskId)).toEqual(everySeq);

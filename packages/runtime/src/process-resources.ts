@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
 import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
 import { createLogger, createMetrics, startTracing, type Logger, type Metrics } from '@switchyard/telemetry';
@@ -19,7 +19,7 @@ export interface ProcessResources {
    * machine a socket write was a third of a process's CPU, and this cut the gateway's Redis writes
    * per task from six to two. Never handed to BullMQ, whose maintainers advise against
    * auto-pipelining its multi-step job protocol. Its commands never wait out a Redis outage
-   * (COMMANDS_CONNECTION_OPTIONS). (The pusher and console leave it idle.)
+   * (COMMANDS_CONNECTION_OPTIONS). Opened on first use, as is `redis`.
    */
   commands: Redis;
   /** A dedicated pub/sub connection. */
@@ -32,9 +32,9 @@ export interface ProcessResources {
 
 /**
  * The composition every main.ts starts with: logger (with trace ids), tracing (configured only by
- * the OTEL_* variables in `env`), metrics, a small Postgres pool and three Redis connections
- * (BullMQ's, the auto-pipelined commands, pub/sub), each with error listeners so a dropped
- * connection is logged and retried, never a crash.
+ * the OTEL_* variables in `env`), metrics, a small Postgres pool and up to three Redis connections
+ * (pub/sub, and on first use BullMQ's and the auto-pipelined commands), each with error listeners
+ * so a dropped connection is logged and retried, never a crash.
  */
 export async function openProcessResources(
   service: string,
@@ -57,29 +57,42 @@ export async function openProcessResources(
   });
   // An idle client's socket dying (a Postgres restart) must not crash the process.
   pool.on('error', (err) => log.warn({ err }, 'idle Postgres client failed'));
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  const commands = new Redis(config.REDIS_URL, COMMANDS_CONNECTION_OPTIONS);
-  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-  redis.on('error', (err) => log.warn({ err }, 'Redis error; reconnecting'));
-  commands.on('error', (err) => log.warn({ err }, 'Redis (pipelined commands) error; reconnecting'));
-  subscriber.on('error', (err) =>
-    log.warn({ err }, 'Redis subscriber error; reconnecting (readers poll meanwhile)'),
+  const opened: Redis[] = [];
+  // Named for CLIENT LIST: which process and which of its connections each Redis client is.
+  const connect = (options: RedisOptions, role: string, what: string) => {
+    const connectionName = `switchyard-${service}-${process.pid}-${role}`;
+    const connection = new Redis(config.REDIS_URL, { ...options, connectionName });
+    connection.on('error', (err) => log.warn({ err }, `${what} error; reconnecting`));
+    opened.push(connection);
+    return connection;
+  };
+  // BullMQ's and the commands connection open on first use: the pusher needs neither and the
+  // console no commands, and an idle connection is still a client Redis keeps and pings.
+  let redis: Redis | undefined;
+  let commands: Redis | undefined;
+  const subscriber = connect(
+    { maxRetriesPerRequest: null },
+    'subscriber',
+    'Redis subscriber (readers poll meanwhile)',
   );
   metrics.resources.observePgPool(pool);
-  metrics.resources.observeRedis(() => redis.status === 'ready');
+  // Every process subscribes, so the subscriber's link is the one that says whether it reaches Redis.
+  metrics.resources.observeRedis(() => subscriber.status === 'ready');
   return {
     log,
     metrics,
     pool,
-    redis,
-    commands,
+    get redis() {
+      return (redis ??= connect({ maxRetriesPerRequest: null }, 'queue', 'Redis'));
+    },
+    get commands() {
+      return (commands ??= connect(COMMANDS_CONNECTION_OPTIONS, 'commands', 'Redis (pipelined commands)'));
+    },
     subscriber,
     keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
     secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
     async close() {
-      redis.disconnect();
-      commands.disconnect();
-      subscriber.disconnect();
+      for (const connection of opened) connection.disconnect();
       await pool.end();
       await tracing.shutdown();
     },

@@ -7,6 +7,11 @@ export interface TestRedis {
   prefix: string;
   /** A fresh connection (BullMQ's settings, plus `options`); closed by `cleanup()`. */
   connect(options?: RedisOptions): Redis;
+  /**
+   * The roles of the Redis connections a Switchyard process holds (`switchyard-<service>-<pid>-<role>`,
+   * as @switchyard/runtime names them), read from CLIENT LIST.
+   */
+  clientRoles(service: string, pid: number): Promise<string[]>;
   /** Deletes every key under the prefix and closes the connections handed out. */
   cleanup(): Promise<void>;
 }
@@ -24,6 +29,20 @@ export function createTestRedis(): TestRedis {
       const c = new Redis(url, { maxRetriesPerRequest: null, ...options });
       clients.push(c);
       return c;
+    },
+    async clientRoles(service, pid) {
+      const c = new Redis(url);
+      try {
+        const list = (await c.call('CLIENT', 'LIST')) as string;
+        const prefix = `switchyard-${service}-${pid}-`;
+        return [...list.matchAll(/ name=(\S+)/g)]
+          .map((m) => m[1]!)
+          .filter((name) => name.startsWith(prefix))
+          .map((name) => name.slice(prefix.length))
+          .sort();
+      } finally {
+        c.disconnect();
+      }
     },
     async cleanup() {
       const c = new Redis(url);
