@@ -153,6 +153,29 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
     expect((await list(user(t), { contextId: 'ctx-1', pageSize: 1 })).totalSize).toBe(2);
   });
 
+  it('totalSize is exact on both sides of a full first page (counted from the page, or by a count)', async () => {
+    const t = tenant();
+    // Tasks another principal owns or nobody sees yet are neither in the page nor in the total.
+    await createdTask(env.store, newTask(t, { owner: 'bob' }));
+    await createdTask(env.store, newTask(t, { visibility: 'pending' }));
+    const sizes: Array<[number, number, number, boolean]> = [];
+    for (let n = 1; n <= 4; n += 1) {
+      await createdTask(env.store, newTask(t));
+      const first = await list(user(t), { pageSize: 3 });
+      sizes.push([n, first.tasks.length, first.totalSize, first.nextPageToken !== '']);
+      if (first.nextPageToken) {
+        const last = await list(user(t), { pageSize: 3, pageToken: first.nextPageToken });
+        expect([last.tasks.length, last.totalSize, last.nextPageToken]).toEqual([n - 3, n, '']);
+      }
+    }
+    expect(sizes).toEqual([
+      [1, 1, 1, false],
+      [2, 2, 2, false],
+      [3, 3, 3, false],
+      [4, 3, 4, true],
+    ]);
+  });
+
   it('artifacts key absent unless includeArtifacts, then present even when empty (rule 24)', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
