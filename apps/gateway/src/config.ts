@@ -12,6 +12,17 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   NODE_ENV: z.string().default('development'),
   /** Listening port. Default 8080. */
   PORT: intVar(8080, 0, 65535),
+  /**
+   * Port of a second listener for /metrics, /healthz and /readyz. Set, /metrics is served there
+   * only, so a PORT open to clients does not publish the platform's metrics; the probes stay on
+   * PORT too, for load balancers. Unset (the default), /metrics is served on PORT.
+   */
+  GATEWAY_OPS_PORT: optionalString
+    .transform((v) => (v === undefined ? undefined : Number(v)))
+    .refine(
+      (v) => v === undefined || (Number.isInteger(v) && v >= 0 && v <= 65535),
+      'must be a port number (0-65535)',
+    ),
   /** Origin clients reach the gateway at; cards advertise interface URLs under it. Default http://localhost:${PORT}. */
   PUBLIC_URL: optionalString,
   /** Bearer token of the admin API (/admin/v1). Required when NODE_ENV=production. */

@@ -13,6 +13,7 @@ import type { GatewayDeps } from './compose/gateway-deps.ts';
 import { StreamRegistry } from './sse/stream-registry.ts';
 import { queueDashboard } from './admin/queue-dashboard.ts';
 import { createMetrics } from '@switchyard/telemetry';
+import { serviceReadiness, startOpsServer, type OpsHandlers } from '@switchyard/runtime';
 
 export type { GatewayDeps } from './compose/gateway-deps.ts';
 
@@ -24,6 +25,8 @@ export interface Gateway {
   streams: StreamRegistry;
   /** Listens on `port` (0 = ephemeral) once revocations are subscribed; resolves to the bound port. */
   start(port?: number): Promise<number>;
+  /** The bound port of the ops listener (GATEWAY_OPS_PORT) once started; undefined without one. */
+  opsPort(): number | undefined;
   /**
    * Drains (STYLE.md rule 10): stop accepting, answer blocking waits with the task as it stands,
    * end SSE streams with a final comment, give in-flight requests the grace period, then cut what
@@ -50,6 +53,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Every open request listens on it (client-signal.ts): not a leak, so no listener-count warning.
   setMaxListeners(0, shutdown.signal);
   let accepting = true;
+  // False `accepting` while draining makes load balancers stop sending new requests.
+  const probes = {
+    health: () => true,
+    ready: async () => ({ ...(await serviceReadiness(deps.pool, deps.redis)), accepting }),
+  };
+  const ops: OpsHandlers = { ...probes, metrics: () => metrics.text() };
+  const opsPort = config.GATEWAY_OPS_PORT;
   const app = buildApp(deps, {
     services,
     metrics,
@@ -59,9 +69,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     cards: new CardBuilder({ publicUrl: config.PUBLIC_URL, jwtEnabled: config.jwtEnabled }),
     streams,
     shutdown: shutdown.signal,
-    accepting: () => accepting,
+    ops: opsPort === undefined ? ops : probes,
   });
   let server: Server | undefined;
+  let opsServer: Server | undefined;
+  // undefined before start, without GATEWAY_OPS_PORT, and once the drain closed the listener.
+  const boundOpsPort = () => (opsServer?.address() as AddressInfo | null | undefined)?.port;
   let unsubscribe: (() => Promise<void>) | undefined;
   let stopping: Promise<void> | undefined;
 
@@ -74,6 +87,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     await services.dispatcher.close();
     await services.hub.close();
     await dashboard.close();
+    // Last, so /metrics can be scraped while the drain runs.
+    if (opsServer) await closeServer(opsServer, 0);
   };
 
   return {
@@ -100,9 +115,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
         listening.once('error', reject);
       });
       const bound = (listening.address() as AddressInfo).port;
-      log.info({ port: bound, publicUrl: config.PUBLIC_URL }, 'gateway listening');
+      if (opsPort !== undefined) opsServer = await startOpsServer(opsPort, ops);
+      log.info({ port: bound, opsPort: boundOpsPort(), publicUrl: config.PUBLIC_URL }, 'gateway listening');
       return bound;
     },
+    opsPort: boundOpsPort,
     stop(): Promise<void> {
       stopping ??= drain();
       return stopping;

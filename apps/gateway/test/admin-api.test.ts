@@ -225,6 +225,28 @@ describe('ops endpoints', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
   });
+
+  it('with GATEWAY_OPS_PORT, /metrics is served on that port only; the probes stay on both', async () => {
+    const { gateway, url, stop } = await h.startGateway({ GATEWAY_OPS_PORT: '0' });
+    try {
+      const opsUrl = `http://127.0.0.1:${gateway.opsPort()}`;
+      expect((await send('GET', `${url}/metrics`, { noVersion: true })).status).toBe(404);
+      const metrics = await send('GET', `${opsUrl}/metrics`, { noVersion: true });
+      expect(metrics.status).toBe(200);
+      expect(metrics.headers.get('content-type')).toContain('text/plain');
+      for (const base of [url, opsUrl]) {
+        expect((await send('GET', `${base}/healthz`, { noVersion: true })).status).toBe(200);
+        expect((await send('GET', `${base}/readyz`, { noVersion: true })).status).toBe(200);
+      }
+    } finally {
+      await stop();
+    }
+    expect(gateway.opsPort()).toBeUndefined();
+  });
+
+  it('refuses a GATEWAY_OPS_PORT that is no port, naming it', async () => {
+    await expect(h.startGateway({ GATEWAY_OPS_PORT: '80a' })).rejects.toThrow(/GATEWAY_OPS_PORT/);
+  });
 });
 
 describe('disabling a tenant', () => {

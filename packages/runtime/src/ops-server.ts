@@ -8,8 +8,8 @@ export interface OpsHandlers {
   health(): Promise<boolean> | boolean;
   /** Readiness: dependencies reachable, migrations current. Returns failing checks by name. */
   ready(): Promise<Record<string, boolean>>;
-  /** Prometheus text exposition. */
-  metrics(): Promise<{ contentType: string; body: string }>;
+  /** Prometheus text exposition; absent, /metrics is left to `next` (served on another port). */
+  metrics?(): Promise<{ contentType: string; body: string }>;
 }
 
 /** The readiness checks every process shares: Postgres reachable and migrated, Redis answering. */
@@ -44,7 +44,7 @@ export function opsHandler(
         const ok = Object.values(checks).every(Boolean);
         return send(ok ? 200 : 503, JSON.stringify({ status: ok ? 'ready' : 'not ready', checks }));
       }
-      if (path === '/metrics') {
+      if (path === '/metrics' && handlers.metrics) {
         const m = await handlers.metrics();
         return send(200, m.body, m.contentType);
       }

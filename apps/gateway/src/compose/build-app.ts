@@ -1,5 +1,5 @@
 import express, { type Express, type Request } from 'express';
-import { opsHandler, serviceReadiness } from '@switchyard/runtime';
+import { opsHandler, type OpsHandlers } from '@switchyard/runtime';
 import { httpServerSpans, type Metrics } from '@switchyard/telemetry';
 import { agentRouter } from '../a2a/agent-router.ts';
 import { A2AOperations } from '../a2a/operations.ts';
@@ -29,7 +29,8 @@ export interface AppParts {
   cards: CardBuilder;
   streams: StreamRegistry;
   shutdown: AbortSignal;
-  accepting: () => boolean;
+  /** /healthz, /readyz and, unless the ops port serves it, /metrics (create-gateway.ts). */
+  ops: OpsHandlers;
 }
 
 /**
@@ -39,9 +40,9 @@ export interface AppParts {
  */
 export function buildApp(
   deps: GatewayDeps,
-  { services, metrics, dashboard, apiKeys, tenants, cards, streams, shutdown, accepting }: AppParts,
+  { services, metrics, dashboard, apiKeys, tenants, cards, streams, shutdown, ops }: AppParts,
 ): Express {
-  const { pool, redis, keys, log, config } = deps;
+  const { redis, keys, log, config } = deps;
   const resolveAgent = (tenantId: string, agentId: string) => services.agents.getAgent(tenantId, agentId);
   const jwt = config.JWT_JWKS_URL
     ? createJwtVerifier({
@@ -69,15 +70,9 @@ export function buildApp(
   // engine's spans, whose context rides into the queued job.
   app.use(httpServerSpans({ route: (req) => stateOf(req as Request).method ?? routeKind(req.url ?? '') }));
   app.use(requestLog(log, metrics.requests));
-  // Probes and metrics on the gateway's own port (ARCHITECTURE.md §10); false `accepting` while
-  // draining makes load balancers stop sending new requests.
-  app.use(
-    opsHandler({
-      health: () => true,
-      ready: async () => ({ ...(await serviceReadiness(pool, redis)), accepting: accepting() }),
-      metrics: () => metrics.text(),
-    }),
-  );
+  // Probes on the gateway's own port (ARCHITECTURE.md §10), and metrics too unless the ops port
+  // serves them.
+  app.use(opsHandler(ops));
   app.use(dashboard.router);
   app.use(cardRoutes({ cards, resolveAgent, defaultAgent: config.SWITCHYARD_DEFAULT_AGENT }));
   const { admin, outbox, hints } = services;
