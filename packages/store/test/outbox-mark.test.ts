@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdminStore } from '../src/admin/index.ts';
@@ -30,6 +31,11 @@ async function claimedTask(workerId = 'w1') {
   const { taskId, configId } = await seedPushedTask(db, secrets, 'acme', [1]);
   await claim(workerId);
   return { tenantId: 'acme', taskId, configId, seq: 1 };
+}
+
+/** A pool whose every query fails: nothing listens on port 1. */
+function brokenPool(): pg.Pool {
+  return new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', max: 1 });
 }
 
 async function row(key: { taskId: string }) {
@@ -73,6 +79,45 @@ describe('markDelivered', () => {
     expect(await outbox.markDelivered({ ...key, workerId: 'w1', status: 200 })).toBe(false);
     expect(await outbox.markFailed({ ...key, workerId: 'w1', error: 'x', dead: true })).toBe(false);
     expect((await row(key)).status).toBe('delivered');
+  });
+});
+
+describe('markDelivered, many at once', () => {
+  it('marks sent together (one statement per tenant) each answer for their own row and claim', async () => {
+    await new PostgresAdminStore({ db, secrets }).createTenant({ id: 'globex', name: 'Globex' });
+    const seeded = [
+      ...(await Promise.all([1, 2, 3, 4].map(() => seedPushedTask(db, secrets, 'acme', [1])))).map((s) => ({
+        ...s,
+        tenantId: 'acme',
+      })),
+      ...(await Promise.all([1, 2].map(() => seedPushedTask(db, secrets, 'globex', [1])))).map((s) => ({
+        ...s,
+        tenantId: 'globex',
+      })),
+    ];
+    // One delivery per task: a task's deliveries are claimed in order, one at a time.
+    expect(await claim('w1')).toHaveLength(6);
+    const keys = seeded.map(({ tenantId, taskId, configId }) => ({ tenantId, taskId, configId, seq: 1 }));
+    const [already, ...rest] = keys;
+    await outbox.markDelivered({ ...already!, workerId: 'w1', status: 200 });
+    // All issued in one turn: the first runs alone, the rest go together behind it.
+    const answers = await Promise.all([
+      outbox.markDelivered({ ...already!, workerId: 'w1', status: 200 }),
+      outbox.markDelivered({ ...rest[0]!, workerId: 'intruder', status: 200 }),
+      ...rest.map((key, k) => outbox.markDelivered({ ...key, workerId: 'w1', status: 200 + k })),
+    ]);
+    expect(answers).toEqual([false, false, ...rest.map(() => true)]);
+    for (const [k, key] of rest.entries()) {
+      const [r] = (await outbox.listDeliveries(key.tenantId, key.taskId)).filter((d) => d.seq === key.seq);
+      expect(r).toMatchObject({ status: 'delivered', lastStatus: 200 + k, lockedBy: null });
+    }
+  });
+
+  it('a mark that cannot reach Postgres fails its callers and leaves the row claimed (sent again later)', async () => {
+    const key = await claimedTask();
+    const broken = new PostgresOutboxStore({ db: createDb(brokenPool()), secrets });
+    await expect(broken.markDelivered({ ...key, workerId: 'w1', status: 200 })).rejects.toThrow();
+    expect(await row(key)).toMatchObject({ status: 'pending', lockedBy: 'w1' });
   });
 });
 

@@ -3,26 +3,42 @@ import type { Db } from '../db.ts';
 import type { MarkDeliveredInput } from './outbox-store.ts';
 
 /**
- * Guarded by the claim (locked_by = workerId, still pending): a pusher whose lock lapsed and was
- * taken over gets false and must not act further. The lock's expiry is not checked: a lapsed
- * claim nobody took over still did deliver, and recording it saves a duplicate send.
+ * Records sent deliveries, each guarded by its claim (locked_by = its workerId, still pending): a
+ * pusher whose lock lapsed and was taken over gets false and must not act further. The lock's
+ * expiry is not checked: a lapsed claim nobody took over still did deliver, and recording it
+ * saves a duplicate send.
+ *
+ * One UPDATE per tenant in the batch (the pusher's sends finish together under load, and
+ * PostgresOutboxStore coalesces their marks): the tenant is a parameter, so the generic plan
+ * prunes to its partition, and the rows come in as arrays.
  */
-export async function markDelivered(db: Db, input: MarkDeliveredInput): Promise<boolean> {
-  const result = await db
-    .updateTable('push_deliveries')
-    .set({
-      status: 'delivered',
-      delivered_at: sql<Date>`now()`,
-      last_status: input.status,
-      locked_by: null,
-      locked_until: null,
-    })
-    .where('tenant_id', '=', input.tenantId)
-    .where('task_id', '=', input.taskId)
-    .where('config_id', '=', input.configId)
-    .where('seq', '=', input.seq)
-    .where('locked_by', '=', input.workerId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export async function markDelivered(db: Db, inputs: readonly MarkDeliveredInput[]): Promise<boolean[]> {
+  const byTenant = Map.groupBy(inputs, (input) => input.tenantId);
+  const marked = new Set<string>();
+  await Promise.all(
+    [...byTenant].map(async ([tenantId, rows]) => {
+      const { rows: done } = await sql<{
+        task_id: string;
+        config_id: string;
+        seq: number;
+        worker_id: string;
+      }>`
+        UPDATE push_deliveries AS d
+           SET status = 'delivered', delivered_at = now(), last_status = b.status,
+               locked_by = NULL, locked_until = NULL
+          FROM unnest(${rows.map((r) => r.taskId)}::uuid[], ${rows.map((r) => r.configId)}::text[],
+                      ${rows.map((r) => r.seq)}::integer[], ${rows.map((r) => r.workerId)}::text[],
+                      ${rows.map((r) => r.status)}::integer[])
+               AS b(task_id, config_id, seq, worker_id, status)
+         WHERE d.tenant_id = ${tenantId} AND d.task_id = b.task_id AND d.config_id = b.config_id
+           AND d.seq = b.seq AND d.locked_by = b.worker_id AND d.status = 'pending'
+        RETURNING d.task_id, d.config_id, d.seq, b.worker_id`.execute(db);
+      for (const r of done) marked.add(keyOf(tenantId, r.task_id, r.config_id, r.seq, r.worker_id));
+    }),
+  );
+  return inputs.map((i) => marked.has(keyOf(i.tenantId, i.taskId, i.configId, i.seq, i.workerId)));
 }
+
+/** A mark's answer is keyed by the worker too: another worker's mark of the same row is refused. */
+const keyOf = (tenantId: string, taskId: string, configId: string, seq: number, workerId: string) =>
+  JSON.stringify([tenantId, taskId.toLowerCase(), configId, seq, workerId]);

@@ -1,3 +1,4 @@
+import { coalescedCalls } from '../coalesced-calls.ts';
 import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { claimDueDeliveries } from './claim-due-deliveries.ts';
@@ -21,6 +22,9 @@ import type {
 import { replayAllDeadLetters } from './replay-all-dead-letters.ts';
 import { replayDeadLetter } from './replay-dead-letter.ts';
 
+/** Bounds one mark statement's arrays (a pusher has at most PUSHER_CONCURRENCY sends out). */
+const MAX_MARK_BATCH = 200;
+
 export interface PostgresOutboxStoreOptions {
   db: Db;
   /** Opens push tokens, webhook credentials and tenants' signing secrets. */
@@ -31,17 +35,20 @@ export interface PostgresOutboxStoreOptions {
 export class PostgresOutboxStore implements OutboxStore {
   readonly #db: Db;
   readonly #secrets: SecretBox;
+  /** Marks that arrive while one is in flight go together as the next statement. */
+  readonly #markDelivered: (input: MarkDeliveredInput) => Promise<boolean>;
 
   constructor({ db, secrets }: PostgresOutboxStoreOptions) {
     this.#db = db;
     this.#secrets = secrets;
+    this.#markDelivered = coalescedCalls((inputs) => markDelivered(db, inputs), MAX_MARK_BATCH);
   }
 
   claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
     return claimDueDeliveries(this.#db, this.#secrets, input);
   }
   markDelivered(input: MarkDeliveredInput): Promise<boolean> {
-    return markDelivered(this.#db, input);
+    return this.#markDelivered(input);
   }
   markFailed(input: MarkFailedInput): Promise<boolean> {
     return markFailed(this.#db, input);

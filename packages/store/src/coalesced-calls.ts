@@ -1,0 +1,33 @@
+/**
+ * Calls that arrive while a batch is in flight wait and go together as the next batch: one
+ * statement for many callers, without a timer. A lone call runs at once (no added latency when
+ * idle); under load the batch grows with what piles up during one round trip (group commit, done
+ * by the caller). `runBatch` answers each input in order; if it throws, every call of that batch
+ * sees the error.
+ */
+export function coalescedCalls<I, O>(
+  runBatch: (inputs: I[]) => Promise<O[]>,
+  maxBatch: number,
+): (input: I) => Promise<O> {
+  let waiting: Array<{ input: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
+  let inFlight = false;
+  const flush = async () => {
+    inFlight = true;
+    while (waiting.length > 0) {
+      const batch = waiting.slice(0, maxBatch);
+      waiting = waiting.slice(batch.length);
+      try {
+        const outputs = await runBatch(batch.map((c) => c.input));
+        batch.forEach((call, k) => call.resolve(outputs[k]!));
+      } catch (err) {
+        for (const call of batch) call.reject(err);
+      }
+    }
+    inFlight = false;
+  };
+  return (input) =>
+    new Promise<O>((resolve, reject) => {
+      waiting.push({ input, resolve, reject });
+      if (!inFlight) void flush();
+    });
+}

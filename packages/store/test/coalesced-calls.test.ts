@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { coalescedCalls } from '../src/coalesced-calls.ts';
+
+/** A batch runner whose batches finish only when the test says so. */
+function gatedRunner(answer: (input: number) => number = (n) => n * 10) {
+  const batches: number[][] = [];
+  const gates: Array<{ open: () => void; fail: (err: Error) => void }> = [];
+  const run = (inputs: number[]) =>
+    new Promise<number[]>((resolve, reject) => {
+      batches.push(inputs);
+      gates.push({ open: () => resolve(inputs.map(answer)), fail: reject });
+    });
+  return { run, batches, gates };
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+describe('coalescedCalls', () => {
+  it('runs a lone call at once, and the calls that arrive meanwhile as the next batch', async () => {
+    const { run, batches, gates } = gatedRunner();
+    const call = coalescedCalls(run, 100);
+    const first = call(1);
+    expect(batches).toEqual([[1]]);
+    const rest = [call(2), call(3), call(4)];
+    await turn();
+    expect(batches).toEqual([[1]]);
+    gates[0]!.open();
+    expect(await first).toBe(10);
+    await turn();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    gates[1]!.open();
+    expect(await Promise.all(rest)).toEqual([20, 30, 40]);
+  });
+
+  it('splits what piled up into batches of at most maxBatch', async () => {
+    const { run, batches, gates } = gatedRunner();
+    const call = coalescedCalls(run, 2);
+    const calls = [1, 2, 3, 4, 5, 6].map((n) => call(n));
+    for (let k = 0; k < 4; k += 1) {
+      await turn();
+      gates[k]!.open();
+    }
+    expect(await Promise.all(calls)).toEqual([10, 20, 30, 40, 50, 60]);
+    expect(batches).toEqual([[1], [2, 3], [4, 5], [6]]);
+  });
+
+  it('a failed batch rejects its own callers only; the next batch still runs', async () => {
+    const { run, batches, gates } = gatedRunner();
+    const call = coalescedCalls(run, 100);
+    const first = call(1);
+    const second = call(2);
+    gates[0]!.fail(new Error('connection lost'));
+    await expect(first).rejects.toThrow('connection lost');
+    await turn();
+    gates[1]!.open();
+    expect(await second).toBe(20);
+    expect(batches).toEqual([[1], [2]]);
+    // Idle again: a new call starts a batch of its own at once.
+    const third = call(3);
+    expect(batches).toHaveLength(3);
+    gates[2]!.open();
+    expect(await third).toBe(30);
+  });
+});
