@@ -43,7 +43,50 @@ describe('taskEventFeed with two-event hints', () => {
     emit(decodeHint(wire)!);
     expect((await next).value).toEqual({ seq: 2, payload: chunk });
     expect((await feed.next()).value).toEqual({ seq: 3, payload: status(TaskState.COMPLETED) });
+    // Asked for more, the feed waits for the next hint: the inlined events need no log read.
+    const more = feed.next();
+    await new Promise((r) => setImmediate(r));
     expect(reads).toBe(1);
+    abort.abort();
+    expect((await more).done).toBe(true);
+  });
+
+  it('a hint without its payload, or out of step, is read from the log', async () => {
+    const { hub, emit } = fakeHub();
+    const log = [1, 2, 3].map((seq) => ({ seq, payload: status(TaskState.WORKING) }));
+    const readsAfter: number[] = [];
+    const abort = new AbortController();
+    const feed = taskEventFeed({
+      hub,
+      readEvents: async (_t, _id, afterSeq) => {
+        readsAfter.push(afterSeq);
+        return log.filter((e) => e.seq > afterSeq && e.seq <= visible);
+      },
+      tenantId: 't',
+      taskId: 'x',
+      afterSeq: 0,
+      pollIntervalMs: 60_000,
+      signal: abort.signal,
+    });
+    let visible = 1;
+    expect((await feed.next()).value).toMatchObject({ seq: 1 });
+    // No payload (too large to inline): the feed reads the log.
+    visible = 2;
+    let next = feed.next();
+    emit({ tenantId: 't', taskId: 'x', seq: 2, state: TaskState.WORKING });
+    expect((await next).value).toMatchObject({ seq: 2 });
+    // A payload past a gap (seq 3 of 4 missing... here 3 skipped to 4 is not in step): read too.
+    visible = 3;
+    next = feed.next();
+    emit({
+      tenantId: 't',
+      taskId: 'x',
+      seq: 4,
+      state: TaskState.WORKING,
+      payload: status(TaskState.WORKING),
+    });
+    expect((await next).value).toMatchObject({ seq: 3 });
+    expect(readsAfter).toEqual([0, 1, 2]);
     abort.abort();
     await feed.return(undefined);
   });

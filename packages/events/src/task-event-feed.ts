@@ -51,12 +51,20 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
   const onHint = (hint: TaskHint | 'resync') => {
     if (hint !== 'resync' && hint.seq <= last) return;
     // Inline a payload only when it continues what we hold; anything else is read from the log.
+    // A hint whose events are all inlined needs no read: reading anyway cost one log read per
+    // event per open stream.
     const continues = (seq: number) => seq === last + 1 || inline.has(seq - 1);
-    if (hint !== 'resync' && hint.before && hint.before.seq > last && continues(hint.before.seq)) {
-      inline.set(hint.before.seq, hint.before.payload);
+    let inlined = false;
+    if (hint !== 'resync') {
+      if (hint.before && hint.before.seq > last && continues(hint.before.seq)) {
+        inline.set(hint.before.seq, hint.before.payload);
+      }
+      if (hint.payload && continues(hint.seq)) {
+        inline.set(hint.seq, hint.payload);
+        inlined = true;
+      }
     }
-    if (hint !== 'resync' && hint.payload && continues(hint.seq)) inline.set(hint.seq, hint.payload);
-    dirty = true;
+    if (!inlined) dirty = true;
     wake?.();
   };
   const unwatch = hub.watch(tenantId, taskId, onHint);
