@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TaskState } from '@switchyard/protocol';
 import type { TaskRecord, TaskStore } from '@switchyard/store';
-import { isSettled, waitForRecord } from '../src/service/wait-for-settle.ts';
+import { isSettled, mayHaveSettled, waitForRecord } from '../src/service/wait-for-settle.ts';
 import { fakeHub } from './fake-hub.ts';
 
 // The wait's own logic, with the store and hub as in-memory ports: the race needs a hint to land
@@ -36,6 +36,55 @@ describe('waitForRecord', () => {
       timeoutMs: 60_000,
     });
     expect(settled?.state).toBe(TaskState.COMPLETED);
+    expect(reads).toBe(2);
+  });
+
+  it('with wakeOn, hints that cannot settle the task (chunks, WORKING) cause no read', async () => {
+    const { hub, emit } = fakeHub();
+    let reads = 0;
+    let current = record(TaskState.WORKING, 2);
+    const store = {
+      getTaskRecord: async () => {
+        reads += 1;
+        return current;
+      },
+    } as unknown as TaskStore;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const waiting = waitForRecord({ store, hub, pollIntervalMs: 60_000 }, 't', 'x', isSettled, {
+      timeoutMs: 60_000,
+      wakeOn: mayHaveSettled,
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(reads).toBe(1);
+    for (let seq = 3; seq < 50; seq += 1) {
+      current = record(TaskState.WORKING, seq);
+      emit({ tenantId: 't', taskId: 'x', seq, state: TaskState.WORKING });
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(reads).toBe(1);
+    current = record(TaskState.INPUT_REQUIRED, 50);
+    emit({ tenantId: 't', taskId: 'x', seq: 50, state: TaskState.INPUT_REQUIRED });
+    expect((await waiting)?.state).toBe(TaskState.INPUT_REQUIRED);
+    expect(reads).toBe(2);
+  });
+
+  it('with wakeOn, a resync still reads (hints may have been lost)', async () => {
+    const { hub, emit } = fakeHub();
+    let reads = 0;
+    const store = {
+      getTaskRecord: async () => {
+        reads += 1;
+        return reads === 1 ? record(TaskState.WORKING, 2) : record(TaskState.COMPLETED, 3);
+      },
+    } as unknown as TaskStore;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const waiting = waitForRecord({ store, hub, pollIntervalMs: 60_000 }, 't', 'x', isSettled, {
+      timeoutMs: 60_000,
+      wakeOn: mayHaveSettled,
+    });
+    await new Promise((r) => setImmediate(r));
+    emit('resync');
+    expect((await waiting)?.state).toBe(TaskState.COMPLETED);
     expect(reads).toBe(2);
   });
 });

@@ -32,7 +32,7 @@ import { makeVisible } from './make-visible.ts';
 import { PushConfigOperations } from './push-config-operations.ts';
 import type { ServiceDeps, TraceCarrier } from './service-deps.ts';
 import { closesAfter, closesStream, consistentSnapshot, taskFeed, type StreamItem } from './task-stream.ts';
-import { isSettled, waitForRecord } from './wait-for-settle.ts';
+import { isSettled, mayHaveSettled, waitForRecord } from './wait-for-settle.ts';
 
 export type SendResult = { task: Task } | { message: Message };
 
@@ -95,6 +95,7 @@ export class TaskService {
     const settled = await waitForRecord(this.waitDeps, caller.tenantId, accepted.record.id, isSettled, {
       timeoutMs: this.deps.config.blockingTimeoutMs,
       signal,
+      wakeOn: mayHaveSettled,
     });
     return this.answer(settled ?? accepted.record, historyLength);
   }
