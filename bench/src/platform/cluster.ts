@@ -20,7 +20,7 @@ const ENTRY: Record<Role, string> = {
  * them: a smaller young generation (see README, Operating) keeps resident size and scavenge pauses
  * down.
  */
-export const PLATFORM_NODE_OPTIONS = '--max-semi-space-size=8';
+export const PLATFORM_NODE_OPTIONS = '--max-semi-space-size=4';
 
 /** One real platform process, started from its app's entry point exactly as deployed. */
 export interface PlatformProcess {
