@@ -22,15 +22,6 @@ export interface SseOptions {
   log: () => Logger;
 }
 
-/**
- * Sends an engine stream as Server-Sent Events. Headers are committed only once the first item is
- * ready, so an error before it (unknown task, terminal task, bad input) propagates to the caller
- * and becomes an ordinary error reply, as a2a-js's json_rpc_handler does. Every event carries
- * `id: <seq>` for Last-Event-ID resume. An error after the start is sent as a final event and the
- * stream closes. `stop` is the controller whose signal the generator was created with: it is
- * aborted when the client leaves, when the client reads too slowly (memory stays bounded), and at
- * shutdown.
- */
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache',
@@ -48,6 +39,15 @@ function forgetRequestHeaders(req: IncomingMessage): void {
   req.headers = {};
 }
 
+/**
+ * Sends an engine stream as Server-Sent Events. Headers are committed only once the first item is
+ * ready, so an error before it (unknown task, terminal task, bad input) propagates to the caller
+ * and becomes an ordinary error reply, as a2a-js's json_rpc_handler does. Every event carries
+ * `id: <seq>` for Last-Event-ID resume. An error after the start is sent as a final event and the
+ * stream closes. `stop` is the controller whose signal the generator was created with: it is
+ * aborted when the client leaves, when the client reads too slowly (memory stays bounded), and at
+ * shutdown.
+ */
 export async function streamSse(
   res: Response,
   items: AsyncGenerator<StreamItem>,
