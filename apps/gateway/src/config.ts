@@ -48,10 +48,14 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   HTTP_MAX_CONNECTIONS: intVar(20_000, 1),
   /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */
   HTTP_ERROR_MAPPING: z.enum(['v1.0.1', 'v1.0.0']).default('v1.0.1'),
-  /** Requests per second per tenant. Default 200. */
-  RATE_LIMIT_TENANT_PER_SEC: intVar(200, 1),
-  /** Requests per second per API key (or JWT subject). Default 50. */
-  RATE_LIMIT_KEY_PER_SEC: intVar(50, 1),
+  /**
+   * Requests per second per tenant. Default 1000: above what one small deployment serves (about
+   * 500 tasks/s on two cores), so the budget stops a tenant flooding a shared cluster without
+   * throttling one client below the platform's own capacity. Lower it per deployment for SaaS plans.
+   */
+  RATE_LIMIT_TENANT_PER_SEC: intVar(1000, 1),
+  /** Requests per second per API key (or JWT subject). Default 500, so a tenant's keys share its budget. */
+  RATE_LIMIT_KEY_PER_SEC: intVar(500, 1),
   /** JWKS of the JWT issuer; JWT bearer auth is on when set. */
   JWT_JWKS_URL: optionalString.refine((v) => v === undefined || URL.canParse(v), 'must be a URL'),
   JWT_ISSUER: optionalString,
