@@ -31,3 +31,30 @@ export function coalescedCalls<I, O>(
       if (!inFlight) void flush();
     });
 }
+
+/**
+ * coalescedCalls with one queue per key: calls go together only with calls of the same key (the
+ * same tenant's partition, say, so a batch is one statement that prunes to it), and batches of
+ * different keys run side by side. A key's queue is dropped when it runs dry.
+ */
+export function coalescedCallsByKey<I, O>(
+  keyOf: (input: I) => string,
+  runBatch: (inputs: I[]) => Promise<O[]>,
+  maxBatch: number,
+): (input: I) => Promise<O> {
+  const queues = new Map<string, { call: (input: I) => Promise<O>; pending: number }>();
+  return async (input) => {
+    const key = keyOf(input);
+    let queue = queues.get(key);
+    if (!queue) {
+      queue = { call: coalescedCalls(runBatch, maxBatch), pending: 0 };
+      queues.set(key, queue);
+    }
+    queue.pending++;
+    try {
+      return await queue.call(input);
+    } finally {
+      if (--queue.pending === 0) queues.delete(key);
+    }
+  };
+}

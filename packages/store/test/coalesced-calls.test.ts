@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coalescedCalls } from '../src/coalesced-calls.ts';
+import { coalescedCalls, coalescedCallsByKey } from '../src/coalesced-calls.ts';
 
 /** A batch runner whose batches finish only when the test says so. */
 function gatedRunner(answer: (input: number) => number = (n) => n * 10) {
@@ -60,5 +60,40 @@ describe('coalescedCalls', () => {
     expect(batches).toHaveLength(3);
     gates[2]!.open();
     expect(await third).toBe(30);
+  });
+});
+
+describe('coalescedCallsByKey', () => {
+  const parity = (n: number) => (n % 2 === 0 ? 'even' : 'odd');
+
+  it('batches calls of one key together, and runs different keys side by side', async () => {
+    const { run, batches, gates } = gatedRunner();
+    const call = coalescedCallsByKey(parity, run, 100);
+    const calls = [1, 2, 3, 4, 5, 6].map((n) => call(n));
+    // 1 and 2 start at once, each alone in its key; the rest pile up per key.
+    expect(batches).toEqual([[1], [2]]);
+    gates[0]!.open();
+    gates[1]!.open();
+    await turn();
+    expect(batches).toEqual([[1], [2], [3, 5], [4, 6]]);
+    gates[2]!.open();
+    gates[3]!.open();
+    expect(await Promise.all(calls)).toEqual([10, 20, 30, 40, 50, 60]);
+  });
+
+  it('starts afresh once a key runs dry, and a failure stays within its key', async () => {
+    const { run, batches, gates } = gatedRunner();
+    const call = coalescedCallsByKey(parity, run, 100);
+    const odd = call(1);
+    const even = call(2);
+    gates[0]!.fail(new Error('odd failed'));
+    await expect(odd).rejects.toThrow('odd failed');
+    gates[1]!.open();
+    expect(await even).toBe(20);
+    await turn();
+    const again = call(3);
+    expect(batches).toEqual([[1], [2], [3]]);
+    gates[2]!.open();
+    expect(await again).toBe(30);
   });
 });
