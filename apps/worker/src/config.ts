@@ -21,6 +21,15 @@ const workerEnvSchema = commonEnvSchema.extend({
   WORKER_OPS_PORT: intVar(9091, 0, 65535),
   /** Retention runs this often (once per interval across all workers). Unit: ms. */
   RETENTION_INTERVAL_MS: intVar(3_600_000, 1000),
+  /**
+   * How often the tables' statistics are checked and refreshed where stale (and the tables
+   * vacuumed if autovacuum is off), once per interval across all workers; 0 turns it off. The hot
+   * statements' plans depend on those statistics (README, "Postgres upkeep"). Unit: ms.
+   */
+  TABLE_UPKEEP_INTERVAL_MS: intVar(15_000, 0).refine(
+    (v) => v === 0 || v >= 1000,
+    'must be 0 (off) or at least 1000',
+  ),
   /** Terminal tasks are kept this long after their last update. Default 30 days. */
   TERMINAL_TASK_TTL_MS: intVar(30 * 86_400_000, 1000),
   /** Event logs of terminal tasks are kept this long (Last-Event-ID resume window). Default 24 h. */

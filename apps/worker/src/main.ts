@@ -29,6 +29,7 @@ const worker = createWorkerRuntime({
     deliveredPushTtlMs: config.DELIVERED_PUSH_TTL_MS,
     contextMemoryTtlMs: config.CONTEXT_MEMORY_TTL_MS,
   },
+  tableUpkeepEveryMs: config.TABLE_UPKEEP_INTERVAL_MS > 0 ? config.TABLE_UPKEEP_INTERVAL_MS : false,
   engine: {
     leaseMs: config.LEASE_MS,
     maxAttempts: config.MAX_ATTEMPTS,

@@ -2,13 +2,21 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
-import { MaintenanceScheduler, TaskConsumer, TaskQueue, type QueueKeys } from '@switchyard/queue';
+import {
+  JOB_NAMES,
+  MaintenanceScheduler,
+  TaskConsumer,
+  TaskQueue,
+  type MaintenanceJob,
+  type QueueKeys,
+} from '@switchyard/queue';
 import {
   createDb,
   databaseReadiness,
   PostgresAdminStore,
   PostgresTaskStore,
   runRetention,
+  upkeepTables,
   type RetentionOptions,
   type SecretBox,
 } from '@switchyard/store';
@@ -43,6 +51,11 @@ export interface WorkerOptions {
    * Default: every hour with the store's default TTLs; `false` turns it off (tests).
    */
   retention?: (RetentionOptions & { everyMs?: number }) | false;
+  /**
+   * How often the tables' statistics are checked and brought up to date (store's upkeepTables),
+   * once per interval across all workers. Default 15 s; `false` turns it off.
+   */
+  tableUpkeepEveryMs?: number | false;
   /** Prometheus metrics of this process (task, reaper and queue families). */
   metrics?: Metrics;
   /** Executor → agent; defaults to the bundled agents. */
@@ -114,20 +127,37 @@ export function createWorkerRuntime(options: WorkerOptions) {
     handleCanceled: (job) => runner.canceled(job),
     onError: (err) => log.error({ err }, 'queue consumer error'),
   });
-  const retention = options.retention === false ? null : { everyMs: 3_600_000, ...options.retention };
-  const maintenance = retention
-    ? new MaintenanceScheduler({
-        connection: redis,
-        keys,
-        retentionEveryMs: retention.everyMs,
-        runRetention: async () => {
-          const { everyMs: _every, ...ttl } = retention;
-          const removed = await runRetention(db, ttl);
-          log.info({ removed }, 'retention run');
-        },
-        onError: (err) => log.error({ err }, 'maintenance error'),
-      })
-    : null;
+  const maintenanceJobs: MaintenanceJob[] = [];
+  if (options.retention !== false) {
+    const { everyMs = 3_600_000, ...ttl } = options.retention ?? {};
+    maintenanceJobs.push({
+      name: JOB_NAMES.retention,
+      everyMs,
+      run: async () => {
+        const removed = await runRetention(db, ttl);
+        log.info({ removed }, 'retention run');
+      },
+    });
+  }
+  if (options.tableUpkeepEveryMs !== false) {
+    maintenanceJobs.push({
+      name: JOB_NAMES.tableUpkeep,
+      everyMs: options.tableUpkeepEveryMs ?? 15_000,
+      run: async () => {
+        const done = await upkeepTables(db);
+        if (done.analyzed.length + done.vacuumed.length > 0) log.info(done, 'table upkeep');
+      },
+    });
+  }
+  const maintenance =
+    maintenanceJobs.length > 0
+      ? new MaintenanceScheduler({
+          connection: redis,
+          keys,
+          jobs: maintenanceJobs,
+          onError: (err) => log.error({ err }, 'maintenance error'),
+        })
+      : null;
   let state: WorkerState = 'created';
 
   return {

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-describe('retention schedule (ARCHITECTURE.md §8)', () => {
+describe('maintenance schedules (ARCHITECTURE.md §8)', () => {
   it('the worker runs retention on its schedule and removes expired terminal tasks', async () => {
     const worker = createWorkerRuntime({
       pool: p.db.pool,
@@ -39,6 +39,51 @@ describe('retention schedule (ARCHITECTURE.md §8)', () => {
         what: 'retention deletes the task',
       });
       expect(await p.store.readEvents('acme', r.task.id, 0)).toEqual([]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('the worker keeps table statistics current on its schedule (store upkeepTables)', async () => {
+    const analyzeCount = async () =>
+      Number(
+        (
+          await p.db.pool.query<{ n: string }>(
+            `SELECT coalesce(sum(analyze_count + autoanalyze_count), 0) AS n
+               FROM pg_stat_user_tables WHERE relname ~ '^tasks_p[0-9]$'`,
+          )
+        ).rows[0]!.n,
+      );
+    const before = await analyzeCount();
+    const client = await p.db.pool.connect();
+    try {
+      await client.query(
+        `INSERT INTO tasks (tenant_id, id, context_id, agent_id, owner, visibility, state, version, status_timestamp)
+         SELECT 'upkeep', gen_random_uuid(), 'c', 'echo', 'alice', 'task', 'TASK_STATE_COMPLETED', 3, now()
+           FROM generate_series(1, 500)`,
+      );
+      await client.query('SELECT pg_stat_force_next_flush()');
+    } finally {
+      client.release();
+    }
+    const worker = createWorkerRuntime({
+      pool: p.db.pool,
+      redis: p.redis.connect(),
+      subscriber: p.redis.connect(),
+      keys: p.keys,
+      secrets: createSecretBox(SECRET),
+      log: silentLogger(),
+      concurrency: 2,
+      engine: p.config,
+      retention: false,
+      tableUpkeepEveryMs: 1000,
+    });
+    worker.start();
+    try {
+      await waitFor(async () => (await analyzeCount()) > before, {
+        timeoutMs: 20_000,
+        what: 'the upkeep job analyzes the grown partition',
+      });
     } finally {
       await worker.stop();
     }

@@ -129,6 +129,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
         engine: config,
         shutdownGraceMs: 200,
         retention: false,
+        tableUpkeepEveryMs: false,
         ...(workerId ? { workerId } : {}),
         ...(findAgent ? { findAgent } : {}),
         ...(commands ? { commands } : {}),

@@ -10,5 +10,9 @@ export {
 } from './job-catalog.ts';
 export { TaskQueue, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';
-export { MaintenanceScheduler, type MaintenanceOptions } from './maintenance-scheduler.ts';
+export {
+  MaintenanceScheduler,
+  type MaintenanceJob,
+  type MaintenanceOptions,
+} from './maintenance-scheduler.ts';
 export { COMMANDS_CONNECTION_OPTIONS, isRedisAway } from './commands-connection.ts';

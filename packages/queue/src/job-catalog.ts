@@ -25,6 +25,7 @@ export const JOB_NAMES = {
   runTask: 'run-task',
   taskCanceled: 'task-canceled',
   retention: 'retention',
+  tableUpkeep: 'table-upkeep',
 } as const;
 
 export type JobName = (typeof JOB_NAMES)[keyof typeof JOB_NAMES];
@@ -33,6 +34,7 @@ export interface JobCatalog {
   'run-task': RunTaskJob;
   'task-canceled': TaskCanceledJob;
   retention: RetentionJob;
+  'table-upkeep': RetentionJob;
 }
 
 /**

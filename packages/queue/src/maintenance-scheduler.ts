@@ -3,17 +3,23 @@ import type { Redis } from 'ioredis';
 import { JOB_NAMES } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
 
+/** One scheduled maintenance job: what runs, and how often. */
+export interface MaintenanceJob {
+  name: typeof JOB_NAMES.retention | typeof JOB_NAMES.tableUpkeep;
+  /** Unit: ms. */
+  everyMs: number;
+  run(): Promise<void>;
+}
+
 export interface MaintenanceOptions {
   connection: Redis;
   keys: QueueKeys;
-  /** How often retention runs. Unit: ms. */
-  retentionEveryMs: number;
-  runRetention(): Promise<void>;
+  jobs: MaintenanceJob[];
   onError?(err: unknown): void;
 }
 
 /**
- * Scheduled maintenance on a BullMQ job scheduler: every worker process upserts the same schedule
+ * Scheduled maintenance on BullMQ job schedulers: every worker process upserts the same schedules
  * (idempotent) and consumes the maintenance queue with concurrency 1, so each tick runs once in the
  * whole deployment however many workers there are, and a dead worker's tick is run by another.
  */
@@ -21,16 +27,16 @@ export class MaintenanceScheduler {
   private readonly queue: Queue;
   private readonly worker: Worker;
   private readonly options: MaintenanceOptions;
-  private refresh: NodeJS.Timeout | undefined;
+  private refresh: NodeJS.Timeout[] = [];
 
   constructor(options: MaintenanceOptions) {
     this.options = options;
-    const { connection, keys } = options;
+    const { connection, keys, jobs } = options;
     this.queue = new Queue(keys.maintenanceQueue, { connection, prefix: keys.bullPrefix });
     this.worker = new Worker(
       keys.maintenanceQueue,
       async (job) => {
-        if (job.name === JOB_NAMES.retention) await options.runRetention();
+        await jobs.find((j) => j.name === job.name)?.run();
       },
       { connection, prefix: keys.bullPrefix, concurrency: 1, autorun: false },
     );
@@ -38,25 +44,30 @@ export class MaintenanceScheduler {
   }
 
   async start(): Promise<void> {
-    await this.schedule();
-    // The schedule lives in Redis, which holds nothing that cannot be rebuilt (ARCHITECTURE.md §3
-    // rule 1): re-upserting it (idempotent) brings it back after Redis lost its data.
-    this.refresh = setInterval(
-      () => {
-        this.schedule().catch((err: unknown) => this.options.onError?.(err));
-      },
-      Math.max(60_000, this.options.retentionEveryMs),
-    );
-    this.refresh.unref();
-    void this.worker.run().catch((err: unknown) => this.options.onError?.(err));
+    const { jobs, onError } = this.options;
+    await Promise.all(jobs.map((job) => this.schedule(job)));
+    // The schedules live in Redis, which holds nothing that cannot be rebuilt (ARCHITECTURE.md §3
+    // rule 1): re-upserting one (idempotent) brings it back after Redis lost its data. Each is
+    // re-upserted no more often than it runs.
+    this.refresh = jobs.map((job) => {
+      const timer = setInterval(
+        () => {
+          this.schedule(job).catch((err: unknown) => onError?.(err));
+        },
+        Math.max(60_000, job.everyMs),
+      );
+      timer.unref();
+      return timer;
+    });
+    void this.worker.run().catch((err: unknown) => onError?.(err));
   }
 
-  private schedule(): Promise<unknown> {
+  private schedule(job: MaintenanceJob): Promise<unknown> {
     return this.queue.upsertJobScheduler(
-      'retention-schedule',
-      { every: this.options.retentionEveryMs },
+      `${job.name}-schedule`,
+      { every: job.everyMs },
       {
-        name: JOB_NAMES.retention,
+        name: job.name,
         data: { scheduledAt: new Date().toISOString() },
         opts: { removeOnComplete: 100, removeOnFail: 100 },
       },
@@ -64,7 +75,7 @@ export class MaintenanceScheduler {
   }
 
   async close(): Promise<void> {
-    if (this.refresh) clearInterval(this.refresh);
+    for (const timer of this.refresh) clearInterval(timer);
     await this.worker.close();
     await this.queue.close();
   }

@@ -33,3 +33,4 @@ export * from './admin/index.ts';
 export * from './outbox/index.ts';
 export * from './retention/index.ts';
 export * from './console/index.ts';
+export { upkeepTables, type UpkeepResult } from './upkeep/upkeep-tables.ts';

@@ -175,6 +175,7 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
         engine,
         shutdownGraceMs: 200,
         retention: false,
+        tableUpkeepEveryMs: false,
         findAgent,
       });
       worker.start();

@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+
+export interface UpkeepResult {
+  analyzed: string[];
+  vacuumed: string[];
+}
+
+interface TableActivity {
+  name: string;
+  reltuples: number;
+  n_dead_tup: number;
+  n_mod_since_analyze: number;
+  autovacuum: boolean;
+}
+
+/**
+ * Keeps the planner's statistics of the platform's tables current, and vacuums them when nothing
+ * else does. Run on a schedule, once per tick across the deployment (the worker's maintenance).
+ *
+ * Why the platform cares: its hot statements run as named statements with generic plans
+ * (prepared-statements.ts), planned once per connection and kept until the statistics of a table
+ * they read change. A plan made while a table was empty or tiny ties every index that holds the
+ * looked-up columns, and the tie went to a five-column console index: looking a task up by its id
+ * then walked the whole tenant's range of that index, and GetTask took 100 ms instead of 3 once
+ * the tenant had a few hundred thousand tasks. ANALYZE both corrects the statistics and makes
+ * every connection plan those statements again, and with real statistics the primary key wins.
+ * Postgres's autovacuum analyzes a table after 50 rows + 10% of it changed, but only if it runs,
+ * only every minute, and a database may run without it (as CI's does), so the same rule is applied
+ * here on the platform's own tables (the leaf partitions; Postgres plans with theirs).
+ *
+ * VACUUM (dead rows over 50 + 20%, autovacuum's rule) runs only where autovacuum is off: every
+ * task update leaves a dead row and index entries behind, and without vacuum the tables and their
+ * indexes grow without bound. Where autovacuum is on it does that job, throttled; a manual VACUUM
+ * is not, so the platform stays out of its way.
+ */
+export async function upkeepTables(db: Db): Promise<UpkeepResult> {
+  const { rows } = await sql<TableActivity>`
+    SELECT format('%I.%I', s.schemaname, s.relname) AS name,
+           greatest(c.reltuples, 0)::float8 AS reltuples,
+           s.n_dead_tup::float8 AS n_dead_tup,
+           s.n_mod_since_analyze::float8 AS n_mod_since_analyze,
+           current_setting('autovacuum')::boolean
+             AND coalesce(NOT ('autovacuum_enabled=false' = ANY (c.reloptions)), true) AS autovacuum
+      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+     WHERE s.schemaname = current_schema() AND c.relkind = 'r'`.execute(db);
+  const result: UpkeepResult = { analyzed: [], vacuumed: [] };
+  for (const t of rows) {
+    const analyze = t.n_mod_since_analyze > 50 + 0.1 * t.reltuples;
+    const vacuum = !t.autovacuum && t.n_dead_tup > 50 + 0.2 * t.reltuples;
+    if (!analyze && !vacuum) continue;
+    // The name comes from the catalog, quoted by format('%I'); VACUUM and ANALYZE take no parameters.
+    const command = vacuum ? (analyze ? 'VACUUM (ANALYZE)' : 'VACUUM') : 'ANALYZE';
+    await sql.raw(`${command} ${t.name}`).execute(db);
+    if (analyze) result.analyzed.push(t.name);
+    if (vacuum) result.vacuumed.push(t.name);
+  }
+  return result;
+}
