@@ -20,6 +20,7 @@ import type {
   TaskStore,
 } from './task-store.ts';
 import { changeTask } from './tasks/change-task.ts';
+import { endRunBatch, isRunEnding, runEndingBatchKey } from './tasks/end-runs.ts';
 import { claimBatchKey, claimTasks } from './tasks/claim-task.ts';
 import { coalescedCallsByKey } from './coalesced-calls.ts';
 import { countRunArtifactChunks } from './tasks/count-run-artifact-chunks.ts';
@@ -48,7 +49,7 @@ export interface PostgresTaskStoreOptions {
   secrets?: SecretBox;
 }
 
-/** Claims per statement at most; a worker rarely has more in flight than it has slots. */
+/** Claims (or run endings) per statement at most; a worker rarely has more in flight than slots. */
 const MAX_CLAIM_BATCH = 64;
 
 /** TaskStore on Postgres: a thin façade, each method one operation module under ./tasks. */
@@ -60,6 +61,8 @@ export class PostgresTaskStore implements TaskStore {
    * next statement (claim-task.ts): no timer, so a lone claim runs at once.
    */
   readonly #claim: (input: ClaimInput) => Promise<ClaimResult | null>;
+  /** A worker's run endings (end-runs.ts), coalesced the same way. */
+  readonly #endRun: (input: ChangeTaskInput) => Promise<TaskRecord>;
 
   constructor(options: PostgresTaskStoreOptions) {
     this.#db = options.db;
@@ -69,13 +72,23 @@ export class PostgresTaskStore implements TaskStore {
       (inputs) => claimTasks(this.#db, inputs),
       MAX_CLAIM_BATCH,
     );
+    const endRun = coalescedCallsByKey(
+      runEndingBatchKey,
+      (inputs) => endRunBatch(this.#db, inputs),
+      MAX_CLAIM_BATCH,
+    );
+    this.#endRun = async (input) => {
+      const result = await endRun(input);
+      if (result instanceof Error) throw result;
+      return result;
+    };
   }
 
   createTask(input: CreateTaskInput): Promise<CreateTaskResult> {
     return createTask(this.#db, this.#secrets, input);
   }
   changeTask(input: ChangeTaskInput): Promise<TaskRecord> {
-    return changeTask(this.#db, input);
+    return isRunEnding(input) ? this.#endRun(input) : changeTask(this.#db, input);
   }
   getTaskRecord(tenantId: string, taskId: string): Promise<TaskRecord | null> {
     return getTaskRecord(this.#db, tenantId, taskId);
