@@ -35,7 +35,8 @@ describe('apps/console/src/main.ts', () => {
         const res = await fetch(`${base}/readyz`).catch(() => null);
         return res?.status === 200 ? res : null;
       },
-      { what: 'console /readyz' },
+      // A cold Node start can take many seconds while the rest of the suite fills both cores.
+      { what: 'console /readyz', timeoutMs: 60_000 },
     );
     expect(((await ready.json()) as { status: string }).status).toBe('ready');
     const tasks = await fetch(`${base}/api/tenants`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
