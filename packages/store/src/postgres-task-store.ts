@@ -26,6 +26,7 @@ import { coalescedCallsByKey } from './coalesced-calls.ts';
 import { countRunArtifactChunks } from './tasks/count-run-artifact-chunks.ts';
 import { loadRunInputs, type RunInputs } from './tasks/load-run-inputs.ts';
 import { createTask } from './tasks/create-task.ts';
+import { createTaskBatch } from './tasks/create-tasks.ts';
 import { findDispatchable } from './tasks/find-dispatchable.ts';
 import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
 import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.ts';
@@ -49,7 +50,7 @@ export interface PostgresTaskStoreOptions {
   secrets?: SecretBox;
 }
 
-/** Claims (or run endings) per statement at most; a worker rarely has more in flight than slots. */
+/** Claims, run endings or sends per statement at most. */
 const MAX_CLAIM_BATCH = 64;
 
 /** TaskStore on Postgres: a thin façade, each method one operation module under ./tasks. */
@@ -61,6 +62,8 @@ export class PostgresTaskStore implements TaskStore {
    * next statement (claim-task.ts): no timer, so a lone claim runs at once.
    */
   readonly #claim: (input: ClaimInput) => Promise<ClaimResult | null>;
+  /** A gateway's sends without a push config (create-tasks.ts), coalesced per tenant. */
+  readonly #create: (input: CreateTaskInput) => Promise<CreateTaskResult>;
   /** A worker's run endings (end-runs.ts), coalesced the same way. */
   readonly #endRun: (input: ChangeTaskInput) => Promise<TaskRecord>;
 
@@ -70,6 +73,11 @@ export class PostgresTaskStore implements TaskStore {
     this.#claim = coalescedCallsByKey(
       claimBatchKey,
       (inputs) => claimTasks(this.#db, inputs),
+      MAX_CLAIM_BATCH,
+    );
+    this.#create = coalescedCallsByKey(
+      (input) => input.tenantId,
+      (inputs) => createTaskBatch(this.#db, inputs),
       MAX_CLAIM_BATCH,
     );
     const endRun = coalescedCallsByKey(
@@ -85,7 +93,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   createTask(input: CreateTaskInput): Promise<CreateTaskResult> {
-    return createTask(this.#db, this.#secrets, input);
+    return input.pushConfig ? createTask(this.#db, this.#secrets, input) : this.#create(input);
   }
   changeTask(input: ChangeTaskInput): Promise<TaskRecord> {
     return isRunEnding(input) ? this.#endRun(input) : changeTask(this.#db, input);

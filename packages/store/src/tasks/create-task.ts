@@ -139,7 +139,7 @@ function insertTaskStatement(db: Db, p: ValueOf<CreateTaskInput>) {
 }
 
 /** The messageId was seen before: the task that earlier send created, whoever owns it. */
-async function earlierSend(db: Db, input: CreateTaskInput): Promise<CreateTaskResult> {
+export async function earlierSend(db: Db, input: CreateTaskInput): Promise<CreateTaskResult> {
   const seen = await db
     .selectFrom('idempotency_keys')
     .select(['task_id', 'principal'])
