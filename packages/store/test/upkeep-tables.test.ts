@@ -96,6 +96,8 @@ describe('upkeepTables', () => {
     }
     const done = await upkeepTables(env.db);
     expect(done.vacuumed.some((name) => /tasks_p\d$/.test(name))).toBe(true);
-    expect(await upkeepTables(env.db)).toEqual({ analyzed: [], vacuumed: [] });
+    // Nothing left to do for them (other tables' statistics may still arrive from other sessions).
+    const again = await upkeepTables(env.db);
+    expect([...again.analyzed, ...again.vacuumed].filter((name) => /tasks_p\d$/.test(name))).toEqual([]);
   });
 });

@@ -45,15 +45,29 @@ export async function upkeepTables(db: Db): Promise<UpkeepResult> {
       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
      WHERE s.schemaname = current_schema() AND c.relkind = 'r'`.execute(db);
   const result: UpkeepResult = { analyzed: [], vacuumed: [] };
-  for (const t of rows) {
+  const due = rows.flatMap((t) => {
     const analyze = t.n_mod_since_analyze > 50 + 0.1 * t.reltuples;
     const vacuum = !t.autovacuum && t.n_dead_tup > 50 + 0.2 * t.reltuples;
-    if (!analyze && !vacuum) continue;
-    // The name comes from the catalog, quoted by format('%I'); VACUUM and ANALYZE take no parameters.
-    const command = vacuum ? (analyze ? 'VACUUM (ANALYZE)' : 'VACUUM') : 'ANALYZE';
-    await sql.raw(`${command} ${t.name}`).execute(db);
-    if (analyze) result.analyzed.push(t.name);
-    if (vacuum) result.vacuumed.push(t.name);
-  }
+    return analyze || vacuum ? [{ name: t.name, analyze, vacuum }] : [];
+  });
+  if (due.length === 0) return result;
+  await db.connection().execute(async (conn) => {
+    // Throttled as autovacuum throttles itself (its default cost delay): a VACUUM of a large
+    // partition and its indexes then spreads over seconds instead of taking a core at once while
+    // the platform serves requests. The setting is the session's, so it is reset before the
+    // connection goes back to the pool.
+    await sql`SET vacuum_cost_delay = 2`.execute(conn);
+    try {
+      for (const t of due) {
+        // The name comes from the catalog, quoted by format('%I'); VACUUM and ANALYZE take no parameters.
+        const command = t.vacuum ? (t.analyze ? 'VACUUM (ANALYZE)' : 'VACUUM') : 'ANALYZE';
+        await sql.raw(`${command} ${t.name}`).execute(conn);
+        if (t.analyze) result.analyzed.push(t.name);
+        if (t.vacuum) result.vacuumed.push(t.name);
+      }
+    } finally {
+      await sql`RESET vacuum_cost_delay`.execute(conn);
+    }
+  });
   return result;
 }
