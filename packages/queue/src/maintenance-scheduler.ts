@@ -3,9 +3,12 @@ import type { Redis } from 'ioredis';
 import { JOB_NAMES } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
 
+/** Every maintenance job there is; a process runs those it is given. */
+const MAINTENANCE_JOBS = [JOB_NAMES.retention, JOB_NAMES.tableUpkeep] as const;
+
 /** One scheduled maintenance job: what runs, and how often. */
 export interface MaintenanceJob {
-  name: typeof JOB_NAMES.retention | typeof JOB_NAMES.tableUpkeep;
+  name: (typeof MAINTENANCE_JOBS)[number];
   /** Unit: ms. */
   everyMs: number;
   run(): Promise<void>;
@@ -36,19 +39,27 @@ export class MaintenanceScheduler {
     this.worker = new Worker(
       keys.maintenanceQueue,
       async (job) => {
-        await jobs.find((j) => j.name === job.name)?.run();
+        const known = jobs.find((j) => j.name === job.name);
+        // A tick of a job this process has turned off (set it alike on every worker): say so.
+        if (!known) throw new Error(`maintenance job ${job.name} is turned off in this process`);
+        await known.run();
       },
       { connection, prefix: keys.bullPrefix, concurrency: 1, autorun: false },
     );
-    if (options.onError) this.worker.on('error', options.onError);
+    if (options.onError) {
+      this.worker.on('error', options.onError);
+      this.worker.on('failed', (_job, err) => options.onError?.(err));
+    }
   }
 
   async start(): Promise<void> {
     const { jobs, onError } = this.options;
-    await Promise.all(jobs.map((job) => this.schedule(job)));
+    // Consume and keep refreshing first: a schedule that cannot be written now (Redis away) is
+    // written by the next refresh, and this process still runs the ticks other workers schedule.
+    void this.worker.run().catch((err: unknown) => onError?.(err));
     // The schedules live in Redis, which holds nothing that cannot be rebuilt (ARCHITECTURE.md §3
-    // rule 1): re-upserting one (idempotent) brings it back after Redis lost its data. Each is
-    // re-upserted no more often than it runs.
+    // rule 1): re-upserting one (idempotent; it keeps its next run) brings it back after Redis
+    // lost its data. Each is re-upserted no more often than it runs.
     this.refresh = jobs.map((job) => {
       const timer = setInterval(
         () => {
@@ -59,7 +70,13 @@ export class MaintenanceScheduler {
       timer.unref();
       return timer;
     });
-    void this.worker.run().catch((err: unknown) => onError?.(err));
+    const turnedOff = MAINTENANCE_JOBS.filter((name) => !jobs.some((j) => j.name === name));
+    const written = await Promise.allSettled([
+      ...jobs.map((job) => this.schedule(job)),
+      // A job turned off everywhere leaves no schedule behind ticking for nobody.
+      ...turnedOff.map((name) => this.queue.removeJobScheduler(`${name}-schedule`)),
+    ]);
+    for (const w of written) if (w.status === 'rejected') onError?.(w.reason);
   }
 
   private schedule(job: MaintenanceJob): Promise<unknown> {

@@ -58,3 +58,37 @@ export function coalescedCallsByKey<I, O>(
     }
   };
 }
+
+/** A thrown value as an Error, to hand back as one call's outcome. */
+export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/**
+ * Group commit for one kind of statement (PostgresTaskStore's claims, run endings and sends):
+ * calls of one key that arrive while one of theirs is in flight go together through `runBatch`,
+ * and every caller meets its own outcome. A lone call runs as `runAlone`. `runBatch` answers each
+ * input with its result or the Error that input alone met (a conflict, say). If the batched
+ * statement itself fails, nothing of it was written (one statement is one transaction), so each
+ * input runs alone: a value Postgres refuses, a deadlock or a timeout fails only the calls it
+ * belongs to, never the others that happened to share the statement.
+ */
+export function coalescedStatements<I, O>(
+  keyOf: (input: I) => string,
+  runBatch: (inputs: I[]) => Promise<Array<O | Error>>,
+  runAlone: (input: I) => Promise<O>,
+  maxBatch: number,
+): (input: I) => Promise<O> {
+  const alone = (input: I) => runAlone(input).catch(asError);
+  const call = coalescedCallsByKey<I, O | Error>(
+    keyOf,
+    async (inputs) => {
+      if (inputs.length === 1) return [await alone(inputs[0]!)];
+      return runBatch(inputs).catch(() => Promise.all(inputs.map(alone)));
+    },
+    maxBatch,
+  );
+  return async (input) => {
+    const outcome = await call(input);
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  };
+}

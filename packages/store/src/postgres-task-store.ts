@@ -22,7 +22,7 @@ import type {
 import { changeTask } from './tasks/change-task.ts';
 import { endRunBatch, isRunEnding, runEndingBatchKey } from './tasks/end-runs.ts';
 import { claimBatchKey, claimTasks } from './tasks/claim-task.ts';
-import { coalescedCallsByKey } from './coalesced-calls.ts';
+import { coalescedStatements } from './coalesced-calls.ts';
 import { countRunArtifactChunks } from './tasks/count-run-artifact-chunks.ts';
 import { loadRunInputs, type RunInputs } from './tasks/load-run-inputs.ts';
 import { createTask } from './tasks/create-task.ts';
@@ -51,7 +51,7 @@ export interface PostgresTaskStoreOptions {
 }
 
 /** Claims, run endings or sends per statement at most. */
-const MAX_CLAIM_BATCH = 64;
+const MAX_BATCH = 64;
 
 /** TaskStore on Postgres: a thin façade, each method one operation module under ./tasks. */
 export class PostgresTaskStore implements TaskStore {
@@ -70,26 +70,25 @@ export class PostgresTaskStore implements TaskStore {
   constructor(options: PostgresTaskStoreOptions) {
     this.#db = options.db;
     this.#secrets = options.secrets;
-    this.#claim = coalescedCallsByKey(
+    const db = this.#db;
+    this.#claim = coalescedStatements(
       claimBatchKey,
-      (inputs) => claimTasks(this.#db, inputs),
-      MAX_CLAIM_BATCH,
+      (inputs) => claimTasks(db, inputs),
+      async (input) => (await claimTasks(db, [input]))[0] ?? null,
+      MAX_BATCH,
     );
-    this.#create = coalescedCallsByKey(
+    this.#create = coalescedStatements(
       (input) => input.tenantId,
-      (inputs) => createTaskBatch(this.#db, inputs),
-      MAX_CLAIM_BATCH,
+      (inputs) => createTaskBatch(db, inputs),
+      (input) => createTask(db, undefined, input),
+      MAX_BATCH,
     );
-    const endRun = coalescedCallsByKey(
+    this.#endRun = coalescedStatements(
       runEndingBatchKey,
-      (inputs) => endRunBatch(this.#db, inputs),
-      MAX_CLAIM_BATCH,
+      (inputs) => endRunBatch(db, inputs),
+      (input) => changeTask(db, input),
+      MAX_BATCH,
     );
-    this.#endRun = async (input) => {
-      const result = await endRun(input);
-      if (result instanceof Error) throw result;
-      return result;
-    };
   }
 
   createTask(input: CreateTaskInput): Promise<CreateTaskResult> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coalescedCalls, coalescedCallsByKey } from '../src/coalesced-calls.ts';
+import { coalescedCalls, coalescedCallsByKey, coalescedStatements } from '../src/coalesced-calls.ts';
 
 /** A batch runner whose batches finish only when the test says so. */
 function gatedRunner(answer: (input: number) => number = (n) => n * 10) {
@@ -95,5 +95,36 @@ describe('coalescedCallsByKey', () => {
     expect(batches).toEqual([[1], [2], [3]]);
     gates[2]!.open();
     expect(await again).toBe(30);
+  });
+});
+
+describe('coalescedStatements', () => {
+  it('gives each caller its own outcome: per-input errors, and each input alone when the batch fails', async () => {
+    const alone: number[] = [];
+    let failBatch = false;
+    const call = coalescedStatements<number, number>(
+      () => 'k',
+      async (inputs) => {
+        if (failBatch) throw new Error('statement refused');
+        return inputs.map((n) => (n === 13 ? new Error('conflict 13') : n * 10));
+      },
+      async (n) => {
+        alone.push(n);
+        if (n === 7) throw new Error('7 refused alone');
+        return n * 100;
+      },
+      100,
+    );
+    // A lone call runs alone; the three that pile up meanwhile go as one batch.
+    const first = call(1);
+    const rest = [call(2), call(13), call(4)].map((p) => p.catch((e: Error) => e.message));
+    expect(await first).toBe(100);
+    expect(await Promise.all(rest)).toEqual([20, 'conflict 13', 40]);
+    failBatch = true;
+    const lone = call(5);
+    const batch = [call(6), call(7), call(8)].map((p) => p.catch((e: Error) => e.message));
+    expect(await lone).toBe(500);
+    expect(await Promise.all(batch)).toEqual([600, '7 refused alone', 800]);
+    expect(alone).toEqual([1, 5, 6, 7, 8]);
   });
 });

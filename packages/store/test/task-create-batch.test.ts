@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../src/db.ts';
-import type { CreateTaskInput, TaskRecord } from '../src/task-store.ts';
+import type { CreateTaskInput, CreateTaskResult, TaskRecord } from '../src/task-store.ts';
 import { createTask } from '../src/tasks/create-task.ts';
 import { createTaskBatch } from '../src/tasks/create-tasks.ts';
 import { newTask, openTaskTestEnv, tenant, userMessage, type TaskTestEnv } from './task-fixtures.ts';
@@ -23,6 +23,14 @@ function send(tenantId: string, k: number, messageId = randomUUID()): CreateTask
     ...(k % 3 === 0 ? { metadata: { k } } : {}),
     ...(k % 4 === 0 ? { traceContext: { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` } } : {}),
     ...(k % 5 === 0 ? { acceptedOutputModes: ['text/plain'] } : {}),
+  });
+}
+
+/** The batch's answers, none of them an error. */
+async function answers(batch: Promise<Array<CreateTaskResult | Error>>): Promise<CreateTaskResult[]> {
+  return (await batch).map((r) => {
+    if (r instanceof Error) throw r;
+    return r;
   });
 }
 
@@ -67,7 +75,7 @@ describe('sends in batches (group commit of one gateway’s concurrent sends)', 
     const b = Array.from({ length: 12 }, (_, k) => send(batched, k));
     const soloResults = [];
     for (const input of a) soloResults.push(await createTask(env.db, undefined, input));
-    const batchResults = await createTaskBatch(env.db, b);
+    const batchResults = await answers(createTaskBatch(env.db, b));
     for (let k = 0; k < 12; k++) {
       const norm = (r: (typeof batchResults)[number]) => {
         if (!r.created) return r;
@@ -95,12 +103,14 @@ describe('sends in batches (group commit of one gateway’s concurrent sends)', 
     const seen = randomUUID();
     const first = await createTask(env.db, undefined, send(t, 0, seen));
     const twice = randomUUID();
-    const results = await createTaskBatch(env.db, [
-      send(t, 1, seen),
-      send(t, 2, twice),
-      send(t, 3),
-      { ...send(t, 4, twice), owner: 'bob' },
-    ]);
+    const results = await answers(
+      createTaskBatch(env.db, [
+        send(t, 1, seen),
+        send(t, 2, twice),
+        send(t, 3),
+        { ...send(t, 4, twice), owner: 'bob' },
+      ]),
+    );
     const second = results[1]!;
     if (!first.created || !second.created) throw new Error('expected new tasks');
     expect(results[0]).toEqual({ created: false, taskId: first.task.id, principal: 'alice' });
@@ -137,13 +147,17 @@ describe('sends in batches (group commit of one gateway’s concurrent sends)', 
       for (let round = 0; round < 5; round++) {
         const messageIds = Array.from({ length: 20 }, () => randomUUID());
         const [a, b] = await Promise.all([
-          createTaskBatch(
-            dbs[0]!,
-            messageIds.map((m, k) => send(t, k, m)),
+          answers(
+            createTaskBatch(
+              dbs[0]!,
+              messageIds.map((m, k) => send(t, k, m)),
+            ),
           ),
-          createTaskBatch(
-            dbs[1]!,
-            [...messageIds].reverse().map((m, k) => send(t, k, m)),
+          answers(
+            createTaskBatch(
+              dbs[1]!,
+              [...messageIds].reverse().map((m, k) => send(t, k, m)),
+            ),
           ),
         ]);
         const bByMessage = new Map([...messageIds].reverse().map((m, k) => [m, b[k]!]));

@@ -188,13 +188,11 @@ describe('endRuns: a worker’s run endings in one statement', () => {
       { ...inputs[4]!, taskId: 'not-a-uuid' },
       { ...inputs[4]!, taskId: randomUUID() },
     ]);
-    expect(results.map((r) => (r instanceof ConflictError ? 'conflict' : r.state))).toEqual([
-      TaskState.COMPLETED,
-      'conflict',
-      TaskState.COMPLETED,
-      'conflict',
-      'conflict',
-    ]);
+    expect(
+      results.map((r) =>
+        r instanceof Error ? (r instanceof ConflictError ? 'conflict' : r.message) : r.state,
+      ),
+    ).toEqual([TaskState.COMPLETED, 'conflict', TaskState.COMPLETED, 'conflict', 'conflict']);
     expect((await env.store.getTaskRecord(t, tasks[1]!.id))?.state).toBe(TaskState.WORKING);
     const foreign = await endRunBatch(env.db, [inputs[2]!]);
     expect(foreign[0]).toBeInstanceOf(ConflictError);
@@ -219,6 +217,24 @@ describe('endRuns: a worker’s run endings in one statement', () => {
     await expect(
       endRuns(env.db, [end, { ...end, taskId: randomUUID(), tenantId: tenant() }]),
     ).rejects.toThrow(/run ending/);
+  });
+
+  it('an ending Postgres refuses fails alone; the endings that shared its statement are written', async () => {
+    const t = tenant();
+    const tasks = await runningTasks(t, 6);
+    const inputs = tasks.map((task, k) => ending(task, k));
+    // jsonb holds no U+0000: an agent's status message with one cannot be stored.
+    inputs[3] = { ...inputs[3]!, patch: { ...inputs[3]!.patch, statusMessage: agentMessage('nul \u0000') } };
+    const outcomes = await Promise.allSettled(inputs.map((input) => env.store.changeTask(input)));
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((await env.store.getTaskRecord(t, tasks[3]!.id))?.state).toBe(TaskState.WORKING);
   });
 
   it('endings racing cancels through the store: each task ends once, its log without gaps', async () => {

@@ -83,13 +83,15 @@ describe('upkeepTables', () => {
     for (let k = 0; k < 8; k++)
       await env.testDb.pool.query(`ALTER TABLE tasks_p${k} SET (autovacuum_enabled = false)`);
     const tenantId = `t-${randomUUID().slice(0, 8)}`;
-    await insertTasks(tenantId, 400);
+    await insertTasks(tenantId, 2000);
     await upkeepTables(env.db);
-    // Every row updated once: 400 dead row versions, more than 50 + 20% of the live ones.
+    // Every row updated twice: 4,000 dead row versions, more than 50 + 20% of the live ones even
+    // if the partition also holds the first test's 5,000 rows (tenants hash to partitions).
     const client = new pg.Client({ connectionString: env.testDb.url });
     await client.connect();
     try {
-      await client.query(`UPDATE tasks SET updated_at = now() WHERE tenant_id = $1`, [tenantId]);
+      for (let k = 0; k < 2; k++)
+        await client.query(`UPDATE tasks SET updated_at = now() WHERE tenant_id = $1`, [tenantId]);
       await client.query('SELECT pg_stat_force_next_flush()');
     } finally {
       await client.end();
@@ -99,5 +101,20 @@ describe('upkeepTables', () => {
     // Nothing left to do for them (other tables' statistics may still arrive from other sessions).
     const again = await upkeepTables(env.db);
     expect([...again.analyzed, ...again.vacuumed].filter((name) => /tasks_p\d$/.test(name))).toEqual([]);
+  });
+
+  it('skips its run while another run holds the upkeep lock', async () => {
+    // More than 10% of any partition this file has filled, wherever the tenant hashes.
+    await insertTasks(`t-${randomUUID().slice(0, 8)}`, 2000);
+    const other = new pg.Client({ connectionString: env.testDb.url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock(7379657501)');
+      expect(await upkeepTables(env.db)).toEqual({ analyzed: [], vacuumed: [] });
+      await other.query('SELECT pg_advisory_unlock(7379657501)');
+      expect((await upkeepTables(env.db)).analyzed.length).toBeGreaterThan(0);
+    } finally {
+      await other.end();
+    }
   });
 });

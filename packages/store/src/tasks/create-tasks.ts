@@ -3,35 +3,35 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
-import { createTask, earlierSend } from './create-task.ts';
+import { asError } from '../coalesced-calls.ts';
+import { earlierSend } from './create-task.ts';
 import { jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /**
- * The batch runner PostgresTaskStore coalesces a gateway's concurrent sends of one tenant with
- * (group commit, as the worker's claims and endings: claim-task.ts, end-runs.ts). Only sends
- * without a push config come here; they need no transaction around the statement. A lone send
- * runs as createTask; several run as one statement that does for each what createTask's does.
+ * Several sends of one tenant without a push config in one statement (group commit, as the
+ * worker's claims and endings: claim-task.ts, end-runs.ts; PostgresTaskStore coalesces them): for
+ * each, what createTask's statement does, and its answer. Sends without a push config need no
+ * transaction around the statement. A send whose messageId was seen answers with the earlier
+ * send's task, read after the statement; if that read fails, only its own answer is the error.
  */
 export async function createTaskBatch(
   db: Db,
   inputs: readonly CreateTaskInput[],
-): Promise<CreateTaskResult[]> {
+): Promise<Array<CreateTaskResult | Error>> {
   const first = inputs[0];
   if (!first) return [];
-  if (inputs.length === 1) return [await createTask(db, undefined, first)];
   if (inputs.some((i) => i.pushConfig || i.tenantId !== first.tenantId))
     throw new Error('createTaskBatch: sends of one tenant without a push config only');
   const { rows } = await createTasksStatement(first.tenantId, inputs).execute(db);
   const created = new Map(rows.map((row) => [row.id, row]));
-  const results: CreateTaskResult[] = [];
-  for (const input of inputs) {
-    const row = created.get(input.id.toLowerCase());
-    // Without a push config in the request the new task has none: nothing to deliver yet.
-    results.push(
-      row ? { created: true, task: { ...toTaskRecord(row), pushDue: false } } : await earlierSend(db, input),
-    );
-  }
-  return results;
+  return Promise.all(
+    inputs.map((input) => {
+      const row = created.get(input.id.toLowerCase());
+      // Without a push config in the request the new task has none: nothing to deliver yet.
+      if (row) return { created: true as const, task: { ...toTaskRecord(row), pushDue: false } };
+      return earlierSend(db, input).catch(asError);
+    }),
+  );
 }
 
 /**

@@ -2,7 +2,8 @@ import { TaskState } from '@switchyard/protocol';
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { SCHEMA_COLUMNS } from '../schema-columns.ts';
-import { ConflictError, isConflict } from '../errors.ts';
+import { asError } from '../coalesced-calls.ts';
+import { ConflictError } from '../errors.ts';
 import { changeTask } from './change-task.ts';
 import type { ChangeTaskInput, TaskRecord } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
@@ -72,20 +73,14 @@ export async function endRuns(
 }
 
 /**
- * The batch runner PostgresTaskStore coalesces run endings with: a lone ending runs as changeTask
- * does (its statement is the one every other change uses); several run as one endRuns statement,
- * and a second ending of a task already in it (two runs' writes that met) runs after it, alone.
+ * The batch runner PostgresTaskStore coalesces run endings with: one endRuns statement, and a
+ * second ending of a task already in it (two runs' writes that met) after it, alone, as changeTask.
+ * Each answer is the task's record or the Error its own write met.
  */
 export async function endRunBatch(
   db: Db,
   inputs: readonly ChangeTaskInput[],
-): Promise<Array<TaskRecord | ConflictError>> {
-  const alone = async (input: ChangeTaskInput) =>
-    changeTask(db, input).catch((err: unknown) => {
-      if (isConflict(err)) return err;
-      throw err;
-    });
-  if (inputs.length === 1) return [await alone(inputs[0]!)];
+): Promise<Array<TaskRecord | Error>> {
   const seen = new Set<string>();
   const firsts: number[] = [];
   const again: number[] = [];
@@ -94,13 +89,13 @@ export async function endRunBatch(
     (seen.has(id) ? again : firsts).push(k);
     seen.add(id);
   });
-  const results: Array<TaskRecord | ConflictError> = new Array(inputs.length);
+  const results: Array<TaskRecord | Error> = new Array(inputs.length);
   const batched = await endRuns(
     db,
     firsts.map((k) => inputs[k]!),
   );
   firsts.forEach((k, j) => (results[k] = batched[j]!));
-  for (const k of again) results[k] = await alone(inputs[k]!);
+  for (const k of again) results[k] = await changeTask(db, inputs[k]!).catch(asError);
   return results;
 }
 
