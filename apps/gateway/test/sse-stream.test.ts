@@ -35,7 +35,13 @@ afterEach(() => {
 
 async function serve(
   make: (signal: AbortSignal) => AsyncGenerator<StreamItem>,
-  options: { heartbeatMs?: number; maxBufferBytes?: number; registry?: StreamRegistry } = {},
+  options: {
+    heartbeatMs?: number;
+    maxBufferBytes?: number;
+    registry?: StreamRegistry;
+    onEnd?: () => void;
+    onStarted?: () => void;
+  } = {},
 ): Promise<{ url: string; port: number }> {
   const app = express();
   app.get('/', async (_req, res) => {
@@ -45,7 +51,9 @@ async function serve(
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
       registry: options.registry ?? new StreamRegistry(),
       log: () => silentLogger(),
+      onEnd: options.onEnd ?? (() => undefined),
     });
+    options.onStarted?.();
   });
   const listening = app.listen(0);
   server = listening;
@@ -76,6 +84,7 @@ describe('streamSse', () => {
   });
 
   it('an error before the first event is not streamed: it reaches the error handler', async () => {
+    let ended = 0;
     const app = express();
     app.get('/', async (_req, res) => {
       const stop = new AbortController();
@@ -88,6 +97,7 @@ describe('streamSse', () => {
         maxBufferBytes: 1024,
         registry: new StreamRegistry(),
         log: () => silentLogger(),
+        onEnd: () => ended++,
       }).catch(() => {
         res.status(400).json({ refused: true });
       });
@@ -98,6 +108,28 @@ describe('streamSse', () => {
     const reply = await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/`);
     expect(reply.status).toBe(400);
     expect(await reply.json()).toEqual({ refused: true });
+    expect(ended).toBe(1);
+  });
+
+  it('resolves once the stream has started, and says when it has ended, once', async () => {
+    let started = false;
+    let ended = 0;
+    const { url } = await serve(
+      async function* (signal) {
+        yield item(1);
+        await untilAborted(signal);
+      },
+      { onStarted: () => (started = true), onEnd: () => ended++ },
+    );
+    const controller = new AbortController();
+    const reply = await fetch(url, { signal: controller.signal });
+    expect(reply.status).toBe(200);
+    // The handler's await is over while the stream is still open.
+    await waitFor(() => started, { what: 'streamSse resolved' });
+    expect(ended).toBe(0);
+    controller.abort();
+    await waitFor(() => ended > 0, { what: 'the stream ended' });
+    expect(ended).toBe(1);
   });
 
   it('sends keep-alive comments and aborts the generator when the client disconnects', async () => {

@@ -10,7 +10,8 @@ import { streamSse, type SseFormat } from './sse-stream.ts';
  * Every binding's streaming operation (SendStreamingMessage, SubscribeToTask, their 0.3 names):
  * take a stream slot for the tenant before anything is accepted (a refused stream changes
  * nothing), open the engine stream, and send it as SSE until it ends, the client leaves or the
- * gateway stops. `open` parses the request and calls the operation.
+ * gateway stops. `open` parses the request and calls the operation. Resolves once the stream has
+ * started (or throws what came before it): the stream goes on by itself (streamSse).
  */
 export async function serveStream(
   req: Request,
@@ -22,14 +23,19 @@ export async function serveStream(
   const stop = new AbortController();
   const ctx = operationContext(req, clientSignal(res, deps.shutdown, stop));
   const release = deps.streams.reserve(ctx.caller.tenantId);
+  let items: AsyncGenerator<StreamItem>;
   try {
-    await streamSse(res, await open(ctx), format, stop, {
-      heartbeatMs: deps.heartbeatMs,
-      maxBufferBytes: deps.maxBufferBytes,
-      registry: deps.streams,
-      log: () => stateOf(req).log,
-    });
-  } finally {
+    items = await open(ctx);
+  } catch (err) {
     release();
+    throw err;
   }
+  // Resolves once the stream has started; the slot goes back when it ends.
+  await streamSse(res, items, format, stop, {
+    heartbeatMs: deps.heartbeatMs,
+    maxBufferBytes: deps.maxBufferBytes,
+    registry: deps.streams,
+    log: () => stateOf(req).log,
+    onEnd: release,
+  });
 }

@@ -20,6 +20,8 @@ export interface SseOptions {
   registry: StreamRegistry;
   /** The request's logger, asked for only when there is something to log. */
   log: () => Logger;
+  /** Called once when the stream has ended, however it ended (the stream's slot goes back). */
+  onEnd: () => void;
 }
 
 const SSE_HEADERS = {
@@ -47,6 +49,11 @@ function forgetRequestHeaders(req: IncomingMessage): void {
  * stream closes. `stop` is the controller whose signal the generator was created with: it is
  * aborted when the client leaves, when the client reads too slowly (memory stays bounded), and at
  * shutdown.
+ *
+ * Resolves once the stream has started: the rest runs on its own, and `options.onEnd` says when
+ * it is over. The request's handler chain (Express's router, the binding's handler holding the
+ * parsed request body, this function's caller) then ends and is collected, instead of staying in
+ * memory for as long as the stream is open, which may be hours.
  */
 export async function streamSse(
   res: Response,
@@ -55,7 +62,27 @@ export async function streamSse(
   stop: AbortController,
   options: SseOptions,
 ): Promise<void> {
-  let first: IteratorResult<StreamItem> | undefined = await items.next();
+  let first: IteratorResult<StreamItem>;
+  try {
+    first = await items.next();
+  } catch (err) {
+    options.onEnd();
+    throw err;
+  }
+  void pump(res, items, first, format, stop, options).catch((err: unknown) =>
+    options.log().error({ err }, 'stream ended abnormally'),
+  );
+}
+
+async function pump(
+  res: Response,
+  items: AsyncGenerator<StreamItem>,
+  firstItem: IteratorResult<StreamItem>,
+  format: SseFormat,
+  stop: AbortController,
+  options: SseOptions,
+): Promise<void> {
+  let first: IteratorResult<StreamItem> | undefined = firstItem;
   let closed = false;
   const finish = (comment?: string) => {
     if (closed) return;
@@ -80,36 +107,40 @@ export async function streamSse(
     closed = true;
     stop.abort();
   };
-  // The client may already have left while the first item was prepared.
-  if (res.destroyed) onGone();
-  res.once('close', onGone);
-  // writeHead with the object: unlike set(), it keeps no per-header arrays on the response.
-  res.writeHead(200, SSE_HEADERS);
-  res.flushHeaders();
-  forgetRequestHeaders(res.req);
-  const unregister = options.registry.add((reason) => finish(reason));
-  const stopHeartbeat = options.registry.heartbeat(options.heartbeatMs, () => write(': keep-alive\n\n'));
   try {
-    let next: IteratorResult<StreamItem> | undefined = first;
-    first = undefined;
-    while (!next.done && !closed) {
-      write(`id: ${next.value.seq}\ndata: ${format.itemJson(next.value)}\n\n`);
-      options.registry.sent();
-      if (closed) break;
-      // Not held while waiting, which may be hours: the first item is the whole Task snapshot.
-      next = undefined;
-      next = await items.next();
-    }
-  } catch (err) {
-    const error = fromUnknown(err);
-    if (!closed) {
-      if (error.kind === 'Internal') options.log().error({ err }, 'stream failed');
-      write(`data: ${JSON.stringify(format.error(error))}\n\n`);
+    // The client may already have left while the first item was prepared.
+    if (res.destroyed) onGone();
+    res.once('close', onGone);
+    // writeHead with the object: unlike set(), it keeps no per-header arrays on the response.
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    forgetRequestHeaders(res.req);
+    const unregister = options.registry.add((reason) => finish(reason));
+    const stopHeartbeat = options.registry.heartbeat(options.heartbeatMs, () => write(': keep-alive\n\n'));
+    try {
+      let next: IteratorResult<StreamItem> | undefined = first;
+      first = undefined;
+      while (!next.done && !closed) {
+        write(`id: ${next.value.seq}\ndata: ${format.itemJson(next.value)}\n\n`);
+        options.registry.sent();
+        if (closed) break;
+        // Not held while waiting, which may be hours: the first item is the whole Task snapshot.
+        next = undefined;
+        next = await items.next();
+      }
+    } catch (err) {
+      const error = fromUnknown(err);
+      if (!closed) {
+        if (error.kind === 'Internal') options.log().error({ err }, 'stream failed');
+        write(`data: ${JSON.stringify(format.error(error))}\n\n`);
+      }
+    } finally {
+      stopHeartbeat();
+      unregister();
     }
   } finally {
-    stopHeartbeat();
-    unregister();
     finish();
     await items.return(undefined).catch(() => undefined);
+    options.onEnd();
   }
 }
