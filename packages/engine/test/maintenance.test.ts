@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkerRuntime } from '../src/index.ts';
+import { createWorkerRuntime, type WorkerOptions } from '../src/index.ts';
 import { silentLogger } from '@switchyard/telemetry';
 import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
@@ -11,17 +11,24 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
+/** A worker with only the given maintenance: both jobs are on unless turned off here. */
+function maintenanceWorker(maintenance: Pick<WorkerOptions, 'retention' | 'tableUpkeepEveryMs'>) {
+  return createWorkerRuntime({
+    pool: p.db.pool,
+    redis: p.redis.connect(),
+    subscriber: p.redis.connect(),
+    keys: p.keys,
+    secrets: createSecretBox(SECRET),
+    log: silentLogger(),
+    concurrency: 2,
+    engine: p.config,
+    ...maintenance,
+  });
+}
+
 describe('maintenance schedules (ARCHITECTURE.md §8)', () => {
   it('the worker runs retention on its schedule and removes expired terminal tasks', async () => {
-    const worker = createWorkerRuntime({
-      pool: p.db.pool,
-      redis: p.redis.connect(),
-      subscriber: p.redis.connect(),
-      keys: p.keys,
-      secrets: createSecretBox(SECRET),
-      log: silentLogger(),
-      concurrency: 2,
-      engine: p.config,
+    const worker = maintenanceWorker({
       retention: {
         everyMs: 1000,
         terminalTaskTtlMs: 1000,
@@ -29,6 +36,7 @@ describe('maintenance schedules (ARCHITECTURE.md §8)', () => {
         idempotencyTtlMs: 1000,
         deliveredPushTtlMs: 1000,
       },
+      tableUpkeepEveryMs: false,
     });
     worker.start();
     try {
@@ -66,18 +74,7 @@ describe('maintenance schedules (ARCHITECTURE.md §8)', () => {
     } finally {
       client.release();
     }
-    const worker = createWorkerRuntime({
-      pool: p.db.pool,
-      redis: p.redis.connect(),
-      subscriber: p.redis.connect(),
-      keys: p.keys,
-      secrets: createSecretBox(SECRET),
-      log: silentLogger(),
-      concurrency: 2,
-      engine: p.config,
-      retention: false,
-      tableUpkeepEveryMs: 1000,
-    });
+    const worker = maintenanceWorker({ retention: false, tableUpkeepEveryMs: 1000 });
     worker.start();
     try {
       await waitFor(async () => (await analyzeCount()) > before, {
