@@ -57,10 +57,7 @@ const MAX_BATCH = 64;
 export class PostgresTaskStore implements TaskStore {
   readonly #db: Db;
   readonly #secrets: SecretBox | undefined;
-  /**
-   * A worker's claims that arrive while one of the same tenant is in flight go together as the
-   * next statement (claim-task.ts): no timer, so a lone claim runs at once.
-   */
+  /** A worker's claims, coalesced per tenant, worker and lease (coalescedStatements). */
   readonly #claim: (input: ClaimInput) => Promise<ClaimResult | null>;
   /** A gateway's sends without a push config (create-tasks.ts), coalesced per tenant. */
   readonly #create: (input: CreateTaskInput) => Promise<CreateTaskResult>;
@@ -68,9 +65,9 @@ export class PostgresTaskStore implements TaskStore {
   readonly #endRun: (input: ChangeTaskInput) => Promise<TaskRecord>;
 
   constructor(options: PostgresTaskStoreOptions) {
-    this.#db = options.db;
+    const { db } = options;
+    this.#db = db;
     this.#secrets = options.secrets;
-    const db = this.#db;
     this.#claim = coalescedStatements(
       claimBatchKey,
       (inputs) => claimTasks(db, inputs),

@@ -69,7 +69,9 @@ export async function streamSse(
     options.onEnd();
     throw err;
   }
-  void pump(res, items, first, format, stop, options).catch((err: unknown) =>
+  // The first item (the whole Task snapshot) goes in a box the pump empties: a parameter would stay
+  // in the suspended pump's frame for as long as the stream is open.
+  void pump(res, items, { first }, format, stop, options).catch((err: unknown) =>
     options.log().error({ err }, 'stream ended abnormally'),
   );
 }
@@ -77,12 +79,11 @@ export async function streamSse(
 async function pump(
   res: Response,
   items: AsyncGenerator<StreamItem>,
-  firstItem: IteratorResult<StreamItem>,
+  start: { first?: IteratorResult<StreamItem> },
   format: SseFormat,
   stop: AbortController,
   options: SseOptions,
 ): Promise<void> {
-  let first: IteratorResult<StreamItem> | undefined = firstItem;
   let closed = false;
   const finish = (comment?: string) => {
     if (closed) return;
@@ -118,8 +119,8 @@ async function pump(
     const unregister = options.registry.add((reason) => finish(reason));
     const stopHeartbeat = options.registry.heartbeat(options.heartbeatMs, () => write(': keep-alive\n\n'));
     try {
-      let next: IteratorResult<StreamItem> | undefined = first;
-      first = undefined;
+      let next: IteratorResult<StreamItem> | undefined = start.first!;
+      start.first = undefined;
       while (!next.done && !closed) {
         write(`id: ${next.value.seq}\ndata: ${format.itemJson(next.value)}\n\n`);
         options.registry.sent();

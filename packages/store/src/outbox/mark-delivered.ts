@@ -8,37 +8,35 @@ import type { MarkDeliveredInput } from './outbox-store.ts';
  * expiry is not checked: a lapsed claim nobody took over still did deliver, and recording it
  * saves a duplicate send.
  *
- * One UPDATE per tenant in the batch (the pusher's sends finish together under load, and
- * PostgresOutboxStore coalesces their marks): the tenant is a parameter, so the generic plan
- * prunes to its partition, and the rows come in as arrays.
+ * Marks of one tenant in one UPDATE (the pusher's sends finish together under load, and
+ * PostgresOutboxStore coalesces their marks per tenant): the tenant is a parameter, so the generic
+ * plan prunes to its partition, and the rows come in as arrays.
  */
 export async function markDelivered(db: Db, inputs: readonly MarkDeliveredInput[]): Promise<boolean[]> {
-  const byTenant = Map.groupBy(inputs, (input) => input.tenantId);
-  const marked = new Set<string>();
-  await Promise.all(
-    [...byTenant].map(async ([tenantId, rows]) => {
-      const { rows: done } = await sql<{
-        task_id: string;
-        config_id: string;
-        seq: number;
-        worker_id: string;
-      }>`
-        UPDATE push_deliveries AS d
-           SET status = 'delivered', delivered_at = now(), last_status = b.status,
-               locked_by = NULL, locked_until = NULL
-          FROM unnest(${rows.map((r) => r.taskId)}::uuid[], ${rows.map((r) => r.configId)}::text[],
-                      ${rows.map((r) => r.seq)}::integer[], ${rows.map((r) => r.workerId)}::text[],
-                      ${rows.map((r) => r.status)}::integer[])
-               AS b(task_id, config_id, seq, worker_id, status)
-         WHERE d.tenant_id = ${tenantId} AND d.task_id = b.task_id AND d.config_id = b.config_id
-           AND d.seq = b.seq AND d.locked_by = b.worker_id AND d.status = 'pending'
-        RETURNING d.task_id, d.config_id, d.seq, b.worker_id`.execute(db);
-      for (const r of done) marked.add(keyOf(tenantId, r.task_id, r.config_id, r.seq, r.worker_id));
-    }),
-  );
-  return inputs.map((i) => marked.has(keyOf(i.tenantId, i.taskId, i.configId, i.seq, i.workerId)));
+  const tenantId = inputs[0]?.tenantId;
+  if (tenantId === undefined) return [];
+  if (inputs.some((i) => i.tenantId !== tenantId))
+    throw new Error('markDelivered: the marks of one statement are of one tenant');
+  const { rows: done } = await sql<{
+    task_id: string;
+    config_id: string;
+    seq: number;
+    worker_id: string;
+  }>`
+    UPDATE push_deliveries AS d
+       SET status = 'delivered', delivered_at = now(), last_status = b.status,
+           locked_by = NULL, locked_until = NULL
+      FROM unnest(${inputs.map((r) => r.taskId)}::uuid[], ${inputs.map((r) => r.configId)}::text[],
+                  ${inputs.map((r) => r.seq)}::integer[], ${inputs.map((r) => r.workerId)}::text[],
+                  ${inputs.map((r) => r.status)}::integer[])
+           AS b(task_id, config_id, seq, worker_id, status)
+     WHERE d.tenant_id = ${tenantId} AND d.task_id = b.task_id AND d.config_id = b.config_id
+       AND d.seq = b.seq AND d.locked_by = b.worker_id AND d.status = 'pending'
+    RETURNING d.task_id, d.config_id, d.seq, b.worker_id`.execute(db);
+  const marked = new Set(done.map((r) => keyOf(r.task_id, r.config_id, r.seq, r.worker_id)));
+  return inputs.map((i) => marked.has(keyOf(i.taskId, i.configId, i.seq, i.workerId)));
 }
 
 /** A mark's answer is keyed by the worker too: another worker's mark of the same row is refused. */
-const keyOf = (tenantId: string, taskId: string, configId: string, seq: number, workerId: string) =>
-  JSON.stringify([tenantId, taskId.toLowerCase(), configId, seq, workerId]);
+const keyOf = (taskId: string, configId: string, seq: number, workerId: string) =>
+  JSON.stringify([taskId.toLowerCase(), configId, seq, workerId]);

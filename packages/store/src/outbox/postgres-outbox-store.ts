@@ -1,4 +1,4 @@
-import { coalescedCalls } from '../coalesced-calls.ts';
+import { coalescedStatements } from '../coalesced-calls.ts';
 import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { claimDueDeliveries } from './claim-due-deliveries.ts';
@@ -35,13 +35,18 @@ export interface PostgresOutboxStoreOptions {
 export class PostgresOutboxStore implements OutboxStore {
   readonly #db: Db;
   readonly #secrets: SecretBox;
-  /** Marks that arrive while one is in flight go together as the next statement. */
+  /** Marks of one tenant that arrive while one is in flight go together (coalescedStatements). */
   readonly #markDelivered: (input: MarkDeliveredInput) => Promise<boolean>;
 
   constructor({ db, secrets }: PostgresOutboxStoreOptions) {
     this.#db = db;
     this.#secrets = secrets;
-    this.#markDelivered = coalescedCalls((inputs) => markDelivered(db, inputs), MAX_MARK_BATCH);
+    this.#markDelivered = coalescedStatements(
+      (input) => input.tenantId,
+      (inputs) => markDelivered(db, inputs),
+      async (input) => (await markDelivered(db, [input]))[0]!,
+      MAX_MARK_BATCH,
+    );
   }
 
   claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
