@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { StreamItem } from '@switchyard/engine';
+import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import { TaskState, toV03StreamResult, unsupportedOperation } from '@switchyard/protocol';
 import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
@@ -12,7 +12,7 @@ import { StreamRegistry } from '../src/sse/stream-registry.ts';
 import { openSse } from './support/http.ts';
 
 // The SSE writer on its own (digest §12 #16, brief §9): heartbeats, mid-stream errors, client
-// disconnects, slow consumers and shutdown, with synthetic generators.
+// disconnects, slow consumers and shutdown, with synthetic opened streams.
 const item = (seq: number, text = 'x'): StreamItem => ({
   seq,
   response: {
@@ -33,27 +33,31 @@ afterEach(() => {
   server?.close();
 });
 
+/** An opened stream whose later items `follow` pushes; its stop function is what the writer calls. */
+function opened(first: StreamItem | undefined, follow: (sink: StreamSink) => () => void): OpenedStream {
+  return { first, follow };
+}
+
 async function serve(
-  make: (signal: AbortSignal) => AsyncGenerator<StreamItem>,
+  make: () => OpenedStream,
   options: {
     heartbeatMs?: number;
     maxBufferBytes?: number;
     registry?: StreamRegistry;
+    shutdown?: AbortSignal;
     onEnd?: () => void;
-    onStarted?: () => void;
   } = {},
 ): Promise<{ url: string; port: number }> {
   const app = express();
-  app.get('/', async (_req, res) => {
-    const stop = new AbortController();
-    await streamSse(res, make(stop.signal), restSseFormat('v1.0.1'), stop, {
+  app.get('/', (_req, res) => {
+    streamSse(res, make(), restSseFormat('v1.0.1'), {
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
       registry: options.registry ?? new StreamRegistry(),
-      log: () => silentLogger(),
+      shutdown: options.shutdown ?? new AbortController().signal,
+      log: { log: silentLogger() },
       onEnd: options.onEnd ?? (() => undefined),
     });
-    options.onStarted?.();
   });
   const listening = app.listen(0);
   server = listening;
@@ -62,18 +66,14 @@ async function serve(
   return { url: `http://127.0.0.1:${port}/`, port };
 }
 
-function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) =>
-    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
-}
-
 describe('streamSse', () => {
   it('an error after the first event is sent as a final error event, then the stream closes', async () => {
-    const { url } = await serve(async function* () {
-      yield item(1);
-      throw unsupportedOperation('gone');
-    });
+    const { url } = await serve(() =>
+      opened(item(1), (sink) => {
+        setImmediate(() => sink.end(unsupportedOperation('gone')));
+        return () => undefined;
+      }),
+    );
     const reply = await openSse('GET', url, { noVersion: true });
     expect(reply.events).toHaveLength(2);
     expect(reply.events[0]?.id).toBe('1');
@@ -83,68 +83,50 @@ describe('streamSse', () => {
     });
   });
 
-  it('an error before the first event is not streamed: it reaches the error handler', async () => {
-    let ended = 0;
-    const app = express();
-    app.get('/', async (_req, res) => {
-      const stop = new AbortController();
-      // eslint-disable-next-line require-yield
-      const failing = async function* (): AsyncGenerator<StreamItem> {
-        throw unsupportedOperation('too late');
-      };
-      await streamSse(res, failing(), restSseFormat('v1.0.1'), stop, {
-        heartbeatMs: 1000,
-        maxBufferBytes: 1024,
-        registry: new StreamRegistry(),
-        log: () => silentLogger(),
-        onEnd: () => ended++,
-      }).catch(() => {
-        res.status(400).json({ refused: true });
-      });
-    });
-    const listening = app.listen(0);
-    server = listening;
-    await new Promise((resolve) => listening.once('listening', resolve));
-    const reply = await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/`);
-    expect(reply.status).toBe(400);
-    expect(await reply.json()).toEqual({ refused: true });
-    expect(ended).toBe(1);
+  it('writes every pushed item in order, and closes when the engine ends the stream', async () => {
+    const { url } = await serve(() =>
+      opened(item(1), (sink) => {
+        setImmediate(() => {
+          sink.item(item(2));
+          sink.item(item(3));
+          sink.end();
+        });
+        return () => undefined;
+      }),
+    );
+    const reply = await openSse('GET', url, { noVersion: true });
+    expect(reply.events.map((e) => e.id)).toEqual(['1', '2', '3']);
   });
 
-  it('resolves once the stream has started, and says when it has ended, once', async () => {
-    let started = false;
-    let ended = 0;
-    const { url } = await serve(
-      async function* (signal) {
-        yield item(1);
-        await untilAborted(signal);
-      },
-      { onStarted: () => (started = true), onEnd: () => ended++ },
+  it('a stream the engine ends at once (a Message reply) writes its first item and closes without following', async () => {
+    let stops = 0;
+    const { url } = await serve(() =>
+      opened(item(1), (sink) => {
+        sink.end();
+        return () => stops++;
+      }),
     );
+    const reply = await openSse('GET', url, { noVersion: true });
+    expect(reply.events.map((e) => e.id)).toEqual(['1']);
+    expect(stops).toBe(1);
+  });
+
+  it('says when it has ended, once, and stops following when the client disconnects', async () => {
+    let ended = 0;
+    let stopped = 0;
+    const { url } = await serve(() => opened(item(1), () => () => stopped++), { onEnd: () => ended++ });
     const controller = new AbortController();
     const reply = await fetch(url, { signal: controller.signal });
     expect(reply.status).toBe(200);
-    // The handler's await is over while the stream is still open.
-    await waitFor(() => started, { what: 'streamSse resolved' });
     expect(ended).toBe(0);
     controller.abort();
     await waitFor(() => ended > 0, { what: 'the stream ended' });
     expect(ended).toBe(1);
+    expect(stopped).toBe(1);
   });
 
-  it('sends keep-alive comments and aborts the generator when the client disconnects', async () => {
-    let finished = false;
-    const { url } = await serve(
-      async function* (signal) {
-        try {
-          yield item(1);
-          await untilAborted(signal);
-        } finally {
-          finished = true;
-        }
-      },
-      { heartbeatMs: 20 },
-    );
+  it('sends keep-alive comments between events', async () => {
+    const { url } = await serve(() => opened(item(1), () => () => undefined), { heartbeatMs: 20 });
     const controller = new AbortController();
     const response = await fetch(url, { signal: controller.signal });
     const reader = response.body?.getReader();
@@ -156,47 +138,61 @@ describe('streamSse', () => {
     }
     expect(text).toContain(': keep-alive\n\n');
     controller.abort();
-    await waitFor(() => finished, { what: 'the generator to be closed' });
   });
 
   it('a client that stops reading is cut off with a "slow consumer" comment, memory bounded', async () => {
-    let aborted = false;
+    let stopped = false;
     let produced = 0;
     const big = 'y'.repeat(64 * 1024);
     const { port } = await serve(
-      async function* (signal) {
-        signal.addEventListener('abort', () => (aborted = true));
-        while (!signal.aborted && produced < 10_000) {
-          produced += 1;
-          yield item(produced, big);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      },
+      () =>
+        opened(item(0), (sink) => {
+          const push = () => {
+            if (stopped || produced >= 10_000) return;
+            produced += 1;
+            sink.item(item(produced, big));
+            setImmediate(push);
+          };
+          setImmediate(push);
+          return () => (stopped = true);
+        }),
       { maxBufferBytes: 256 * 1024 },
     );
     const socket = net.connect(port, '127.0.0.1');
     socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
     socket.pause(); // never read
-    await waitFor(() => aborted, { what: 'the slow consumer to be cut off' });
+    await waitFor(() => stopped, { what: 'the slow consumer to be cut off' });
     expect(produced).toBeLessThan(10_000);
     socket.destroy();
   });
 
   it('shutdown ends every open stream with a final comment', async () => {
     const registry = new StreamRegistry();
-    const { url } = await serve(
-      async function* (signal) {
-        yield item(1);
-        await untilAborted(signal);
-      },
-      { registry },
-    );
+    const { url } = await serve(() => opened(item(1), () => () => undefined), { registry });
     const pending = openSse('GET', url, { noVersion: true });
     await waitFor(() => registry.size === 1);
     registry.closeAll('server shutting down');
     const reply = await pending;
     expect(reply.events).toHaveLength(1);
     expect(reply.comments).toContain('server shutting down');
+  });
+
+  it('a stream that starts after shutdown began (its closeAll has run) ends at once', async () => {
+    const shutdown = new AbortController();
+    shutdown.abort();
+    let followed = false;
+    const { url } = await serve(
+      () =>
+        opened(item(1), () => {
+          followed = true;
+          return () => undefined;
+        }),
+      { shutdown: shutdown.signal },
+    );
+    const reply = await openSse('GET', url, { noVersion: true });
+    expect(reply.events).toHaveLength(1);
+    expect(reply.comments).toContain('server shutting down');
+    expect(followed).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubscriptionHub, taskEventFeed, VersionSweep } from '@switchyard/events';
 import { isTerminal, TaskState } from '@switchyard/protocol';
-import type { StreamItem } from '../src/index.ts';
+import { streamItems, type StreamItem } from '../src/index.ts';
 import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
 let p: Platform;
@@ -23,12 +23,14 @@ function stateOf(item: StreamItem) {
 describe('streams (digest §7.2 rule 18, §7.6)', () => {
   it('a stream starts with the Task snapshot, then every event in order, and closes at the terminal state', async () => {
     const items: StreamItem[] = [];
-    for await (const item of p.service.sendStreaming(
-      alice,
-      await fifty(),
-      { message: userMessage('go') },
-      {},
-      new AbortController().signal,
+    for await (const item of streamItems(
+      p.service.sendStreaming(
+        alice,
+        await fifty(),
+        { message: userMessage('go') },
+        {},
+        new AbortController().signal,
+      ),
     )) {
       items.push(item);
     }
@@ -51,18 +53,12 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     // The first connection takes the snapshot; every later one resumes after the last id seen.
     let lastId: number | undefined;
     for (let connection = 0; connection < 500; connection++) {
-      const abort = new AbortController();
       let gotOne = false;
-      const stream = p.service.subscribe(alice, 'fifty', r.task.id, {
-        afterSeq: lastId,
-        signal: abort.signal,
-      });
-      for await (const item of stream) {
+      for await (const item of streamItems(p.service.subscribe(alice, 'fifty', r.task.id, lastId))) {
         received.push(item);
         lastId = item.seq;
         gotOne = true;
-        abort.abort(); // disconnect right after every event
-        break;
+        break; // disconnect right after every event
       }
       if (!gotOne) break;
       const state = stateOf(received.at(-1)!);
@@ -147,7 +143,8 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
   it('§7.6 rule 30 subscribing to a terminal task is UnsupportedOperation', async () => {
     const done = await p.service.send(alice, await p.agent('echo'), { message: userMessage('x') });
     if (!('task' in done)) throw new Error('expected a task');
-    const stream = p.service.subscribe(alice, 'echo', done.task.id, { signal: new AbortController().signal });
-    await expect(stream.next()).rejects.toMatchObject({ kind: 'UnsupportedOperation' });
+    await expect(p.service.subscribe(alice, 'echo', done.task.id)).rejects.toMatchObject({
+      kind: 'UnsupportedOperation',
+    });
   });
 });

@@ -1,13 +1,15 @@
 export { encodeHint, decodeHint, MAX_INLINE_PAYLOAD_BYTES, type TaskHint } from './task-hint.ts';
 export { HintPublisher } from './hint-publisher.ts';
 export { SubscriptionHub, type HintListener } from './subscription-hub.ts';
+export { taskEventFeed, type TaskEventFeedOptions } from './task-event-feed.ts';
 export {
-  taskEventFeed,
-  type HintWatcher,
+  TaskEventFollower,
   type FeedEvent,
+  type FeedSink,
+  type FollowOptions,
+  type HintWatcher,
   type ReadEvents,
-  type TaskEventFeedOptions,
-} from './task-event-feed.ts';
+} from './task-event-follower.ts';
 export {
   VersionSweep,
   type ReadVersions,

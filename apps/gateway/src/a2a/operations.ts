@@ -1,7 +1,7 @@
 import {
   FAILURE_CODE_METADATA_KEY,
   type AgentRegistration,
-  type StreamItem,
+  type OpenedStream,
   type TaskService,
   type TraceCarrier,
 } from '@switchyard/engine';
@@ -61,7 +61,7 @@ export class A2AOperations {
     return response;
   }
 
-  stream(ctx: OperationContext, request: SendMessageRequest): AsyncGenerator<StreamItem> {
+  stream(ctx: OperationContext, request: SendMessageRequest): Promise<OpenedStream> {
     checkTenant(ctx, request.tenant);
     return this.#service.sendStreaming(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
   }
@@ -71,9 +71,9 @@ export class A2AOperations {
     ctx: OperationContext,
     request: SubscribeToTaskRequest,
     afterSeq?: number,
-  ): AsyncGenerator<StreamItem> {
+  ): Promise<OpenedStream> {
     checkTenant(ctx, request.tenant);
-    return this.#service.subscribe(ctx.caller, ctx.agent.id, request.id, { afterSeq, signal: ctx.signal });
+    return this.#service.subscribe(ctx.caller, ctx.agent.id, request.id, afterSeq);
   }
 
   async getTask(ctx: OperationContext, request: GetTaskRequest): Promise<Task> {

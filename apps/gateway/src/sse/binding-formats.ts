@@ -1,5 +1,7 @@
+import type { StreamItem } from '@switchyard/engine';
 import {
   toV03StreamResult,
+  type A2AError,
   type ErrorMapping,
   type JsonRpcId,
   type StreamResponse,
@@ -24,28 +26,64 @@ function responseJson(response: StreamResponse, cache: WeakMap<StreamResponse, s
   return text;
 }
 
-/** JSON-RPC: every event is a whole JSON-RPC response carrying the request's id (digest §4.1). */
+/**
+ * JSON-RPC: every event is a whole JSON-RPC response carrying the request's id (digest §4.1). A
+ * class, not an object of closures: one is held by every open stream.
+ */
+class JsonRpcSseFormat implements SseFormat {
+  readonly #id: JsonRpcId;
+  readonly #head: string;
+  readonly #v03: boolean;
+
+  constructor(id: JsonRpcId, v03: boolean) {
+    this.#id = id;
+    this.#head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+    this.#v03 = v03;
+  }
+
+  itemJson({ response }: StreamItem): string {
+    return `${this.#head}${responseJson(response, this.#v03 ? v03Json : v10Json, this.#v03)}}`;
+  }
+
+  error(error: A2AError): unknown {
+    return this.#v03 ? v03JsonRpcErrorBody(error, this.#id) : jsonRpcErrorBody(error, this.#id);
+  }
+}
+
 export function jsonRpcSseFormat(id: JsonRpcId): SseFormat {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-  return {
-    itemJson: ({ response }) => `${head}${responseJson(response, v10Json, false)}}`,
-    error: (error) => jsonRpcErrorBody(error, id),
-  };
+  return new JsonRpcSseFormat(id, false);
 }
 
 /** JSON-RPC for a 0.3 client: bare results with `kind` and `final` (digest §13.1, §13.3). */
 export function jsonRpcV03SseFormat(id: JsonRpcId): SseFormat {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-  return {
-    itemJson: ({ response }) => `${head}${responseJson(response, v03Json, true)}}`,
-    error: (error) => v03JsonRpcErrorBody(error, id),
-  };
+  return new JsonRpcSseFormat(id, true);
 }
 
 /** HTTP+JSON: the bare StreamResponse (digest §4.2); an error is `{error: google.rpc.Status}`. */
+class RestSseFormat implements SseFormat {
+  readonly #mapping: ErrorMapping;
+
+  constructor(mapping: ErrorMapping) {
+    this.#mapping = mapping;
+  }
+
+  itemJson({ response }: StreamItem): string {
+    return responseJson(response, v10Json, false);
+  }
+
+  error(error: A2AError): unknown {
+    return restErrorBody(error, this.#mapping).body;
+  }
+}
+
+/** One per mapping (a gateway uses one): every REST stream shares it. */
+const restFormats = new Map<ErrorMapping, SseFormat>();
+
 export function restSseFormat(mapping: ErrorMapping): SseFormat {
-  return {
-    itemJson: ({ response }) => responseJson(response, v10Json, false),
-    error: (error) => restErrorBody(error, mapping).body,
-  };
+  let format = restFormats.get(mapping);
+  if (!format) {
+    format = new RestSseFormat(mapping);
+    restFormats.set(mapping, format);
+  }
+  return format;
 }

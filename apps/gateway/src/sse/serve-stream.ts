@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import type { StreamItem } from '@switchyard/engine';
+import type { OpenedStream } from '@switchyard/engine';
 import { operationContext, type BindingDeps } from '../a2a/binding-deps.ts';
 import type { OperationContext } from '../a2a/operations.ts';
-import { clientSignal } from '../http/client-signal.ts';
+import { watchClient } from '../http/client-signal.ts';
 import { stateOf } from '../http/request-state.ts';
 import { streamSse, type SseFormat } from './sse-stream.ts';
 
@@ -10,32 +10,37 @@ import { streamSse, type SseFormat } from './sse-stream.ts';
  * Every binding's streaming operation (SendStreamingMessage, SubscribeToTask, their 0.3 names):
  * take a stream slot for the tenant before anything is accepted (a refused stream changes
  * nothing), open the engine stream, and send it as SSE until it ends, the client leaves or the
- * gateway stops. `open` parses the request and calls the operation. Resolves once the stream has
- * started (or throws what came before it): the stream goes on by itself (streamSse).
+ * gateway stops. `open` parses the request and calls the operation; what it throws (before any
+ * byte of the stream) becomes an ordinary error reply. Resolves once the stream has started: the
+ * stream goes on by itself (streamSse), and the request's handler chain is let go.
  */
 export async function serveStream(
   req: Request,
   res: Response,
   deps: BindingDeps,
   format: SseFormat,
-  open: (ctx: OperationContext) => AsyncGenerator<StreamItem> | Promise<AsyncGenerator<StreamItem>>,
+  open: (ctx: OperationContext) => Promise<OpenedStream>,
 ): Promise<void> {
   const stop = new AbortController();
-  const ctx = operationContext(req, clientSignal(res, deps.shutdown, stop));
+  const ctx = operationContext(req, stop.signal);
   const release = deps.streams.reserve(ctx.caller.tenantId);
-  let items: AsyncGenerator<StreamItem>;
+  // Until the first item is ready: the client leaving or shutdown end the wait for it.
+  const unwatch = watchClient(res, deps.shutdown, stop);
+  let opened: OpenedStream;
   try {
-    items = await open(ctx);
+    opened = await open(ctx);
   } catch (err) {
     release();
     throw err;
+  } finally {
+    unwatch();
   }
-  // Resolves once the stream has started; the slot goes back when it ends.
-  await streamSse(res, items, format, stop, {
+  streamSse(res, opened, format, {
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,
     registry: deps.streams,
-    log: () => stateOf(req).log,
+    shutdown: deps.shutdown,
+    log: stateOf(req),
     onEnd: release,
   });
 }

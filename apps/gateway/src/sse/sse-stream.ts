@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
 import { fromUnknown, type A2AError } from '@switchyard/protocol';
-import type { StreamItem } from '@switchyard/engine';
+import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
 import type { StreamRegistry } from './stream-registry.ts';
 
@@ -18,8 +18,13 @@ export interface SseOptions {
   /** Unread bytes a client may leave before the stream is cut (slow consumer). */
   maxBufferBytes: number;
   registry: StreamRegistry;
-  /** The request's logger, asked for only when there is something to log. */
-  log: () => Logger;
+  /**
+   * The gateway's shutdown: a stream that starts after it began ends at once (the registry's
+   * closeAll has already run).
+   */
+  shutdown: AbortSignal;
+  /** Where the request's logger is, asked for only when there is something to log. */
+  log: { readonly log: Logger };
   /** Called once when the stream has ended, however it ended (the stream's slot goes back). */
   onEnd: () => void;
 }
@@ -32,116 +37,116 @@ const SSE_HEADERS = {
 } as const;
 
 /**
- * An idle stream may stay open for hours, and its request's headers are not read again once it
- * has started (the operation, its trace context and the request log took what they need): letting
- * them go frees two dozen strings and their arrays, about a KB of every open stream.
+ * An idle stream may stay open for hours, and nothing reads its request again once it has started
+ * (the operation, its trace context and the request log took what they need). Letting go of it
+ * frees, per open stream: the headers (two dozen strings and their arrays, about a KB), the parsed
+ * body (a SendStreamingMessage's whole message), and `req.next`, through which Express's routers
+ * keep every level's `next` closure, its saved params and the final handler (about a KB more).
  */
-function forgetRequestHeaders(req: IncomingMessage): void {
+function forgetRequest(
+  req: IncomingMessage & { next?: unknown; body?: unknown; params?: unknown; _parsedUrl?: unknown },
+): void {
   req.rawHeaders = [];
   req.headers = {};
+  req.next = undefined;
+  req.body = undefined;
+  req.params = undefined;
+  // parseurl's cache of the parsed URL (re-parsed if anything asks again).
+  req._parsedUrl = undefined;
 }
 
 /**
- * Sends an engine stream as Server-Sent Events. Headers are committed only once the first item is
- * ready, so an error before it (unknown task, terminal task, bad input) propagates to the caller
- * and becomes an ordinary error reply, as a2a-js's json_rpc_handler does. Every event carries
- * `id: <seq>` for Last-Event-ID resume. An error after the start is sent as a final event and the
- * stream closes. `stop` is the controller whose signal the generator was created with: it is
- * aborted when the client leaves, when the client reads too slowly (memory stays bounded), and at
- * shutdown.
+ * Sends an opened engine stream as Server-Sent Events: the first item, then every item the engine
+ * pushes, each with `id: <seq>` for Last-Event-ID resume. An error after the start is sent as a
+ * final event and the stream closes. The stream ends when the engine says so, when the client
+ * leaves, when the client reads too slowly (memory stays bounded), and at shutdown.
  *
- * Resolves once the stream has started: the rest runs on its own, and `options.onEnd` says when
- * it is over. The request's handler chain (Express's router, the binding's handler holding the
- * parsed request body, this function's caller) then ends and is collected, instead of staying in
- * memory for as long as the stream is open, which may be hours.
+ * Errors before the first item never get here: the caller awaited the opening, and its error
+ * became an ordinary error reply (as a2a-js's json_rpc_handler does). Returns at once; the stream
+ * goes on by itself, one SseStream object with no suspended frames, and `options.onEnd` says when
+ * it is over.
  */
-export async function streamSse(
-  res: Response,
-  items: AsyncGenerator<StreamItem>,
-  format: SseFormat,
-  stop: AbortController,
-  options: SseOptions,
-): Promise<void> {
-  let first: IteratorResult<StreamItem>;
-  try {
-    first = await items.next();
-  } catch (err) {
-    options.onEnd();
-    throw err;
-  }
-  // The first item (the whole Task snapshot) goes in a box the pump empties: a parameter would stay
-  // in the suspended pump's frame for as long as the stream is open.
-  void pump(res, items, { first }, format, stop, options).catch((err: unknown) =>
-    options.log().error({ err }, 'stream ended abnormally'),
-  );
+export function streamSse(res: Response, opened: OpenedStream, format: SseFormat, options: SseOptions): void {
+  new SseStream(res, format, options).start(opened);
 }
 
-async function pump(
-  res: Response,
-  items: AsyncGenerator<StreamItem>,
-  start: { first?: IteratorResult<StreamItem> },
-  format: SseFormat,
-  stop: AbortController,
-  options: SseOptions,
-): Promise<void> {
-  let closed = false;
-  const finish = (comment?: string) => {
-    if (closed) return;
-    closed = true;
-    stop.abort();
-    if (!res.writableEnded) res.end(comment === undefined ? undefined : `: ${comment}\n\n`);
-  };
-  const write = (chunk: string): boolean => {
-    if (closed || res.writableEnded) return false;
-    if (!res.write(chunk) && res.writableLength > options.maxBufferBytes) {
-      options.log().warn({ bufferedBytes: res.writableLength }, 'SSE client too slow; closing its stream');
-      finish('slow consumer');
+class SseStream implements StreamSink {
+  readonly #res: Response;
+  readonly #format: SseFormat;
+  readonly #options: SseOptions;
+  #ended = false;
+  #stopFollowing: (() => void) | undefined;
+  #stopHeartbeat: (() => void) | undefined;
+  #unregister: (() => void) | undefined;
+
+  constructor(res: Response, format: SseFormat, options: SseOptions) {
+    this.#res = res;
+    this.#format = format;
+    this.#options = options;
+  }
+
+  start(opened: OpenedStream): void {
+    const res = this.#res;
+    const { registry, shutdown } = this.#options;
+    // The client may already have left while the first item was prepared.
+    if (res.destroyed) return this.#close();
+    res.once('close', () => this.#close());
+    // writeHead with the object: unlike set(), it keeps no per-header arrays on the response.
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    forgetRequest(res.req);
+    this.#unregister = registry.add((reason) => this.#close(reason));
+    this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () =>
+      this.#write(': keep-alive\n\n'),
+    );
+    if (opened.first) this.item(opened.first);
+    if (shutdown.aborted) this.#close('server shutting down');
+    if (this.#ended) return;
+    const stop = opened.follow(this);
+    if (this.#ended) stop();
+    else this.#stopFollowing = stop;
+  }
+
+  item(item: StreamItem): void {
+    if (this.#ended) return;
+    this.#write(`id: ${item.seq}\ndata: ${this.#format.itemJson(item)}\n\n`);
+    this.#options.registry.sent();
+  }
+
+  end(err?: unknown): void {
+    if (this.#ended) return;
+    if (err !== undefined) {
+      const error = fromUnknown(err);
+      if (error.kind === 'Internal') this.#options.log.log.error({ err }, 'stream failed');
+      this.#write(`data: ${JSON.stringify(this.#format.error(error))}\n\n`);
+    }
+    this.#close();
+  }
+
+  #write(chunk: string): void {
+    const res = this.#res;
+    if (this.#ended || res.writableEnded) return;
+    if (!res.write(chunk) && res.writableLength > this.#options.maxBufferBytes) {
+      this.#options.log.log.warn(
+        { bufferedBytes: res.writableLength },
+        'SSE client too slow; closing its stream',
+      );
+      this.#close('slow consumer');
       // A client that reads nothing at all would hold the buffer forever.
       setTimeout(() => {
         if (!res.writableFinished) res.destroy();
       }, 5000).unref();
-      return false;
     }
-    return true;
-  };
-  const onGone = () => {
-    closed = true;
-    stop.abort();
-  };
-  try {
-    // The client may already have left while the first item was prepared.
-    if (res.destroyed) onGone();
-    res.once('close', onGone);
-    // writeHead with the object: unlike set(), it keeps no per-header arrays on the response.
-    res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
-    forgetRequestHeaders(res.req);
-    const unregister = options.registry.add((reason) => finish(reason));
-    const stopHeartbeat = options.registry.heartbeat(options.heartbeatMs, () => write(': keep-alive\n\n'));
-    try {
-      let next: IteratorResult<StreamItem> | undefined = start.first!;
-      start.first = undefined;
-      while (!next.done && !closed) {
-        write(`id: ${next.value.seq}\ndata: ${format.itemJson(next.value)}\n\n`);
-        options.registry.sent();
-        if (closed) break;
-        // Not held while waiting, which may be hours: the first item is the whole Task snapshot.
-        next = undefined;
-        next = await items.next();
-      }
-    } catch (err) {
-      const error = fromUnknown(err);
-      if (!closed) {
-        if (error.kind === 'Internal') options.log().error({ err }, 'stream failed');
-        write(`data: ${JSON.stringify(format.error(error))}\n\n`);
-      }
-    } finally {
-      stopHeartbeat();
-      unregister();
-    }
-  } finally {
-    finish();
-    await items.return(undefined).catch(() => undefined);
-    options.onEnd();
+  }
+
+  /** Ends the stream once, however it ended, with an optional final comment. */
+  #close(comment?: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#stopFollowing?.();
+    this.#stopHeartbeat?.();
+    this.#unregister?.();
+    if (!this.#res.writableEnded) this.#res.end(comment === undefined ? undefined : `: ${comment}\n\n`);
+    this.#options.onEnd();
   }
 }

@@ -31,18 +31,16 @@ import { acceptMessage, type Accepted } from './accept-message.ts';
 import { makeVisible } from './make-visible.ts';
 import { PushConfigOperations } from './push-config-operations.ts';
 import type { ServiceDeps, TraceCarrier } from './service-deps.ts';
-import { closesAfter, closesStream, consistentSnapshot, taskFeed, type StreamItem } from './task-stream.ts';
+import {
+  closesStream,
+  consistentSnapshot,
+  openedStream,
+  type OpenedStream,
+  type StreamStart,
+} from './task-stream.ts';
 import { isSettled, mayHaveSettled, waitForRecord } from './wait-for-settle.ts';
 
 export type SendResult = { task: Task } | { message: Message };
-
-/** What a stream starts from: its first item (if any), then the task's events after `from`. */
-interface StreamStart {
-  first?: StreamItem | undefined;
-  key: { tenantId: string; id: string };
-  from: number;
-  closes: boolean;
-}
 
 const keyOf = (record: TaskRecord) => ({ tenantId: record.tenantId, id: record.id });
 
@@ -100,25 +98,23 @@ export class TaskService {
     return this.answer(settled ?? accepted.record, historyLength);
   }
 
-  /** SendStreamingMessage: the Message reply, or the Task snapshot and then every event. */
-  sendStreaming(
+  /**
+   * SendStreamingMessage: the Message reply, or the Task snapshot and then every event. `signal`
+   * ends the wait for the first item early (the client left).
+   */
+  async sendStreaming(
     caller: Caller,
     agent: AgentRegistration,
     request: SendMessageRequest,
     trace: TraceCarrier,
     signal: AbortSignal,
-  ): AsyncGenerator<StreamItem> {
-    return this.stream(() => this.startSendStream(caller, agent, request, trace, signal), signal);
+  ): Promise<OpenedStream> {
+    return openedStream(this.deps, await this.startSendStream(caller, agent, request, trace, signal));
   }
 
-  /** SubscribeToTask, or a Last-Event-ID resume of any stream of the task. */
-  subscribe(
-    caller: Caller,
-    agentId: string,
-    taskId: string,
-    { afterSeq, signal }: { afterSeq?: number | undefined; signal: AbortSignal },
-  ): AsyncGenerator<StreamItem> {
-    return this.stream(() => this.startSubscription(caller, agentId, taskId, afterSeq), signal);
+  /** SubscribeToTask, or a Last-Event-ID resume (`afterSeq`) of any stream of the task. */
+  async subscribe(caller: Caller, agentId: string, taskId: string, afterSeq?: number): Promise<OpenedStream> {
+    return openedStream(this.deps, await this.startSubscription(caller, agentId, taskId, afterSeq));
   }
 
   /** One statement: the row, its history and chunks, under the access rule (access.ts canSee). */
@@ -307,29 +303,6 @@ export class TaskService {
       from: snapshot.version,
       closes: closesStream(snapshot.state, this.deps),
     };
-  }
-
-  /**
-   * A stream lives for minutes or hours, and each suspended generator costs its frame, so a
-   * stream is this one generator over the feed's own (no wrappers delegating with yield*).
-   * Nothing starts until the first next(), as with any generator. Everything up to the first item
-   * is read by `start` (its frames end when it returns; the reference is dropped), so this frame
-   * keeps only the task's key and a seq: not the record, the accepted request or the snapshot
-   * (whole history and artifacts) once it is sent.
-   */
-  private async *stream(
-    start: (() => Promise<StreamStart>) | undefined,
-    signal: AbortSignal,
-  ): AsyncGenerator<StreamItem> {
-    const opened = await start!();
-    start = undefined;
-    if (opened.first) yield opened.first;
-    opened.first = undefined;
-    if (opened.closes) return;
-    for await (const event of taskFeed(this.deps, opened.key, opened.from, signal)) {
-      yield { seq: event.seq, response: event.payload };
-      if (closesAfter(event.payload, this.deps)) return;
-    }
   }
 
   private view(record: TaskRecord, historyLength?: number): Promise<Task> {

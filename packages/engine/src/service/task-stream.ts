@@ -1,4 +1,4 @@
-import { taskEventFeed, type FeedEvent } from '@switchyard/events';
+import { TaskEventFollower } from '@switchyard/events';
 import { isTerminal, TaskState, type StreamResponse, type Task } from '@switchyard/protocol';
 import type { TaskRecord } from '@switchyard/store';
 import type { ServiceDeps } from './service-deps.ts';
@@ -40,23 +40,112 @@ export async function consistentSnapshot(
   }
 }
 
-/** The task's events after `afterSeq` until the signal aborts; see closesAfter for where to stop. */
-export function taskFeed(
-  deps: ServiceDeps,
-  record: Pick<TaskRecord, 'tenantId' | 'id'>,
-  afterSeq: number,
-  signal: AbortSignal,
-): AsyncGenerator<FeedEvent> {
-  return taskEventFeed({
-    hub: deps.hub,
-    readEvents: (tenantId, taskId, after, limit) => deps.store.readEvents(tenantId, taskId, after, limit),
-    tenantId: record.tenantId,
-    taskId: record.id,
-    afterSeq,
-    pollIntervalMs: deps.config.pollIntervalMs * 2,
-    ...(deps.sweep ? { sweep: deps.sweep } : {}),
-    signal,
+/** Where a stream's events go after its first item. */
+export interface StreamSink {
+  item(item: StreamItem): void;
+  /**
+   * The stream is over: the task reached a state that closes it, or (with `err`) its log could not
+   * be read. Called once, and never after the stop function `follow` returned was called.
+   */
+  end(err?: unknown): void;
+}
+
+/**
+ * A stream that has started: its first item (the Task snapshot or the Message reply; none on a
+ * Last-Event-ID resume) and then, pushed to a sink, every later event of the task until a state
+ * that closes the stream. Push, not an async generator, because an idle stream lives for hours:
+ * it holds one TaskEventFollower and this closure, no suspended frames or pending promises.
+ */
+export interface OpenedStream {
+  first: StreamItem | undefined;
+  /** Starts delivering the later events; the returned function stops early (the client left). */
+  follow(sink: StreamSink): () => void;
+}
+
+/** What a stream starts from: its first item (if any), then the task's events after `from`. */
+export interface StreamStart {
+  first?: StreamItem | undefined;
+  key: { tenantId: string; id: string };
+  from: number;
+  closes: boolean;
+}
+
+export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStream {
+  const { key, from, closes } = start;
+  return {
+    first: start.first,
+    follow(sink) {
+      if (closes) {
+        sink.end();
+        return () => undefined;
+      }
+      const follower = new TaskEventFollower(
+        {
+          hub: deps.hub,
+          readEvents: (tenantId, taskId, after, limit) =>
+            deps.store.readEvents(tenantId, taskId, after, limit),
+          tenantId: key.tenantId,
+          taskId: key.id,
+          afterSeq: from,
+          pollIntervalMs: deps.config.pollIntervalMs * 2,
+          ...(deps.sweep ? { sweep: deps.sweep } : {}),
+        },
+        {
+          event({ seq, payload }) {
+            sink.item({ seq, response: payload });
+            if (!closesAfter(payload, deps)) return true;
+            follower.close();
+            sink.end();
+            return false;
+          },
+          failed: (err) => sink.end(err),
+        },
+      );
+      follower.start();
+      return () => follower.close();
+    },
+  };
+}
+
+/**
+ * An opened stream as an async generator (tests, tools): the first item, then the rest as they
+ * come, buffered. The gateway does not use it: it writes each item as it is pushed.
+ */
+export async function* streamItems(
+  opening: OpenedStream | Promise<OpenedStream>,
+): AsyncGenerator<StreamItem> {
+  const opened = await opening;
+  if (opened.first) yield opened.first;
+  const queue: StreamItem[] = [];
+  let ended: { err?: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const stop = opened.follow({
+    item(item) {
+      queue.push(item);
+      wake?.();
+    },
+    end(err) {
+      ended = err === undefined ? {} : { err };
+      wake?.();
+    },
   });
+  try {
+    for (;;) {
+      const item = queue.shift();
+      if (item) {
+        yield item;
+        continue;
+      }
+      if (ended) {
+        if ('err' in ended) throw ended.err;
+        return;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    stop();
+  }
 }
 
 /** Whether a stream ends after this event. */

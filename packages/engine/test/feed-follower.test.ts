@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { TaskEventFollower, type FeedEvent } from '@switchyard/events';
+import { TaskState, type StreamResponse } from '@switchyard/protocol';
+import { fakeHub } from './fake-hub.ts';
+
+// The push follower an SSE stream holds, with the hub and log as in-memory ports: delivery straight
+// from the hint, pausing when the sink says so, closing, and a failed read.
+const working: StreamResponse = {
+  statusUpdate: { taskId: 'x', contextId: 'c', status: { state: TaskState.WORKING } },
+};
+const events = (n: number): FeedEvent[] =>
+  Array.from({ length: n }, (_, i) => ({ seq: i + 1, payload: working }));
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('TaskEventFollower', () => {
+  it('delivers an in-step hint synchronously, with no read and no promise in between', async () => {
+    const { hub, emit } = fakeHub();
+    let reads = 0;
+    const got: number[] = [];
+    const follower = new TaskEventFollower(
+      {
+        hub,
+        readEvents: async () => (reads++, []),
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 4,
+        pollIntervalMs: 60_000,
+      },
+      { event: (e) => (got.push(e.seq), true), failed: () => undefined },
+    ).start();
+    await tick();
+    expect(reads).toBe(1); // the first read: what happened before the hints
+    emit({ tenantId: 't', taskId: 'x', seq: 5, state: TaskState.WORKING, payload: working });
+    expect(got).toEqual([5]);
+    expect(reads).toBe(1);
+    follower.close();
+  });
+
+  it('a sink that returns false gets nothing more, and nothing more is read, until resume()', async () => {
+    const { hub } = fakeHub();
+    const log = events(1200);
+    const readsAfter: number[] = [];
+    const got: number[] = [];
+    let take = 3;
+    const follower = new TaskEventFollower(
+      {
+        hub,
+        readEvents: async (_t, _id, after, limit) => {
+          readsAfter.push(after);
+          return log.filter((e) => e.seq > after).slice(0, limit);
+        },
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 0,
+        pollIntervalMs: 60_000,
+      },
+      { event: (e) => (got.push(e.seq), --take > 0), failed: () => undefined },
+    ).start();
+    await tick();
+    expect(got).toEqual([1, 2, 3]);
+    await tick();
+    expect(readsAfter).toEqual([0]);
+    take = Infinity;
+    follower.resume();
+    for (let i = 0; i < 5 && got.length < 1200; i++) await tick();
+    expect(got).toEqual(log.map((e) => e.seq));
+    // Pages of 500: the rest of the first page from what was read, then two more reads.
+    expect(readsAfter).toEqual([0, 500, 1000]);
+    follower.close();
+  });
+
+  it('close() lets go of the hint and stops delivering, even mid-read', async () => {
+    const { hub, emit, watchers } = fakeHub();
+    let release: (events: FeedEvent[]) => void = () => undefined;
+    const got: number[] = [];
+    const follower = new TaskEventFollower(
+      {
+        hub,
+        readEvents: () => new Promise((resolve) => (release = resolve)),
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 0,
+        pollIntervalMs: 60_000,
+      },
+      { event: (e) => (got.push(e.seq), true), failed: () => undefined },
+    ).start();
+    expect(watchers()).toBe(1);
+    follower.close();
+    expect(watchers()).toBe(0);
+    release(events(2));
+    emit({ tenantId: 't', taskId: 'x', seq: 1, state: TaskState.WORKING, payload: working });
+    await tick();
+    expect(got).toEqual([]);
+  });
+
+  it('a failed read closes the follower and tells the sink, once', async () => {
+    const { hub, watchers } = fakeHub();
+    const failures: unknown[] = [];
+    new TaskEventFollower(
+      {
+        hub,
+        readEvents: () => Promise.reject(new Error('store down')),
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 0,
+        pollIntervalMs: 60_000,
+      },
+      { event: () => true, failed: (err) => failures.push(err) },
+    ).start();
+    await tick();
+    expect(failures).toEqual([new Error('store down')]);
+    expect(watchers()).toBe(0);
+  });
+
+  it('a sink that throws ends its own follower, and is told so', async () => {
+    const { hub, emit, watchers } = fakeHub();
+    const failures: unknown[] = [];
+    new TaskEventFollower(
+      { hub, readEvents: async () => [], tenantId: 't', taskId: 'x', afterSeq: 0, pollIntervalMs: 60_000 },
+      {
+        event: () => {
+          throw new Error('socket gone');
+        },
+        failed: (err) => failures.push(err),
+      },
+    ).start();
+    await tick();
+    expect(() =>
+      emit({ tenantId: 't', taskId: 'x', seq: 1, state: TaskState.WORKING, payload: working }),
+    ).not.toThrow();
+    expect(failures).toEqual([new Error('socket gone')]);
+    expect(watchers()).toBe(0);
+  });
+});
