@@ -7,6 +7,11 @@ import type { TaskHint } from '@switchyard/events';
  */
 export interface Dispatcher {
   enqueue(dispatch: Dispatch): Promise<void>;
+  /**
+   * The reaper's enqueue of work nobody claimed: also revives a failed job of the same id, which
+   * would swallow the enqueue (TaskQueue.redispatch). Without it, the reaper uses enqueue.
+   */
+  redispatch?(dispatch: Dispatch): Promise<void>;
   /** A task waiting for input or auth was canceled: tell a worker, so its agent can clean up. */
   notifyCanceled?(tenantId: string, taskId: string): Promise<void>;
 }

@@ -116,12 +116,13 @@ export class Reaper {
     for (const task of await store.findDispatchable(config.dispatchGraceMs, 200)) {
       stats.dispatched++;
       this.deps.metrics?.reaperAction('dispatched');
-      await dispatcher.enqueue({
+      const dispatch = {
         tenantId: task.tenantId,
         taskId: task.taskId,
         version: task.version,
         attempts: task.attempts,
-      });
+      };
+      await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
     }
     return stats;
   }

@@ -150,3 +150,43 @@ describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
     }
   });
 });
+
+describe('Postgres loss at the claim (ARCHITECTURE.md §3 rule 4)', () => {
+  it('a claim Postgres refused (as in a restart) leaves the task to the reaper, which dispatches it again', async () => {
+    // A real refusal from Postgres: a trigger fails every claim of this test's context until it
+    // is dropped. The sequence counts refusals (nextval survives the rollback).
+    await p.db.pool.query(`
+      CREATE SEQUENCE claim_refusals;
+      CREATE FUNCTION refuse_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.lease_owner IS NULL AND NEW.lease_owner IS NOT NULL AND NEW.context_id = 'refused-claims' THEN
+          PERFORM nextval('claim_refusals');
+          RAISE EXCEPTION 'claim refused (test)';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_claims BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_claims();
+    `);
+    const refusals = async () =>
+      Number(
+        (await p.db.pool.query<{ n: string }>('SELECT last_value AS n FROM claim_refusals WHERE is_called'))
+          .rows[0]?.n ?? 0,
+      );
+    const r = await p.service.send(alice, await p.agent('echo'), {
+      message: userMessage('refused', { contextId: 'refused-claims' }),
+      configuration: { returnImmediately: true },
+    });
+    if (!('task' in r)) throw new Error('expected a task');
+    await waitFor(async () => (await refusals()) > 0, { what: 'a claim refused' });
+    await p.db.pool.query('DROP TRIGGER refuse_claims ON tasks; DROP FUNCTION refuse_claims()');
+    // The job that failed must not keep the dispatch's id from the reaper's new enqueue.
+    const done = await waitFor(
+      async () => {
+        const t = await p.store.getTaskRecord('acme', r.task.id);
+        return t && isTerminal(t.state) ? t : null;
+      },
+      { timeoutMs: 15_000, what: 'the task terminal after its claim was refused' },
+    );
+    expect(done.state).toBe(TaskState.COMPLETED);
+  });
+});

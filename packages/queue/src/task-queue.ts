@@ -21,6 +21,15 @@ export interface Dispatch extends RunTaskJob {
   nonce?: string;
 }
 
+/** The dispatch's job id: one job per dispatch however many processes enqueue it (runTaskJobId). */
+function jobIdOf(dispatch: Dispatch): string {
+  return [
+    runTaskJobId(dispatch.tenantId, dispatch.taskId, dispatch.version, dispatch.attempts),
+    ...(dispatch.runAfter ? [`t${dispatch.runAfter.getTime()}`] : []),
+    ...(dispatch.nonce ? [dispatch.nonce] : []),
+  ].join('.');
+}
+
 /** The script TaskQueue defines on its connection. */
 type BacklogCommands = Redis & { syBacklogIncr(key: string, ttlSeconds: number): Promise<number> };
 
@@ -68,14 +77,29 @@ export class TaskQueue {
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
     if (dispatch.tracestate) data.tracestate = dispatch.tracestate;
     await this.queue.add(JOB_NAMES.runTask, data, {
-      jobId: [
-        runTaskJobId(dispatch.tenantId, dispatch.taskId, dispatch.version, dispatch.attempts),
-        ...(dispatch.runAfter ? [`t${dispatch.runAfter.getTime()}`] : []),
-        ...(dispatch.nonce ? [dispatch.nonce] : []),
-      ].join('.'),
+      jobId: jobIdOf(dispatch),
       priority: Math.min(MAX_PRIORITY, Math.max(1, depth)),
       delay,
     });
+  }
+
+  /**
+   * The reaper's enqueue of a task it found unclaimed past the grace period. A job that failed
+   * keeps its id (failed jobs are kept for the dashboard), and BullMQ ignores an add whose id
+   * exists: when a worker could not claim (Postgres restarting under the claim) or a job stalled
+   * too often, every later enqueue of that dispatch vanished and the task waited forever. Such a
+   * job is retried instead: back to waiting, under its id.
+   */
+  async redispatch(dispatch: Dispatch): Promise<void> {
+    await this.enqueue(dispatch);
+    const job = await this.queue.getJob(jobIdOf(dispatch));
+    if (!job || !(await job.isFailed())) return;
+    await job
+      .retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
+      .catch(async (err: unknown) => {
+        // Another reaper retried it first (or it was removed): it is no longer failed either way.
+        if (await job.isFailed()) throw err;
+      });
   }
 
   /** Tells a worker that a task waiting for input or auth was canceled (see TaskCanceledJob). */

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createTestRedis, waitFor } from '@switchyard/testing';
 import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, isRedisAway, TaskQueue } from '../src/index.ts';
@@ -74,5 +75,33 @@ describe('TaskQueue backlog counter (fairness)', () => {
       counters.disconnect();
       await queue.close();
     }
+  });
+});
+
+describe('TaskQueue.redispatch (the reaper)', () => {
+  it('revives a failed job of the same dispatch that a plain enqueue would be swallowed by, once under racing reapers', async () => {
+    const connection = redis.connect();
+    // A queue of its own: the tests above leave jobs in theirs.
+    const keys = createQueueKeys(`${redis.prefix}-redispatch`);
+    const queue = new TaskQueue({ connection, keys });
+    const dispatch = { tenantId: 'acme', taskId: 'stuck', version: 2, attempts: 0 };
+    await queue.enqueue(dispatch);
+    // A worker whose claim failed: the job ends failed and keeps the dispatch's id.
+    const worker = new Worker(
+      keys.taskQueue,
+      async () => {
+        throw new Error('claim refused');
+      },
+      { connection: redis.connect(), prefix: keys.bullPrefix, autorun: true },
+    );
+    await waitFor(async () => (await queue.queue.getFailedCount()) === 1, { what: 'the job failed' });
+    await worker.close();
+    await queue.enqueue(dispatch);
+    expect(await queue.queue.getJobCounts('wait', 'prioritized', 'failed')).toMatchObject({ failed: 1 });
+    await Promise.all([queue.redispatch(dispatch), queue.redispatch(dispatch), queue.redispatch(dispatch)]);
+    const counts = await queue.queue.getJobCounts('wait', 'prioritized', 'failed');
+    expect(counts.failed).toBe(0);
+    expect(counts.wait! + counts.prioritized!).toBe(1);
+    await queue.close();
   });
 });
