@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createTestRedis, waitFor } from '@switchyard/testing';
@@ -102,6 +102,36 @@ describe('TaskQueue.redispatch (the reaper)', () => {
     const counts = await queue.queue.getJobCounts('wait', 'prioritized', 'failed');
     expect(counts.failed).toBe(0);
     expect(counts.wait! + counts.prioritized!).toBe(1);
+    await queue.close();
+  });
+});
+
+describe('TaskQueue adds in one turn', () => {
+  it('go to Redis as one addBulk, each with its own id and fairness priority; a lone add goes alone', async () => {
+    const connection = redis.connect();
+    const keys = createQueueKeys(`${redis.prefix}-bulk`);
+    const queue = new TaskQueue({ connection, keys });
+    const bulk = vi.spyOn(queue.queue, 'addBulk');
+    const single = vi.spyOn(queue.queue, 'add');
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((i) =>
+        queue.enqueue({ tenantId: 'acme', taskId: `b${i}`, version: 1, attempts: 0 }),
+      ),
+    );
+    expect(bulk).toHaveBeenCalledTimes(1);
+    expect(bulk.mock.calls[0]![0]).toHaveLength(5);
+    expect(single).not.toHaveBeenCalled();
+    const jobs = await queue.queue.getJobs(['prioritized', 'wait']);
+    expect(jobs.map((j) => [j.id, j.opts.priority]).sort()).toEqual([
+      ['acme.b1.v1.a0', 1],
+      ['acme.b2.v1.a0', 2],
+      ['acme.b3.v1.a0', 3],
+      ['acme.b4.v1.a0', 4],
+      ['acme.b5.v1.a0', 5],
+    ]);
+    await queue.enqueue({ tenantId: 'acme', taskId: 'alone', version: 1, attempts: 0 });
+    expect(single).toHaveBeenCalledTimes(1);
+    expect(bulk).toHaveBeenCalledTimes(1);
     await queue.close();
   });
 });
