@@ -1,4 +1,11 @@
-export { createLogger, silentLogger, REDACTED_PATHS, type Logger, type LoggerConfig } from './logger.ts';
+export {
+  createLogger,
+  lazyChild,
+  silentLogger,
+  REDACTED_PATHS,
+  type Logger,
+  type LoggerConfig,
+} from './logger.ts';
 export { startTracing, tracingEnabled, type Tracing, type TracingOptions } from './tracing/start-tracing.ts';
 export { tracer, withSpan, recordError, TRACER_NAME, type SpanOptions } from './tracing/spans.ts';
 export {

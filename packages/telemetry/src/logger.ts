@@ -56,3 +56,30 @@ export function createLogger({
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+const LEVEL_METHODS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);
+const noop = () => undefined;
+
+/**
+ * `parent.child(bindings)`, made on first use. pino serializes a child's bindings when it makes
+ * it, each value through the redaction's wildcard paths: about 9 KB of garbage per child, for a
+ * worker a fifth of all it allocated per task, and most runs never write a line. A write at a
+ * disabled level costs nothing and makes no child.
+ */
+export function lazyChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  return new Proxy(parent, {
+    get(_target, prop) {
+      if (
+        child === undefined &&
+        typeof prop === 'string' &&
+        LEVEL_METHODS.has(prop) &&
+        !parent.isLevelEnabled(prop)
+      )
+        return noop;
+      child ??= parent.child(bindings);
+      const value: unknown = Reflect.get(child, prop, child);
+      return typeof value === 'function' ? value.bind(child) : value;
+    },
+  });
+}

@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   SpanKind,
   SpanStatusCode,
   createLogger,
   httpServerSpans,
+  lazyChild,
   injectTraceContext,
   withSpan,
 } from '@switchyard/telemetry';
@@ -126,5 +127,31 @@ describe('createLogger withTraceIds', () => {
       config: { token: '[redacted]', secret: '[redacted]' },
       headers: { authorization: '[redacted]' },
     });
+  });
+});
+
+describe('lazyChild', () => {
+  it('makes the child on the first write at an enabled level, with its bindings; disabled levels make none', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
+    const log = createLogger({ name: 'worker', level: 'warn', destination });
+    const made = vi.spyOn(log, 'child');
+    const run = lazyChild(log, { taskId: 't1' });
+    run.info({ step: 1 }, 'not written');
+    run.debug('not written either');
+    expect(made).not.toHaveBeenCalled();
+    run.warn({ step: 2 }, 'written');
+    run.error('also written');
+    expect(made).toHaveBeenCalledTimes(1);
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'written', step: 2, taskId: 't1', level: 40 }),
+      expect.objectContaining({ msg: 'also written', taskId: 't1', level: 50 }),
+    ]);
+    expect(run.isLevelEnabled('warn')).toBe(true);
   });
 });

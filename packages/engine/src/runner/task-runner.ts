@@ -1,5 +1,5 @@
 import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
-import { extractTraceContext, SpanKind, withSpan } from '@switchyard/telemetry';
+import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
 import type { ClaimResult, TaskRecord } from '@switchyard/store';
@@ -160,7 +160,7 @@ export class TaskRunner {
   ): Promise<void> {
     const { deps } = this;
     const task = claim.task;
-    const log = deps.log.child({
+    const log = lazyChild(deps.log, {
       tenantId: task.tenantId,
       taskId: task.id,
       agentId: task.agentId,
