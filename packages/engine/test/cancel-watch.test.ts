@@ -26,10 +26,26 @@ const quiet: Agent = {
   },
 };
 
+const wrote = new Set<string>();
+const slowWriter: Agent = {
+  ...quiet,
+  executor: 'slow-writer',
+  card: { ...quiet.card, name: 'slow-writer', description: 'one slow status write, then waits' },
+  async execute(ctx) {
+    started.get(ctx.task.id)?.();
+    await ctx.setStatus({ parts: [{ text: 'slow' }] });
+    wrote.add(ctx.task.id);
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+    aborted.add(ctx.task.id);
+  },
+};
+const agents: Record<string, Agent> = { quiet, 'slow-writer': slowWriter };
+
 beforeAll(async () => {
   p = await startPlatform();
   await p.registerAgent(quiet);
-  p.startWorker({ findAgent: (e) => (e === 'quiet' ? quiet : findBundledAgent(e)) });
+  await p.registerAgent(slowWriter);
+  p.startWorker({ findAgent: (e) => agents[e] ?? findBundledAgent(e) });
 });
 afterAll(() => p.close());
 
@@ -55,5 +71,45 @@ describe('a running agent hears a cancel', () => {
 
   it('sent after the run listens (the cancel hint)', async () => {
     await runAndCancel(300);
+  });
+});
+
+describe('while a run waits on its own write', () => {
+  it('it does not start listening (the write catches a cancel), and listens once the write is done', async () => {
+    // A real slow write: Postgres sleeps in every status update of this test's context.
+    await p.db.pool.query(`
+      CREATE FUNCTION slow_status() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.state = 'TASK_STATE_WORKING' AND NEW.state = 'TASK_STATE_WORKING' AND NEW.context_id = 'slow-writes' THEN
+          PERFORM pg_sleep(0.6);
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER slow_status BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION slow_status();
+    `);
+    try {
+      const agent = (await p.admin.getAgent('acme', 'slow-writer'))!;
+      const r = await p.service.send(alice, agent, {
+        message: userMessage('wait', { contextId: 'slow-writes' }),
+        configuration: { returnImmediately: true },
+      });
+      if (!('task' in r)) throw new Error('expected a task');
+      const id = r.task.id;
+      await new Promise<void>((resolve) => started.set(id, resolve));
+      const redis = p.redis.connect();
+      const listeners = async () =>
+        Number(((await redis.pubsub('NUMSUB', p.keys.taskChannel('acme', id))) as [string, number])[1]);
+      // Well past CANCEL_WATCH_AFTER_MS, and the write still has most of its 600 ms to go.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(wrote.has(id)).toBe(false);
+      expect(await listeners()).toBe(0);
+      await waitFor(() => wrote.has(id), { what: 'the slow write' });
+      await waitFor(async () => (await listeners()) === 1, { what: 'the run to listen for cancels' });
+      const canceled = await p.service.cancelTask(alice, 'slow-writer', id);
+      expect(canceled.status.state).toBe(TaskState.CANCELED);
+      await waitFor(() => aborted.has(id), { what: 'the agent to see its abort signal' });
+    } finally {
+      await p.db.pool.query('DROP TRIGGER slow_status ON tasks; DROP FUNCTION slow_status()');
+    }
   });
 });

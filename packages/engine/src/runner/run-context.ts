@@ -59,6 +59,8 @@ export class RunContext implements AgentContext {
   private held: ArtifactChunkInput | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private flushError: unknown = undefined;
+  /** Writes of this run in flight (see `writing`). */
+  private writesInFlight = 0;
 
   constructor(options: RunContextOptions) {
     this.o = options;
@@ -74,6 +76,14 @@ export class RunContext implements AgentContext {
 
   get current(): TaskRecord {
     return this.record;
+  }
+
+  /**
+   * Whether one of the run's writes is in flight. A cancel cannot slip past it: the write's CAS
+   * refuses a canceled task and ends the run, so the run's cancel watch waits while it is.
+   */
+  get writing(): boolean {
+    return this.writesInFlight > 0;
   }
 
   async reply(input: MessageInput): Promise<void> {
@@ -218,11 +228,12 @@ export class RunContext implements AgentContext {
       : event.message
         ? 'reply'
         : `status ${patch.state ?? ''}`.trim();
+    this.writesInFlight++;
     return withSpan(
       `agent.${step}`,
       { 'switchyard.task_id': this.record.id, 'switchyard.tenant_id': this.record.tenantId },
       () => this.writeOnce(patch, event, artifactChunk, precededBy),
-    );
+    ).finally(() => this.writesInFlight--);
   }
 
   private async writeOnce(
