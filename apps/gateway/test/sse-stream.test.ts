@@ -166,6 +166,31 @@ describe('streamSse', () => {
     socket.destroy();
   });
 
+  it('an event larger than the buffer limit on its own does not cut a client that reads it', async () => {
+    let push: ((item: StreamItem) => void) | undefined;
+    const big = 'z'.repeat(4 * 1024 * 1024);
+    const { port } = await serve(
+      () =>
+        opened(item(1, big), (sink) => {
+          push = (i) => sink.item(i);
+          return () => undefined;
+        }),
+      { maxBufferBytes: 256 * 1024 },
+    );
+    const socket = net.connect(port, '127.0.0.1');
+    socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    socket.pause(); // the snapshot is written while the client is not reading yet
+    await waitFor(() => push !== undefined, { what: 'the stream to start' });
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    socket.resume();
+    await waitFor(() => text.includes(big), { what: 'the whole snapshot' });
+    push!(item(2));
+    await waitFor(() => text.includes('id: 2\n'), { what: 'the next event on the same stream' });
+    expect(text).not.toContain('slow consumer');
+    socket.destroy();
+  });
+
   it('shutdown ends every open stream with a final comment', async () => {
     const registry = new StreamRegistry();
     const { url } = await serve(() => opened(item(1), () => () => undefined), { registry });

@@ -126,7 +126,15 @@ class SseStream implements StreamSink {
   #write(chunk: string): void {
     const res = this.#res;
     if (this.#ended || res.writableEnded) return;
-    if (!res.write(chunk) && res.writableLength > this.#options.maxBufferBytes) {
+    const max = this.#options.maxBufferBytes;
+    // What the client left unread before this event counts, not the event itself: a snapshot of
+    // a task with large artifacts may exceed the limit alone, and cutting the stream right after
+    // it would punish a client that reads perfectly well.
+    if (
+      !res.write(chunk) &&
+      res.writableLength > max &&
+      res.writableLength - Buffer.byteLength(chunk) > max
+    ) {
       this.#options.log.log.warn(
         { bufferedBytes: res.writableLength },
         'SSE client too slow; closing its stream',
