@@ -44,7 +44,6 @@ async function serve(
     heartbeatMs?: number;
     maxBufferBytes?: number;
     registry?: StreamRegistry;
-    shutdown?: AbortSignal;
     onEnd?: () => void;
   } = {},
 ): Promise<{ url: string; port: number }> {
@@ -54,7 +53,6 @@ async function serve(
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
       registry: options.registry ?? new StreamRegistry(),
-      shutdown: options.shutdown ?? new AbortController().signal,
       log: { log: silentLogger() },
       onEnd: options.onEnd ?? (() => undefined),
     });
@@ -203,8 +201,8 @@ describe('streamSse', () => {
   });
 
   it('a stream that starts after shutdown began (its closeAll has run) ends at once', async () => {
-    const shutdown = new AbortController();
-    shutdown.abort();
+    const registry = new StreamRegistry();
+    registry.closeAll('server shutting down');
     let followed = false;
     const { url } = await serve(
       () =>
@@ -212,7 +210,7 @@ describe('streamSse', () => {
           followed = true;
           return () => undefined;
         }),
-      { shutdown: shutdown.signal },
+      { registry },
     );
     const reply = await openSse('GET', url, { noVersion: true });
     expect(reply.events).toHaveLength(1);

@@ -39,7 +39,6 @@ export async function serveStream(
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,
     registry: deps.streams,
-    shutdown: deps.shutdown,
     log: stateOf(req),
     onEnd: release,
   });

@@ -17,12 +17,8 @@ export interface SseOptions {
   heartbeatMs: number;
   /** Unread bytes a client may leave before the stream is cut (slow consumer). */
   maxBufferBytes: number;
+  /** Ends the stream at shutdown, also one that starts after shutdown began (StreamRegistry.add). */
   registry: StreamRegistry;
-  /**
-   * The gateway's shutdown: a stream that starts after it began ends at once (the registry's
-   * closeAll has already run).
-   */
-  shutdown: AbortSignal;
   /** Where the request's logger is, asked for only when there is something to log. */
   log: { readonly log: Logger };
   /** Called once when the stream has ended, however it ended (the stream's slot goes back). */
@@ -87,7 +83,7 @@ class SseStream implements StreamSink {
 
   start(opened: OpenedStream): void {
     const res = this.#res;
-    const { registry, shutdown } = this.#options;
+    const { registry } = this.#options;
     // The client may already have left while the first item was prepared.
     if (res.destroyed) return this.#close();
     res.once('close', () => this.#close());
@@ -95,12 +91,11 @@ class SseStream implements StreamSink {
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
     forgetRequest(res.req);
-    this.#unregister = registry.add((reason) => this.#close(reason));
     this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () =>
       this.#write(': keep-alive\n\n'),
     );
     if (opened.first) this.item(opened.first);
-    if (shutdown.aborted) this.#close('server shutting down');
+    this.#unregister = registry.add((reason) => this.#close(reason));
     if (this.#ended) return;
     const stop = opened.follow(this);
     if (this.#ended) stop();

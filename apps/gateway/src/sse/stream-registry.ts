@@ -24,6 +24,8 @@ export class StreamRegistry {
   /** Streams reserved per tenant (a reservation is taken before any work is accepted). */
   readonly #perTenant = new Map<string, number>();
   #reserved = 0;
+  /** Set by closeAll: a stream added later is ended at once with the same reason. */
+  #closing: string | undefined;
 
   constructor(metrics?: StreamMetrics, limits: StreamLimits = UNLIMITED) {
     this.#metrics = metrics;
@@ -54,7 +56,15 @@ export class StreamRegistry {
     };
   }
 
+  /**
+   * Holds an open stream until the returned function is called; closeAll ends it with `close`.
+   * After closeAll, `close` is called at once: the stream started while the gateway was stopping.
+   */
   add(close: (reason: string) => void): () => void {
+    if (this.#closing !== undefined) {
+      close(this.#closing);
+      return () => undefined;
+    }
     this.#open.add(close);
     this.#metrics?.opened();
     return () => {
@@ -97,6 +107,7 @@ export class StreamRegistry {
   }
 
   closeAll(reason: string): void {
+    this.#closing = reason;
     for (const close of [...this.#open]) close(reason);
   }
 
