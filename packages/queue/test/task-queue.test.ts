@@ -78,12 +78,15 @@ describe('TaskQueue backlog counter (fairness)', () => {
   });
 });
 
+/** A queue under a prefix of its own: the tests above leave jobs in theirs. */
+function ownQueue(name: string) {
+  const keys = createQueueKeys(`${redis.prefix}-${name}`);
+  return { keys, queue: new TaskQueue({ connection: redis.connect(), keys }) };
+}
+
 describe('TaskQueue.redispatch (the reaper)', () => {
   it('revives a failed job of the same dispatch that a plain enqueue would be swallowed by, once under racing reapers', async () => {
-    const connection = redis.connect();
-    // A queue of its own: the tests above leave jobs in theirs.
-    const keys = createQueueKeys(`${redis.prefix}-redispatch`);
-    const queue = new TaskQueue({ connection, keys });
+    const { keys, queue } = ownQueue('redispatch');
     const dispatch = { tenantId: 'acme', taskId: 'stuck', version: 2, attempts: 0 };
     await queue.enqueue(dispatch);
     // A worker whose claim failed: the job ends failed and keeps the dispatch's id.
@@ -108,9 +111,7 @@ describe('TaskQueue.redispatch (the reaper)', () => {
 
 describe('TaskQueue adds in one turn', () => {
   it('go to Redis as one addBulk, each with its own id and fairness priority; a lone add goes alone', async () => {
-    const connection = redis.connect();
-    const keys = createQueueKeys(`${redis.prefix}-bulk`);
-    const queue = new TaskQueue({ connection, keys });
+    const { queue } = ownQueue('bulk');
     const bulk = vi.spyOn(queue.queue, 'addBulk');
     const single = vi.spyOn(queue.queue, 'add');
     await Promise.all(
