@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { PlatformProcess } from '../platform/cluster.ts';
 import { readCpuTicks, TICKS_PER_SECOND } from '../platform/proc-stats.ts';
 import { socketOwners } from '../platform/socket-owner.ts';
+import { busyShare, readMachineTicks } from '../platform/machine-cpu.ts';
 
 export interface CpuUsage {
   seconds: number;
@@ -12,6 +13,8 @@ export interface CpuUsage {
   /** The same, by the role of the process each backend serves ('other': the benchmark itself). */
   postgresByClient: Record<string, number>;
   postgresBackends: number;
+  /** The share of all the machine's cores busy over the window, whatever used them. */
+  machineBusy: number;
 }
 
 /**
@@ -22,6 +25,7 @@ export interface CpuUsage {
  */
 export function startCpuMeter(admin: pg.Pool, database: string, processes: PlatformProcess[]) {
   const start = performance.now();
+  const machine0 = readMachineTicks();
   const platform0 = new Map(processes.map((p) => [p, readCpuTicks(p.pid) ?? 0]));
   const backends = new Map<number, { ticks: number; client: string }>();
   const byClient: Record<string, number> = {};
@@ -70,6 +74,7 @@ export function startCpuMeter(admin: pg.Pool, database: string, processes: Platf
           Object.entries(byClient).map(([k, v]) => [k, v / TICKS_PER_SECOND]),
         ),
         postgresBackends: backends.size,
+        machineBusy: busyShare(machine0, readMachineTicks()),
       };
     },
   };

@@ -32,6 +32,12 @@ export interface EndToEnd {
    * shares the machine (the load generator's CPU not included).
    */
   cpuMsPerTask?: Record<string, number>;
+  /**
+   * The share of the machine's cores busy during the run (platform, Postgres, Redis and the load
+   * generator): a task costs more CPU when batches are small and processes wake from idle, so half
+   * of the peak rate is not half of the machine.
+   */
+  machineBusy?: number;
 }
 
 export interface SubmitPlan {
@@ -101,7 +107,10 @@ export async function measureEndToEnd(
     completionMs: latencies(done.map((t) => t.updated - sentAt.get(t.id)!)),
     dispatchMs: latencies(timings.flatMap((t) => (t.working === null ? [] : [t.working - t.created]))),
     ...(cpu && plan.cpu && done.length
-      ? { cpuMsPerTask: cpuMsPerTask(cpu, done.length, plan.cpu.processes, plan.cpu.idlePerSecond) }
+      ? {
+          cpuMsPerTask: cpuMsPerTask(cpu, done.length, plan.cpu.processes, plan.cpu.idlePerSecond),
+          machineBusy: round(cpu.machineBusy, 3),
+        }
       : {}),
     ids: sub.ids,
   };

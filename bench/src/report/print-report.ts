@@ -40,6 +40,17 @@ export function printReport(r: BenchReport): void {
         ` ${r.machine.cpus} cores: dedicated, they would allow ~${Math.round((r.machine.cpus * 1000) / total)} tasks/s if CPU were the only limit)`,
     );
   }
+  const levels = [r.saturation, ...r.openLoop].filter((e) => e.cpuMsPerTask && e.machineBusy !== undefined);
+  if (levels.length)
+    console.log(
+      `CPU per task by load (gateway + worker + Postgres) and the machine's busy share: ${levels
+        .map(
+          (e) =>
+            `${e.offeredPerSecond === undefined ? 'saturation' : `${fmt(e.offeredPerSecond)}/s`} ` +
+            `${platformMs(e.cpuMsPerTask!).toFixed(2)} ms, ${pct(e.machineBusy!)} busy`,
+        )
+        .join('; ')}`,
+    );
   console.log(
     `ratios of end to end to the ceilings: BullMQ ${pct(r.ratios.toBullmq)}, CAS ${pct(r.ratios.toPostgresCas)}, CAS+event ${pct(r.ratios.toPostgresCasEvent)}`,
   );
@@ -71,3 +82,5 @@ const youngGrowth = (y: { half: number; all: number } | null) =>
     ? 'young generation n/a'
     : `young generation ${(y.half / MB).toFixed(1)} → ${(y.all / MB).toFixed(1)} MB`;
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const platformMs = (perTask: Record<string, number>) =>
+  (perTask.gateway ?? 0) + (perTask.worker ?? 0) + (perTask.postgres ?? 0);
