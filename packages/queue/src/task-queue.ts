@@ -119,16 +119,19 @@ export class TaskQueue {
   }
 
   /**
-   * The reaper's enqueue of a task it found unclaimed past the grace period. A job that failed
-   * keeps its id (failed jobs are kept for the dashboard), and BullMQ ignores an add whose id
-   * exists: when a worker could not claim (Postgres restarting under the claim) or a job stalled
-   * too often, every later enqueue of that dispatch vanished and the task waited forever. Such a
-   * job is retried instead: back to waiting, under its id.
+   * The reaper's enqueue of a task it found unclaimed past the grace period. BullMQ ignores an add
+   * whose id exists, so a dispatch whose job is still queued (a backlog longer than the grace) is
+   * left alone rather than counted again: every sweep over a backlog used to add its 200 tasks to
+   * the tenant's backlog counter, which then kept that tenant's next tasks behind everyone else's
+   * for up to the counter's TTL. A job that failed keeps its id too (failed jobs are kept for the
+   * dashboard): when a worker could not claim (Postgres restarting under the claim) or a job
+   * stalled too often, every later enqueue of that dispatch vanished and the task waited forever.
+   * Such a job is retried instead: back to waiting, under its id and its first priority.
    */
   async redispatch(dispatch: Dispatch): Promise<void> {
-    await this.enqueue(dispatch);
     const job = await this.queue.getJob(jobIdOf(dispatch));
-    if (!job || !(await job.isFailed())) return;
+    if (!job) return this.enqueue(dispatch);
+    if (!(await job.isFailed())) return;
     await job
       .retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
       .catch(async (err: unknown) => {

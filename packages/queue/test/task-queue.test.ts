@@ -81,12 +81,13 @@ describe('TaskQueue backlog counter (fairness)', () => {
 /** A queue under a prefix of its own: the tests above leave jobs in theirs. */
 function ownQueue(name: string) {
   const keys = createQueueKeys(`${redis.prefix}-${name}`);
-  return { keys, queue: new TaskQueue({ connection: redis.connect(), keys }) };
+  const connection = redis.connect();
+  return { keys, connection, queue: new TaskQueue({ connection, keys }) };
 }
 
 describe('TaskQueue.redispatch (the reaper)', () => {
   it('revives a failed job of the same dispatch that a plain enqueue would be swallowed by, once under racing reapers', async () => {
-    const { keys, queue } = ownQueue('redispatch');
+    const { keys, connection, queue } = ownQueue('redispatch');
     const dispatch = { tenantId: 'acme', taskId: 'stuck', version: 2, attempts: 0 };
     await queue.enqueue(dispatch);
     // A worker whose claim failed: the job ends failed and keeps the dispatch's id.
@@ -105,6 +106,28 @@ describe('TaskQueue.redispatch (the reaper)', () => {
     const counts = await queue.queue.getJobCounts('wait', 'prioritized', 'failed');
     expect(counts.failed).toBe(0);
     expect(counts.wait! + counts.prioritized!).toBe(1);
+    // The first enqueue and the swallowed plain one above counted; the retries counted nothing.
+    expect(await connection.get(keys.tenantBacklog('acme'))).toBe('2');
+    await queue.close();
+  });
+
+  it("leaves a dispatch whose job is still queued alone, so sweeps over a backlog do not inflate the tenant's counter", async () => {
+    const { keys, connection, queue } = ownQueue('redispatch-queued');
+    const counter = () => connection.get(keys.tenantBacklog('acme'));
+    const dispatch = { tenantId: 'acme', taskId: 'waiting', version: 1, attempts: 0 };
+    await queue.enqueue(dispatch);
+    for (let sweep = 0; sweep < 3; sweep++) await queue.redispatch(dispatch);
+    expect(await counter()).toBe('1');
+    expect(await queue.queue.getJobCounts('wait', 'prioritized')).toMatchObject({ prioritized: 1 });
+    // A dispatch the queue lost (Redis flushed, the gateway died before its add) is enqueued and counted.
+    const lost = { tenantId: 'acme', taskId: 'lost', version: 1, attempts: 0 };
+    await queue.redispatch(lost);
+    expect(await counter()).toBe('2');
+    const jobs = await queue.queue.getJobs(['prioritized']);
+    expect(jobs.map((j) => [j.data.taskId, j.opts.priority]).sort()).toEqual([
+      ['lost', 2],
+      ['waiting', 1],
+    ]);
     await queue.close();
   });
 });
