@@ -46,9 +46,12 @@ export class TaskWriter {
     );
     if (result.created) {
       this.metrics?.created({ agent: input.agentId, tenant: input.tenantId });
-      // Not awaited: nobody can be following a task that did not exist a moment ago (its id is
-      // in this very answer), so the answer does not wait for the hint; announce never throws.
-      void this.announce(result.task, input.event);
+      // No task hint: nobody can be following a task that did not exist a moment ago (its id is
+      // in this very answer), and whoever follows it next (this answer's own stream, a
+      // SubscribeToTask) starts from the log. Publishing one cost every send a serialized
+      // snapshot and a Redis command that no subscriber could receive. The pushers are woken
+      // when the creation queued a delivery (an inline push config); not awaited, never throws.
+      if (result.task.pushDue) void this.wakePushers(result.task);
     }
     return result;
   }
@@ -96,13 +99,25 @@ export class TaskWriter {
         ...(payload ? { payload } : {}),
         ...(before ? { before } : {}),
       });
-      // Wake the pushers only for a write that queued deliveries (most tasks have no webhook);
-      // writes that do not say (claim, reaper) wake them whenever the task is visible.
-      if (task.pushDue ?? task.visibility === 'task') await this.hints.publishPushDue();
     } catch (err) {
       this.log.warn(
         { err, tenantId: task.tenantId, taskId: task.id },
         'hint publish failed; subscribers will poll',
+      );
+    }
+    // Wake the pushers only for a write that queued deliveries (most tasks have no webhook);
+    // writes that do not say (claim, reaper) wake them whenever the task is visible.
+    if (task.pushDue ?? task.visibility === 'task') await this.wakePushers(task);
+  }
+
+  /** Best effort: a pusher also finds due deliveries on its own poll. */
+  private async wakePushers(task: TaskRecord): Promise<void> {
+    try {
+      await this.hints.publishPushDue();
+    } catch (err) {
+      this.log.warn(
+        { err, tenantId: task.tenantId, taskId: task.id },
+        'push wake-up publish failed; pushers will poll',
       );
     }
   }
