@@ -57,7 +57,7 @@ describe('hints of a new task', () => {
       // No webhook, no delivery queued: the pushers are not woken either.
       expect(bus.heard.filter((h) => h.channel === p.keys.pushChannel)).toEqual([]);
 
-      p.startWorker();
+      const worker = p.startWorker();
       await waitFor(() => bus.heard.some((h) => h.channel === channel && h.message.includes('COMPLETED')), {
         what: 'the completion hint',
       });
@@ -65,6 +65,8 @@ describe('hints of a new task', () => {
         .filter((h) => h.channel === channel)
         .map((h) => (JSON.parse(h.message) as { seq: number }).seq);
       expect(seqs[0]).toBe(2);
+      // So that no worker runs while another test expects none.
+      await worker.stop();
     } finally {
       await bus.close();
     }

@@ -126,18 +126,22 @@ export class TaskQueue {
    * for up to the counter's TTL. A job that failed keeps its id too (failed jobs are kept for the
    * dashboard): when a worker could not claim (Postgres restarting under the claim) or a job
    * stalled too often, every later enqueue of that dispatch vanished and the task waited forever.
-   * Such a job is retried instead: back to waiting, under its id and its first priority.
+   * Such a job is retried instead: back to waiting, under its id and its first priority, and
+   * counted again, since the worker that took it the first time already counted it out.
    */
   async redispatch(dispatch: Dispatch): Promise<void> {
     const job = await this.queue.getJob(jobIdOf(dispatch));
     if (!job) return this.enqueue(dispatch);
     if (!(await job.isFailed())) return;
-    await job
-      .retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
-      .catch(async (err: unknown) => {
+    const retried = await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
+      () => true,
+      async (err: unknown) => {
         // Another reaper retried it first (or it was removed): it is no longer failed either way.
         if (await job.isFailed()) throw err;
-      });
+        return false;
+      },
+    );
+    if (retried) await this.countIn(dispatch.tenantId);
   }
 
   /** Tells a worker that a task waiting for input or auth was canceled (see TaskCanceledJob). */
