@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { PlatformProcess } from '../platform/cluster.ts';
 import { readCpuTicks, TICKS_PER_SECOND } from '../platform/proc-stats.ts';
 import { socketOwners } from '../platform/socket-owner.ts';
-import { busyShare, readMachineTicks } from '../platform/machine-cpu.ts';
+import { busyShare, readCpuWaitMicros, readMachineTicks } from '../platform/machine-cpu.ts';
 
 export interface CpuUsage {
   seconds: number;
@@ -15,6 +15,8 @@ export interface CpuUsage {
   postgresBackends: number;
   /** The share of all the machine's cores busy over the window, whatever used them. */
   machineBusy: number;
+  /** The share of the window in which some runnable task waited for a CPU (PSI); null without PSI. */
+  cpuWaitShare: number | null;
 }
 
 /**
@@ -26,6 +28,7 @@ export interface CpuUsage {
 export function startCpuMeter(admin: pg.Pool, database: string, processes: PlatformProcess[]) {
   const start = performance.now();
   const machine0 = readMachineTicks();
+  const wait0 = readCpuWaitMicros();
   const platform0 = new Map(processes.map((p) => [p, readCpuTicks(p.pid) ?? 0]));
   const backends = new Map<number, { ticks: number; client: string }>();
   const byClient: Record<string, number> = {};
@@ -66,8 +69,10 @@ export function startCpuMeter(admin: pg.Pool, database: string, processes: Platf
         const t1 = readCpuTicks(p.pid) ?? t0;
         byRole[p.role] = (byRole[p.role] ?? 0) + (t1 - t0) / TICKS_PER_SECOND;
       }
+      const seconds = (performance.now() - start) / 1000;
+      const wait1 = readCpuWaitMicros();
       return {
-        seconds: (performance.now() - start) / 1000,
+        seconds,
         byRole,
         postgres: backendTicks / TICKS_PER_SECOND,
         postgresByClient: Object.fromEntries(
@@ -75,6 +80,7 @@ export function startCpuMeter(admin: pg.Pool, database: string, processes: Platf
         ),
         postgresBackends: backends.size,
         machineBusy: busyShare(machine0, readMachineTicks()),
+        cpuWaitShare: wait0 === null || wait1 === null ? null : (wait1 - wait0) / (seconds * 1e6),
       };
     },
   };

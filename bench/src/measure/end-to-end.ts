@@ -38,6 +38,8 @@ export interface EndToEnd {
    * of the peak rate is not half of the machine.
    */
   machineBusy?: number;
+  /** The share of the run in which some runnable task waited for a CPU (PSI), where Linux has it. */
+  cpuWaitShare?: number;
 }
 
 export interface SubmitPlan {
@@ -110,6 +112,7 @@ export async function measureEndToEnd(
       ? {
           cpuMsPerTask: cpuMsPerTask(cpu, done.length, plan.cpu.processes, plan.cpu.idlePerSecond),
           machineBusy: round(cpu.machineBusy, 3),
+          ...(cpu.cpuWaitShare !== null ? { cpuWaitShare: round(cpu.cpuWaitShare, 3) } : {}),
         }
       : {}),
     ids: sub.ids,

@@ -24,3 +24,19 @@ export function readMachineTicks(): { busy: number; total: number } {
  */
 export const busyShare = (a: { busy: number; total: number }, b: { busy: number; total: number }): number =>
   b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
+
+/**
+ * Microseconds since boot during which at least one runnable task waited for a CPU (Linux
+ * pressure stall information, `some` line of /proc/pressure/cpu), or null where PSI is missing.
+ */
+export function readCpuWaitMicros(): number | null {
+  try {
+    const some = readFileSync('/proc/pressure/cpu', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('some '));
+    const total = /total=(\d+)/.exec(some ?? '')?.[1];
+    return total === undefined ? null : Number(total);
+  } catch {
+    return null;
+  }
+}

@@ -81,8 +81,9 @@ export function checkTargets(r: Omit<BenchReport, 'targets' | 'finishedAt'>): Ta
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 /** How busy the whole machine was during a phase: half the peak rate is not half the machine. */
-const busy = (e: { machineBusy?: number }) =>
-  e.machineBusy === undefined ? '' : `, machine ${pct(e.machineBusy)} busy`;
+const busy = (e: { machineBusy?: number; cpuWaitShare?: number }) =>
+  (e.machineBusy === undefined ? '' : `, machine ${pct(e.machineBusy)} busy`) +
+  (e.cpuWaitShare === undefined ? '' : `, a task waiting for a CPU ${pct(e.cpuWaitShare)} of the time`);
 
 function closest<T extends { offeredPerSecond?: number }>(runs: T[], rate: number): T | undefined {
   return [...runs].sort(
