@@ -100,6 +100,8 @@ export const commonEnvSchema = z.object({
   PG_POOL_MAX: intVar(10, 1, 500),
   /** How long an idle Postgres connection stays open, ms; 0 keeps it (see createPool). */
   PG_IDLE_TIMEOUT_MS: intVar(300_000, 0, 86_400_000),
+  /** How long a call waits for a Postgres connection (new, or a busy pool's), ms; 0 forever. */
+  PG_CONNECT_TIMEOUT_MS: intVar(10_000, 0, 600_000),
   /** Distinct hot statements run as named prepared statements; 0 turns them off (old PgBouncer). */
   PG_PREPARED_STATEMENTS: intVar(64, 0, 10_000),
   /**

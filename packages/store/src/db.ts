@@ -32,7 +32,20 @@ export interface DbOptions {
    * before 1.21). Default 64.
    */
   preparedStatements?: number;
+  /**
+   * How long a caller waits for a connection, ms: a new one to be established, or a busy pool's to
+   * come free; then the call fails instead of hanging. 0 waits forever. Default 10 s.
+   */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * TCP keepalive on every connection, first probe after this long idle (Node then probes every
+ * second, ten times): a connection whose server vanished without a reset (a failed-over primary,
+ * a partition) is found dead within about 20 s of idling instead of on its next use, where the
+ * query would wait for the kernel's retransmission timeout (minutes).
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
 
 export function createPool({
   connectionString,
@@ -40,11 +53,15 @@ export function createPool({
   applicationName = 'switchyard',
   preparedStatements = 64,
   idleTimeoutMs = 300_000,
+  connectTimeoutMs = 10_000,
 }: DbOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: maxConnections,
     idleTimeoutMillis: idleTimeoutMs,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     application_name: applicationName,
     // An `options` in the URL wins over this one (pg lets the URL override the config).
     ...(preparedStatements > 0 ? { options: GENERIC_PLAN_OPTIONS } : {}),
