@@ -38,6 +38,7 @@ describe('loadGatewayConfig', () => {
       PG_PREPARED_STATEMENTS: 64,
       PG_IDLE_TIMEOUT_MS: 300_000,
       PG_CONNECT_TIMEOUT_MS: 10_000,
+      PG_STATEMENT_TIMEOUT_MS: 60_000,
       HEAP_GROWING_PERCENT: 40,
     });
     expect(loadGatewayConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
@@ -51,6 +52,7 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ PG_PREPARED_STATEMENTS: 'many' })).toThrow(/PG_PREPARED_STATEMENTS/);
     expect(() => loadGatewayConfig({ PG_IDLE_TIMEOUT_MS: '-5' })).toThrow(/PG_IDLE_TIMEOUT_MS/);
     expect(() => loadGatewayConfig({ PG_CONNECT_TIMEOUT_MS: '10s' })).toThrow(/PG_CONNECT_TIMEOUT_MS/);
+    expect(() => loadGatewayConfig({ PG_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/PG_STATEMENT_TIMEOUT_MS/);
     expect(loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8, ::1/128' }).WEBHOOK_ALLOW_CIDRS).toEqual([
       '127.0.0.0/8',
       '::1/128',

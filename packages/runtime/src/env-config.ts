@@ -102,6 +102,8 @@ export const commonEnvSchema = z.object({
   PG_IDLE_TIMEOUT_MS: intVar(300_000, 0, 86_400_000),
   /** How long a call waits for a Postgres connection (new, or a busy pool's), ms; 0 forever. */
   PG_CONNECT_TIMEOUT_MS: intVar(10_000, 0, 600_000),
+  /** How long a statement waits for Postgres's answer before its connection is dropped, ms; 0 forever. */
+  PG_STATEMENT_TIMEOUT_MS: intVar(60_000, 0, 3_600_000),
   /** Distinct hot statements run as named prepared statements; 0 turns them off (old PgBouncer). */
   PG_PREPARED_STATEMENTS: intVar(64, 0, 10_000),
   /**

@@ -54,6 +54,7 @@ export async function openProcessResources(
     preparedStatements: config.PG_PREPARED_STATEMENTS,
     idleTimeoutMs: config.PG_IDLE_TIMEOUT_MS,
     connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.PG_STATEMENT_TIMEOUT_MS,
     applicationName: `switchyard-${service}`,
   });
   // An idle client's socket dying (a Postgres restart) must not crash the process.

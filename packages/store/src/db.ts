@@ -6,6 +6,7 @@ import {
   preparedStatementPolicy,
   usePreparedStatements,
 } from './prepared-statements.ts';
+import { useStatementTimeout } from './statement-timeout.ts';
 
 export type Db = Kysely<Database>;
 
@@ -37,6 +38,11 @@ export interface DbOptions {
    * come free; then the call fails instead of hanging. 0 waits forever. Default 10 s.
    */
   connectTimeoutMs?: number;
+  /**
+   * How long a statement waits for its answer before its connection is dropped and the call fails
+   * (statement-timeout.ts), ms; 0 waits forever. VACUUM and ANALYZE are exempt. Default 60 s.
+   */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -54,6 +60,7 @@ export function createPool({
   preparedStatements = 64,
   idleTimeoutMs = 300_000,
   connectTimeoutMs = 10_000,
+  statementTimeoutMs = 60_000,
 }: DbOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
@@ -67,6 +74,7 @@ export function createPool({
     ...(preparedStatements > 0 ? { options: GENERIC_PLAN_OPTIONS } : {}),
   });
   if (preparedStatements > 0) usePreparedStatements(pool, preparedStatementPolicy(preparedStatements));
+  if (statementTimeoutMs > 0) useStatementTimeout(pool, statementTimeoutMs);
   // pg-pool listens for errors only on idle clients. A checked-out client between two statements
   // (a transaction awaiting its next step) that loses its connection (Postgres restarting) emits
   // 'error' with no listener, which crashes the process. The error also fails the client's next

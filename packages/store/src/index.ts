@@ -10,6 +10,7 @@ export {
 export { ensureDatabase } from './migrations/ensure-database.ts';
 
 export { createDb, createPool, type Db, type DbOptions } from './db.ts';
+export { StatementTimeoutError } from './statement-timeout.ts';
 export type * from './database.ts';
 export { createSecretBox, type SecretBox } from './secret-box.ts';
 export { ConflictError, InvalidPageTokenError, isConflict, isInvalidPageToken } from './errors.ts';

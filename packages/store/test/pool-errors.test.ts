@@ -1,7 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
-import { createPool } from '../src/index.ts';
+import { createPool, StatementTimeoutError } from '../src/index.ts';
 
 // Found by the fault-injection suite (chaos/): a Postgres restart killed gateways and workers
 // through an unhandled 'error' event of a checked-out client.
@@ -44,6 +44,42 @@ describe('createPool', () => {
     }
   });
 
+  it('drops a connection whose server goes silent mid-statement, fails that call, and serves the next on a new one', async () => {
+    const proxy = await silenceableProxy(new URL(db.url));
+    const url = new URL(db.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const pool = createPool({ connectionString: url.toString(), maxConnections: 1, statementTimeoutMs: 500 });
+    try {
+      const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      proxy.silence();
+      await expect(pool.query('SELECT 1')).rejects.toBeInstanceOf(StatementTimeoutError);
+      proxy.speak();
+      const next = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(next.rows[0]!.pid).not.toBe(rows[0]!.pid);
+    } finally {
+      await pool.end();
+      await proxy.close();
+    }
+  });
+
+  it('times out a statement that runs too long, but never VACUUM or ANALYZE', async () => {
+    const pool = createPool({ connectionString: db.url, maxConnections: 1, statementTimeoutMs: 300 });
+    try {
+      await expect(pool.query('SELECT pg_sleep(2)')).rejects.toBeInstanceOf(StatementTimeoutError);
+      await pool.query('CREATE TABLE IF NOT EXISTS timeout_probe (n int)');
+      // Held past the timeout by a lock VACUUM must wait for: still answered, not dropped.
+      const holder = await db.pool.connect();
+      await holder.query('BEGIN; LOCK TABLE timeout_probe IN SHARE UPDATE EXCLUSIVE MODE');
+      const vacuum = pool.query('VACUUM timeout_probe');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await holder.query('COMMIT');
+      holder.release();
+      await expect(vacuum).resolves.toBeDefined();
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('fails a call that waits longer than the connect timeout for a busy pool, and serves the next', async () => {
     const pool = createPool({ connectionString: db.url, maxConnections: 1, connectTimeoutMs: 300 });
     const held = await pool.connect();
@@ -53,3 +89,31 @@ describe('createPool', () => {
     await pool.end();
   });
 });
+
+/** A TCP proxy to Postgres that can stop forwarding (connections stay open, nothing passes) and resume. */
+async function silenceableProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let silent = false;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.on('data', (chunk) => void (silent || to.write(chunk)));
+      from.on('error', () => from.destroy());
+      from.on('close', () => to.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    silence: () => void (silent = true),
+    speak: () => void (silent = false),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

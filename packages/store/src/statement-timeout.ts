@@ -1,0 +1,69 @@
+import type pg from 'pg';
+
+/** Maintenance statements run with autovacuum's cost delay and may take minutes on a big table. */
+const EXEMPT = /^\s*(VACUUM|ANALYZE)\b/i;
+
+/** A statement got no answer within the pool's statement timeout; its connection was dropped. */
+export class StatementTimeoutError extends Error {
+  readonly code = 'SY_STATEMENT_TIMEOUT';
+  constructor(timeoutMs: number) {
+    super(`Postgres did not answer within ${timeoutMs} ms; the connection was dropped`);
+    this.name = 'StatementTimeoutError';
+  }
+}
+
+type QueryFn = (...args: unknown[]) => unknown;
+type WithSocket = { connection?: { stream?: { destroy(): void } } };
+
+/**
+ * Bounds how long a pool's statement waits for its answer, on the client: a connection whose
+ * server stopped answering without closing it (a partition, a primary that vanished) otherwise
+ * holds its caller until the kernel gives up retransmitting, many minutes later, and keepalives do
+ * not help while a statement's bytes are unacknowledged. On timeout the connection is destroyed,
+ * so the pool drops it and the next call gets a fresh one; the caller sees StatementTimeoutError.
+ * The statement may still have run (its answer is what was lost), as when a connection dies
+ * mid-commit. VACUUM and ANALYZE are exempt.
+ */
+export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as QueryFn;
+    const drop = () => (client as unknown as WithSocket).connection?.stream?.destroy();
+    (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
+      const first = args[0] as { text?: unknown; submit?: unknown } | string | null;
+      const text = typeof first === 'string' ? first : first?.text;
+      // A cursor or stream (it has `submit`) paces itself; maintenance may take minutes.
+      if (
+        (typeof first === 'object' && typeof first?.submit === 'function') ||
+        (typeof text === 'string' && EXEMPT.test(text))
+      )
+        return query(...args);
+      const callback = args.at(-1);
+      if (typeof callback === 'function') {
+        // pg-pool's own pool.query answers through a callback.
+        let settled = false;
+        const timer = setTimeout(() => {
+          if (settled) return;
+          settled = true;
+          drop();
+          (callback as (err: Error) => void)(new StatementTimeoutError(timeoutMs));
+        }, timeoutMs);
+        return query(...args.slice(0, -1), (...answer: unknown[]) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          (callback as (...a: unknown[]) => void)(...answer);
+        });
+      }
+      const result = query(...args);
+      if (!(result instanceof Promise)) return result;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          drop();
+          reject(new StatementTimeoutError(timeoutMs));
+        }, timeoutMs);
+      });
+      return Promise.race([result, timedOut]).finally(() => clearTimeout(timer));
+    };
+  });
+}
