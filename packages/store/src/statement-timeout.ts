@@ -13,7 +13,6 @@ export class StatementTimeoutError extends Error {
 }
 
 type QueryFn = (...args: unknown[]) => unknown;
-type WithSocket = { connection?: { stream?: { destroy(): void } } };
 
 /**
  * Bounds how long a pool's statement waits for its answer, on the client: a connection whose
@@ -27,7 +26,9 @@ type WithSocket = { connection?: { stream?: { destroy(): void } } };
 export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as QueryFn;
-    const drop = () => (client as unknown as WithSocket).connection?.stream?.destroy();
+    // end() marks the client ending at once (the pool then discards it on release, even before
+    // the socket's close event) and, with a statement in flight, destroys the socket.
+    const drop = () => void client.end().catch(() => undefined);
     (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
       const first = args[0] as { text?: unknown; submit?: unknown } | string | null;
       const text = typeof first === 'string' ? first : first?.text;
@@ -47,12 +48,19 @@ export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
           drop();
           (callback as (err: Error) => void)(new StatementTimeoutError(timeoutMs));
         }, timeoutMs);
-        return query(...args.slice(0, -1), (...answer: unknown[]) => {
-          if (settled) return;
+        try {
+          return query(...args.slice(0, -1), (...answer: unknown[]) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            (callback as (...a: unknown[]) => void)(...answer);
+          });
+        } catch (err) {
+          // pg refused the call outright: no answer will come, so neither may the timeout.
           settled = true;
           clearTimeout(timer);
-          (callback as (...a: unknown[]) => void)(...answer);
-        });
+          throw err;
+        }
       }
       const result = query(...args);
       if (!(result instanceof Promise)) return result;

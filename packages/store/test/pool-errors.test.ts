@@ -1,7 +1,8 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
-import { createPool, StatementTimeoutError } from '../src/index.ts';
+import { sql } from 'kysely';
+import { createDb, createPool, StatementTimeoutError } from '../src/index.ts';
 
 // Found by the fault-injection suite (chaos/): a Postgres restart killed gateways and workers
 // through an unhandled 'error' event of a checked-out client.
@@ -62,6 +63,28 @@ describe('createPool', () => {
     }
   });
 
+  it('through kysely too: the silent connection leaves the pool, so a caller queued behind it gets a fresh one', async () => {
+    const proxy = await silenceableProxy(new URL(db.url));
+    const url = new URL(db.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const pool = createPool({ connectionString: url.toString(), maxConnections: 1, statementTimeoutMs: 500 });
+    const kdb = createDb(pool);
+    const pid = async () =>
+      (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(kdb)).rows[0]!.pid;
+    try {
+      const first = await pid();
+      proxy.silence();
+      // The pool holds one connection: the second call waits for it while the first times out.
+      const [timedOut, queued] = await Promise.allSettled([pid(), (proxy.speakOnNew(), pid())]);
+      expect(timedOut.status === 'rejected' && timedOut.reason).toBeInstanceOf(StatementTimeoutError);
+      expect(queued.status === 'fulfilled' && queued.value).not.toBe(first);
+      expect(queued.status).toBe('fulfilled');
+    } finally {
+      await kdb.destroy();
+      await proxy.close();
+    }
+  });
+
   it('times out a statement that runs too long, but never VACUUM or ANALYZE', async () => {
     const pool = createPool({ connectionString: db.url, maxConnections: 1, statementTimeoutMs: 300 });
     try {
@@ -93,15 +116,19 @@ describe('createPool', () => {
 /** A TCP proxy to Postgres that can stop forwarding (connections stay open, nothing passes) and resume. */
 async function silenceableProxy(target: URL) {
   const sockets = new Set<net.Socket>();
+  // Silence applies to the connections open when it starts; with speakOnNew, new ones still talk.
   let silent = false;
+  let newOnesSpeak = false;
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    const muted = () => silent && !(newOnesSpeak && fresh);
+    const fresh = silent;
     for (const [from, to] of [
       [client, upstream],
       [upstream, client],
     ] as const) {
       sockets.add(from);
-      from.on('data', (chunk) => void (silent || to.write(chunk)));
+      from.on('data', (chunk) => void (muted() || to.write(chunk)));
       from.on('error', () => from.destroy());
       from.on('close', () => to.destroy());
     }
@@ -111,6 +138,7 @@ async function silenceableProxy(target: URL) {
     port: (server.address() as AddressInfo).port,
     silence: () => void (silent = true),
     speak: () => void (silent = false),
+    speakOnNew: () => void (newOnesSpeak = true),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
