@@ -6,7 +6,7 @@ type Add = (kind: ViolationKind, detail: string, taskId?: string) => void;
 /** Clock slack between the harness (fault times) and Postgres (execution times): one machine. */
 const SLACK_MS = 250;
 const CONNECTION_ERROR =
-  /terminat|ECONNREFUSED|ECONNRESET|not queryable|Connection|shutting down|starting up/i;
+  /terminat|ECONNREFUSED|ECONNRESET|not queryable|Connection|shutting down|starting up|did not answer|timeout exceeded/i;
 
 /**
  * Each run of a task (one per user message it started from) should execute once. An extra
@@ -84,14 +84,18 @@ function explain(prev: Execution, next: Execution, input: CheckInput): string | 
     if ((f.kind === 'kill-worker' || f.kind === 'freeze-worker') && f.pid === prev.pid && during(f))
       return f.kind;
   }
-  if (input.faults.some((f) => f.kind === 'restart-postgres' && during(f))) return 'restart-postgres';
+  for (const kind of ['restart-postgres', 'freeze-postgres'] as const)
+    if (input.faults.some((f) => f.kind === kind && during(f))) return kind;
   const notes = input.workerNotes.filter(
     (n) => n.pid === prev.pid && n.taskId === prev.taskId && n.at >= from,
   );
   if (notes.some((n) => n.reason === 'lease-lost')) return 'lease lost (logged by the worker)';
   // A pooled connection that died with the server fails its next statement, possibly a while
-  // after the restart: the run fails and is retried (errors count as attempts).
-  const pgRestarts = input.faults.filter((f) => f.kind === 'restart-postgres');
+  // after the restart, and a statement that outlived a freeze drops its connection: the run
+  // fails and is retried (errors count as attempts).
+  const pgRestarts = input.faults.filter(
+    (f) => f.kind === 'restart-postgres' || f.kind === 'freeze-postgres',
+  );
   const lostConnection = notes.some(
     (n) =>
       n.msg === 'agent run failed' &&

@@ -11,7 +11,8 @@ export type FaultKind =
   | 'kill-pusher'
   | 'restart-redis'
   | 'flushall-redis'
-  | 'restart-postgres';
+  | 'restart-postgres'
+  | 'freeze-postgres';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'kill-worker',
@@ -21,6 +22,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'restart-redis',
   'flushall-redis',
   'restart-postgres',
+  'freeze-postgres',
 ];
 
 export interface Fault {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { FAULT_KINDS, type Fault, type FaultKind } from './check-types.ts';
 import { sleep } from './free-port.ts';
-import { LEASE_MS, type Fleet, type Member } from './fleet.ts';
+import { LEASE_MS, STATEMENT_TIMEOUT_MS, type Fleet, type Member } from './fleet.ts';
 import type { PrivatePostgres } from './private-postgres.ts';
 import type { PrivateRedis } from './private-redis.ts';
 import type { Rng } from './rng.ts';
@@ -83,6 +83,13 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
       // Sometimes down longer than a lease: running tasks lose their leases and run again.
       await d.postgres.restart(
         d.rng.chance(0.5) ? d.rng.int(200, 1000) : d.rng.int(LEASE_MS, LEASE_MS + 1500),
+      );
+      return { kind, at, until: Date.now() };
+    case 'freeze-postgres':
+      // Sometimes past the processes' statement timeout (STATEMENT_TIMEOUT_MS): statements in
+      // flight then fail and drop their connections; sometimes past a lease as well.
+      await d.postgres.freeze(
+        d.rng.chance(0.5) ? d.rng.int(300, STATEMENT_TIMEOUT_MS - 500) : d.rng.int(LEASE_MS, LEASE_MS + 1500),
       );
       return { kind, at, until: Date.now() };
   }

@@ -22,6 +22,8 @@ export interface Member {
 
 /** Settings of the chaos run's processes: short leases and retries so recovery fits a short run. */
 export const LEASE_MS = 3000;
+/** Every process's bound on a Postgres answer (PG_STATEMENT_TIMEOUT_MS), short enough to hit. */
+export const STATEMENT_TIMEOUT_MS = 2000;
 
 function roleEnv(role: Role, member: Member): Record<string, string> {
   switch (role) {
@@ -162,6 +164,14 @@ export class Fleet {
       }
     }
     return notes;
+  }
+
+  /** Log lines of every process, all generations, whose error message matches `pattern`. */
+  loggedErrors(pattern: RegExp): number {
+    let n = 0;
+    for (const { proc } of this.all)
+      for (const line of proc.logs()) if (pattern.test(errorMessage(line.err) ?? '')) n++;
+    return n;
   }
 
   /** Last lines of every process that exited on its own (a crash is worth reading). */

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,11 @@ export interface PrivatePostgres {
   kind: string;
   /** Immediate (crash) stop, `downMs` without a server, then start again. */
   restart(downMs: number): Promise<void>;
+  /**
+   * The server stops answering for `ms` without closing anything (SIGSTOP of every process of the
+   * cluster: a hung server, or a network that drops packets), then carries on where it was.
+   */
+  freeze(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -88,6 +93,22 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await pgCtl('stop', '-m', 'immediate', '-w');
       await sleep(downMs);
       await start();
+    },
+    async freeze(ms) {
+      // The postmaster first, so it forks no new backend, then every child it has.
+      const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const children = execFileSync('pgrep', ['-P', String(postmaster)])
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+      const all = [postmaster, ...children];
+      for (const pid of all) process.kill(pid, 'SIGSTOP');
+      try {
+        await sleep(ms);
+      } finally {
+        for (const pid of all.reverse()) process.kill(pid, 'SIGCONT');
+      }
     },
     async stop() {
       await pgCtl('stop', '-m', 'immediate', '-w').catch(() => undefined);

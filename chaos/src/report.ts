@@ -29,6 +29,9 @@ export function formatReport(report: ChaosReport): string {
   out.push(
     `  push             ${stats.pushTasks} tasks with a webhook; ${stats.pushesReceived} POSTs accepted by the receiver`,
   );
+  out.push(
+    `  Postgres         ${report.statementTimeouts} statements given up after PG_STATEMENT_TIMEOUT_MS (logged)`,
+  );
   out.push('');
   out.push(`faults injected (${report.faults.length})`);
   for (const f of report.faults) {

@@ -6,7 +6,7 @@ import { collectStore, pendingWork } from './collect.ts';
 import { createCountingAgent } from './counting-agent.ts';
 import { CREATE_EXECUTIONS_TABLE } from './executions.ts';
 import { injectFaults } from './faults.ts';
-import { Fleet } from './fleet.ts';
+import { Fleet, STATEMENT_TIMEOUT_MS } from './fleet.ts';
 import { sleep } from './free-port.ts';
 import { COUNTING_EXECUTOR } from './plan.ts';
 import { findPgBin, startPrivatePostgres } from './private-postgres.ts';
@@ -33,6 +33,8 @@ export interface ChaosReport extends CheckResult {
   faults: Fault[];
   /** Answered requests by operation and binding. */
   calls: Record<string, number>;
+  /** Statements the processes gave up on (PG_STATEMENT_TIMEOUT_MS), counted in their logs. */
+  statementTimeouts: number;
   /** The checker's input, for a closer look at a violation. */
   input: CheckInput;
 }
@@ -78,6 +80,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     SWITCHYARD_REDIS_PREFIX: redis.prefix,
     SWITCHYARD_SECRET_KEY: SECRET,
     WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
+    PG_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    PG_CONNECT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
   });
   running.add(tearDown);
   try {
@@ -124,6 +128,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       durationMs: options.durationMs,
       faults,
       calls,
+      statementTimeouts: fleet.loggedErrors(/did not answer within/),
       input,
     };
   } finally {

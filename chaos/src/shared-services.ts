@@ -14,7 +14,8 @@ import type { PrivateRedis } from './private-redis.ts';
  * Where no Postgres or Redis binaries are installed: the shared servers behind proxies the run
  * cuts. A database and a key prefix of the run's own; a "restart" cuts every connection and
  * refuses new ones for a while (Redis also loses the run's keys, as a restart without persistence
- * does); FLUSHALL deletes the run's keys only. Never a fault on the shared servers themselves.
+ * does); FLUSHALL deletes the run's keys only; a Postgres freeze stops the proxy passing anything.
+ * Never a fault on the shared servers themselves.
  */
 export async function sharedPostgres(): Promise<PrivatePostgres> {
   if (!process.env.DATABASE_URL) {
@@ -35,6 +36,14 @@ export async function sharedPostgres(): Promise<PrivatePostgres> {
       await proxy.cut();
       await sleep(downMs);
       await proxy.restore();
+    },
+    async freeze(ms) {
+      proxy.freeze();
+      try {
+        await sleep(ms);
+      } finally {
+        proxy.thaw();
+      }
     },
     async stop() {
       await proxy.close();

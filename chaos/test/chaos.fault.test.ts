@@ -7,10 +7,10 @@ import { runChaos } from '../src/run-chaos.ts';
 // processes on a private Postgres and Redis, every fault kind at least once, and a clean report.
 describe('fault-injection suite', () => {
   it(
-    'keeps every promise through kills, freezes, Redis and Postgres restarts',
+    'keeps every promise through kills, freezes, Redis and Postgres restarts, and a hung Postgres',
     { timeout: 300_000 },
     async () => {
-      const report = await runChaos({ durationMs: 40_000, seed: 8, clients: 6 });
+      const report = await runChaos({ durationMs: 50_000, seed: 8, clients: 6 });
       const text = formatReport(report);
       if (report.violations.length) console.log(text);
       expect(new Set(report.faults.map((f) => f.kind))).toEqual(new Set(FAULT_KINDS));

@@ -120,6 +120,10 @@ describe('the chaos checker', () => {
     pgDown.faults.push({ kind: 'restart-postgres', at: t0 + 30, until: t0 + 44 });
     expect(check(pgDown).reexecutions).toEqual({ 'restart-postgres': 1 });
     expect(kinds(pgDown)).toEqual([]);
+    const pgFrozen = rerun(clean(), { at: t0 + 45 });
+    pgFrozen.faults.push({ kind: 'freeze-postgres', at: t0 + 30, until: t0 + 44 });
+    expect(check(pgFrozen).reexecutions).toEqual({ 'freeze-postgres': 1 });
+    expect(kinds(pgFrozen)).toEqual([]);
     const noted = rerun(clean(), { at: t0 + 45 });
     noted.workerNotes.push({
       pid: 100,
