@@ -33,6 +33,13 @@ function jobIdOf(dispatch: Dispatch): string {
 /** The script TaskQueue defines on its connection. */
 type BacklogCommands = Redis & { syBacklogIncr(key: string, ttlSeconds: number): Promise<number> };
 
+/** An add waiting for its turn's addBulk (TaskQueue.#add). */
+interface PendingAdd {
+  job: { name: string; data: RunTaskJob; opts: JobsOptions };
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * The producer side of task dispatch.
  *
@@ -41,12 +48,6 @@ type BacklogCommands = Redis & { syBacklogIncr(key: string, ttlSeconds: number):
  * 5,000 queued tasks has priorities 1..5,000; a quiet tenant's next task gets priority 1 and
  * overtakes the backlog. Within one priority BullMQ keeps FIFO order.
  */
-interface PendingAdd {
-  job: { name: string; data: RunTaskJob; opts: JobsOptions };
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
 export class TaskQueue {
   readonly queue: Queue;
   #pendingAdds: PendingAdd[] = [];

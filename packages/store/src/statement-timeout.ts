@@ -29,6 +29,16 @@ export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
     // end() marks the client ending at once (the pool then discards it on release, even before
     // the socket's close event) and, with a statement in flight, destroys the socket.
     const drop = () => void client.end().catch(() => undefined);
+    const bounded = (answer: Promise<unknown>) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          drop();
+          reject(new StatementTimeoutError(timeoutMs));
+        }, timeoutMs);
+      });
+      return Promise.race([answer, timedOut]).finally(() => clearTimeout(timer));
+    };
     (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
       const first = args[0] as { text?: unknown; submit?: unknown } | string | null;
       const text = typeof first === 'string' ? first : first?.text;
@@ -39,39 +49,17 @@ export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
       )
         return query(...args);
       const callback = args.at(-1);
-      if (typeof callback === 'function') {
-        // pg-pool's own pool.query answers through a callback.
-        let settled = false;
-        const timer = setTimeout(() => {
-          if (settled) return;
-          settled = true;
-          drop();
-          (callback as (err: Error) => void)(new StatementTimeoutError(timeoutMs));
-        }, timeoutMs);
-        try {
-          return query(...args.slice(0, -1), (...answer: unknown[]) => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(timer);
-            (callback as (...a: unknown[]) => void)(...answer);
-          });
-        } catch (err) {
-          // pg refused the call outright: no answer will come, so neither may the timeout.
-          settled = true;
-          clearTimeout(timer);
-          throw err;
-        }
+      if (typeof callback !== 'function') {
+        const result = query(...args);
+        return result instanceof Promise ? bounded(result) : result;
       }
-      const result = query(...args);
-      if (!(result instanceof Promise)) return result;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          drop();
-          reject(new StatementTimeoutError(timeoutMs));
-        }, timeoutMs);
-      });
-      return Promise.race([result, timedOut]).finally(() => clearTimeout(timer));
+      // pg-pool's own pool.query answers through a callback: the same bound, answered through it.
+      const answer = bounded(query(...args.slice(0, -1)) as Promise<unknown>);
+      void answer.then(
+        (result) => (callback as (err: undefined, result: unknown) => void)(undefined, result),
+        (err: unknown) => (callback as (err: unknown) => void)(err),
+      );
+      return undefined;
     };
   });
 }

@@ -1,6 +1,6 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
+import { createTestDatabase, startTcpProxy, type TestDatabase } from '@switchyard/testing';
 import { sql } from 'kysely';
 import { createDb, createPool, StatementTimeoutError } from '../src/index.ts';
 
@@ -46,15 +46,15 @@ describe('createPool', () => {
   });
 
   it('drops a connection whose server goes silent mid-statement, fails that call, and serves the next on a new one', async () => {
-    const proxy = await silenceableProxy(new URL(db.url));
+    const proxy = await startTcpProxy(new URL(db.url).hostname, Number(new URL(db.url).port || 5432));
     const url = new URL(db.url);
     url.host = `127.0.0.1:${proxy.port}`;
     const pool = createPool({ connectionString: url.toString(), maxConnections: 1, statementTimeoutMs: 500 });
     try {
       const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      proxy.silence();
+      proxy.freeze();
       await expect(pool.query('SELECT 1')).rejects.toBeInstanceOf(StatementTimeoutError);
-      proxy.speak();
+      proxy.thaw();
       const next = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       expect(next.rows[0]!.pid).not.toBe(rows[0]!.pid);
     } finally {
@@ -64,7 +64,7 @@ describe('createPool', () => {
   });
 
   it('through kysely too: the silent connection leaves the pool, so a caller queued behind it gets a fresh one', async () => {
-    const proxy = await silenceableProxy(new URL(db.url));
+    const proxy = await startTcpProxy(new URL(db.url).hostname, Number(new URL(db.url).port || 5432));
     const url = new URL(db.url);
     url.host = `127.0.0.1:${proxy.port}`;
     const pool = createPool({ connectionString: url.toString(), maxConnections: 1, statementTimeoutMs: 500 });
@@ -73,9 +73,10 @@ describe('createPool', () => {
       (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(kdb)).rows[0]!.pid;
     try {
       const first = await pid();
-      proxy.silence();
+      // Only the connection open now goes silent; the pool's next one talks.
+      proxy.freeze('open');
       // The pool holds one connection: the second call waits for it while the first times out.
-      const [timedOut, queued] = await Promise.allSettled([pid(), (proxy.speakOnNew(), pid())]);
+      const [timedOut, queued] = await Promise.allSettled([pid(), pid()]);
       expect(timedOut.status === 'rejected' && timedOut.reason).toBeInstanceOf(StatementTimeoutError);
       expect(queued.status === 'fulfilled' && queued.value).not.toBe(first);
       expect(queued.status).toBe('fulfilled');
@@ -112,36 +113,3 @@ describe('createPool', () => {
     await pool.end();
   });
 });
-
-/** A TCP proxy to Postgres that can stop forwarding (connections stay open, nothing passes) and resume. */
-async function silenceableProxy(target: URL) {
-  const sockets = new Set<net.Socket>();
-  // Silence applies to the connections open when it starts; with speakOnNew, new ones still talk.
-  let silent = false;
-  let newOnesSpeak = false;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    const muted = () => silent && !(newOnesSpeak && fresh);
-    const fresh = silent;
-    for (const [from, to] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      sockets.add(from);
-      from.on('data', (chunk) => void (muted() || to.write(chunk)));
-      from.on('error', () => from.destroy());
-      from.on('close', () => to.destroy());
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    silence: () => void (silent = true),
-    speak: () => void (silent = false),
-    speakOnNew: () => void (newOnesSpeak = true),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}

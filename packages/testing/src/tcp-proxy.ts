@@ -8,7 +8,8 @@ export interface TcpProxy {
   port: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
-  freeze(): void;
+  /** 'all' (the default) also holds connections opened while frozen; 'open' lets new ones pass. */
+  freeze(which?: 'all' | 'open'): void;
   thaw(): void;
   close(): Promise<void>;
 }
@@ -46,8 +47,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     port,
     cut,
     restore: async () => void (await listen(port)),
-    freeze: () => {
-      frozen = true;
+    freeze: (which = 'all') => {
+      frozen = which === 'all';
       for (const socket of sockets) socket.pause();
     },
     thaw: () => {
