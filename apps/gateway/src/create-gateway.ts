@@ -5,7 +5,7 @@ import type { Express } from 'express';
 import type { PostgresAdminStore } from '@switchyard/store';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { TenantStatus } from './auth/tenant-status.ts';
-import { subscribeRevocations } from './auth/revocation-channel.ts';
+import { RevocationChannel } from './auth/revocation-channel.ts';
 import { CardBuilder } from './cards/card-builder.ts';
 import { buildApp } from './compose/build-app.ts';
 import { buildServices } from './compose/build-services.ts';
@@ -49,6 +49,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
     perTenant: config.SSE_MAX_STREAMS_PER_TENANT,
   });
   const tenants = new TenantStatus({ load: (tenantId) => services.admin.getTenant(tenantId) });
+  const revocations = new RevocationChannel({
+    redis: deps.redis,
+    subscriber,
+    keys,
+    log,
+    apply: (r) => {
+      apiKeys.revoke(r.kind === 'api-key' ? { keyId: r.keyId } : { tenantId: r.tenantId });
+      if (r.kind === 'tenant') tenants.forget(r.tenantId);
+    },
+    resync: () => {
+      apiKeys.clear();
+      tenants.forget();
+    },
+  });
   const shutdown = new AbortController();
   // Every open request listens on it (client-signal.ts): not a leak, so no listener-count warning.
   setMaxListeners(0, shutdown.signal);
@@ -66,6 +80,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     dashboard,
     apiKeys,
     tenants,
+    revocations,
     cards: new CardBuilder({ publicUrl: config.PUBLIC_URL, jwtEnabled: config.jwtEnabled }),
     streams,
     shutdown: shutdown.signal,
@@ -75,7 +90,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let opsServer: Server | undefined;
   // undefined before start, without GATEWAY_OPS_PORT, and once the drain closed the listener.
   const boundOpsPort = () => (opsServer?.address() as AddressInfo | null | undefined)?.port;
-  let unsubscribe: (() => Promise<void>) | undefined;
   let stopping: Promise<void> | undefined;
 
   const drain = async (): Promise<void> => {
@@ -83,7 +97,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     shutdown.abort();
     streams.closeAll('server shutting down');
     if (server) await closeServer(server, config.SHUTDOWN_GRACE_MS);
-    await unsubscribe?.();
+    await revocations.stop();
     await services.dispatcher.close();
     await services.hub.close();
     await dashboard.close();
@@ -96,16 +110,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     admin: services.admin,
     streams,
     async start(port: number = config.PORT): Promise<number> {
-      unsubscribe = await subscribeRevocations(subscriber, keys, {
-        onRevocation: (r) => {
-          apiKeys.revoke(r.kind === 'api-key' ? { keyId: r.keyId } : { tenantId: r.tenantId });
-          if (r.kind === 'tenant') tenants.forget(r.tenantId);
-        },
-        onResync: () => {
-          apiKeys.clear();
-          tenants.forget();
-        },
-      });
+      await revocations.start();
       const listening = app.listen(port);
       // Past this many open sockets Node closes new connections at once: memory stays bounded.
       listening.maxConnections = config.HTTP_MAX_CONNECTIONS;

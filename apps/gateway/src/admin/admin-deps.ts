@@ -1,15 +1,13 @@
-import type { Redis } from 'ioredis';
 import type { HintPublisher } from '@switchyard/events';
-import type { QueueKeys } from '@switchyard/queue';
 import type { UrlPolicy } from '@switchyard/engine';
+import type { RevocationChannel } from '../auth/revocation-channel.ts';
 import type { PostgresAdminStore, PostgresOutboxStore, SecretBox } from '@switchyard/store';
 
 export interface AdminDeps {
   admin: PostgresAdminStore;
   outbox: PostgresOutboxStore;
-  /** Publishes revocations on keys.authChannel. */
-  redis: Redis;
-  keys: QueueKeys;
+  /** Revoked credentials stop working on every gateway before the admin call answers. */
+  revocations: Pick<RevocationChannel, 'announce'>;
   /** Wakes pushers after a replay. */
   hints: HintPublisher;
   bodyLimitBytes: number;

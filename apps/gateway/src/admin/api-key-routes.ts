@@ -1,16 +1,15 @@
 import { Router } from 'express';
 import { pathParam } from '../http/path-param.ts';
-import { publishRevocation } from '../auth/revocation-channel.ts';
 import { adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { newApiKeyBody, readAdminBody } from './admin-schemas.ts';
 
 /**
  * API keys. The plaintext is in the create and rotate replies only (the store keeps its hash).
- * Revoking or rotating announces the old key on the auth channel, so every gateway replica drops
- * it from its cache at once instead of honouring it until the cache entry expires.
+ * Revoking or rotating announces the old key (revocation-channel.ts), so every gateway replica has
+ * dropped it from its cache before the reply, instead of honouring it until the entry expires.
  */
-export function apiKeyRoutes({ admin, redis, keys, bodyLimitBytes }: AdminDeps): Router {
+export function apiKeyRoutes({ admin, revocations, bodyLimitBytes }: AdminDeps): Router {
   const router = Router();
   router.post('/tenants/:tenantId/api-keys', async (req, res) => {
     const tenantId = pathParam(req, 'tenantId');
@@ -28,14 +27,14 @@ export function apiKeyRoutes({ admin, redis, keys, bodyLimitBytes }: AdminDeps):
     const keyId = pathParam(req, 'keyId');
     const issued = await admin.rotateApiKey(tenantId, keyId);
     if (!issued) throw adminNotFound('live API key');
-    await publishRevocation(redis, keys, { kind: 'api-key', tenantId, keyId });
+    await revocations.announce({ kind: 'api-key', tenantId, keyId });
     res.json(issued);
   });
   router.delete('/tenants/:tenantId/api-keys/:keyId', async (req, res) => {
     const tenantId = pathParam(req, 'tenantId');
     const keyId = pathParam(req, 'keyId');
     if (!(await admin.revokeApiKey(tenantId, keyId))) throw adminNotFound('API key');
-    await publishRevocation(redis, keys, { kind: 'api-key', tenantId, keyId });
+    await revocations.announce({ kind: 'api-key', tenantId, keyId });
     res.json({});
   });
   return router;

@@ -4,10 +4,9 @@ import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { newTenantBody, readAdminBody } from './admin-schemas.ts';
-import { publishRevocation } from '../auth/revocation-channel.ts';
 
 /** Tenants and their webhook signing secrets. A secret is shown when created or rotated, never listed. */
-export function tenantRoutes({ admin, bodyLimitBytes, redis, keys }: AdminDeps): Router {
+export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps): Router {
   const router = Router();
   router.post('/tenants', async (req, res) => {
     const body = await readAdminBody(req, newTenantBody, bodyLimitBytes);
@@ -22,7 +21,7 @@ export function tenantRoutes({ admin, bodyLimitBytes, redis, keys }: AdminDeps):
     res.json({ tenants: await admin.listTenants() });
   });
   // A disabled tenant keeps its data, but none of its credentials authenticate; every replica
-  // drops its cached keys and tenant status at once through the revocation channel.
+  // has dropped its cached keys and tenant status before the reply (revocation-channel.ts).
   for (const [action, disabled] of [
     ['disable', true],
     ['enable', false],
@@ -30,7 +29,7 @@ export function tenantRoutes({ admin, bodyLimitBytes, redis, keys }: AdminDeps):
     router.post(`/tenants/:tenantId\\:${action}`, async (req, res) => {
       const tenantId = pathParam(req, 'tenantId');
       if (!(await admin.setTenantDisabled(tenantId, disabled))) throw adminNotFound('tenant');
-      await publishRevocation(redis, keys, { kind: 'tenant', tenantId });
+      await revocations.announce({ kind: 'tenant', tenantId });
       res.json({});
     });
   }

@@ -1,49 +1,137 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '@switchyard/queue';
 import { z } from '@switchyard/runtime';
+import type { Logger } from '@switchyard/telemetry';
 
 /** What the admin API announces on `keys.authChannel` when a credential stops being valid. */
 export type Revocation =
   { kind: 'api-key'; tenantId: string; keyId: string } | { kind: 'tenant'; tenantId: string };
 
-const revocationSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('api-key'), tenantId: z.string(), keyId: z.string() }),
-  z.object({ kind: z.literal('tenant'), tenantId: z.string() }),
+/** What an announcement learned: how many gateways Redis handed it to, and how many confirmed. */
+export interface Announced {
+  receivers: number;
+  confirmed: number;
+}
+
+// `id` is absent in announcements of gateways older than the confirmation round; they get no ack.
+const messageSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('api-key'),
+    tenantId: z.string(),
+    keyId: z.string(),
+    id: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('tenant'), tenantId: z.string(), id: z.string().optional() }),
+  z.object({ kind: z.literal('ack'), id: z.string() }),
 ]);
 
-export async function publishRevocation(
-  redis: Redis,
-  keys: QueueKeys,
-  revocation: Revocation,
-): Promise<void> {
-  await redis.publish(keys.authChannel, JSON.stringify(revocation));
+export interface RevocationChannelOptions {
+  /** Publishes announcements and acks (a command connection). */
+  redis: Redis;
+  /** The process's subscriber connection, shared with the SubscriptionHub (it ignores this channel). */
+  subscriber: Redis;
+  keys: QueueKeys;
+  /** Drops the revoked credential from this process's caches; synchronous, so an ack means done. */
+  apply: (revocation: Revocation) => void;
+  /** Forgets every cached credential (announcements may have been missed while disconnected). */
+  resync: () => void;
+  log: Logger;
+  /** How long an announcement waits for every gateway's ack. Default 2000 ms. */
+  confirmTimeoutMs?: number;
 }
 
 /**
- * Listens for revocations on the process's subscriber connection (shared with the SubscriptionHub,
- * which ignores channels it does not watch). Resolves once Redis confirmed the subscription, so a
- * gateway that has started cannot miss one. Returns the unsubscribe function.
+ * Revocations that hold at once on every gateway replica. A cached credential must stop working the
+ * moment the admin API answers, so an announcement is applied here first, then published, and
+ * answered only when every gateway that Redis delivered it to has acked, i.e. has already dropped
+ * the credential. PUBLISH's reply counts the receivers. A gateway that does not ack in time (it is
+ * stalled, or a debugging `PSUBSCRIBE *` inflates the count) is logged and the announcement
+ * returns anyway: the store change has committed, and cache entries expire within their TTL.
+ * A gateway whose subscriber reconnects forgets everything it cached, since it may have missed one.
  */
-export async function subscribeRevocations(
-  subscriber: Redis,
-  keys: QueueKeys,
-  handlers: { onRevocation: (revocation: Revocation) => void; onResync: () => void },
-): Promise<() => Promise<void>> {
-  const onMessage = (channel: string, raw: string) => {
-    if (channel !== keys.authChannel) return;
-    const parsed = revocationSchema.safeParse(safeJson(raw));
-    if (parsed.success) handlers.onRevocation(parsed.data);
-  };
-  // Revocations published while the connection was down are lost: forget everything cached.
-  const onReady = () => handlers.onResync();
-  subscriber.on('message', onMessage);
-  await subscriber.subscribe(keys.authChannel);
-  subscriber.on('ready', onReady);
-  return async () => {
-    subscriber.off('message', onMessage);
-    subscriber.off('ready', onReady);
+export class RevocationChannel {
+  readonly #options: RevocationChannelOptions;
+  readonly #confirmTimeoutMs: number;
+  readonly #waiting = new Map<string, () => void>();
+  #stopped = true;
+
+  constructor(options: RevocationChannelOptions) {
+    this.#options = options;
+    this.#confirmTimeoutMs = options.confirmTimeoutMs ?? 2000;
+  }
+
+  /** Resolves once Redis confirmed the subscription, so a started gateway cannot miss a revocation. */
+  async start(): Promise<void> {
+    const { subscriber, keys } = this.#options;
+    subscriber.on('message', this.#onMessage);
+    await subscriber.subscribe(keys.authChannel);
+    subscriber.on('ready', this.#onReady);
+    this.#stopped = false;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    const { subscriber, keys } = this.#options;
+    subscriber.off('message', this.#onMessage);
+    subscriber.off('ready', this.#onReady);
     await subscriber.unsubscribe(keys.authChannel).catch(() => undefined);
+  }
+
+  /** Applies the revocation here and on every other gateway; see the class comment for "every". */
+  async announce(revocation: Revocation): Promise<Announced> {
+    const { redis, keys, apply, log } = this.#options;
+    apply(revocation);
+    const id = randomUUID();
+    let confirmed = 0;
+    let receivers = Infinity;
+    let timer: NodeJS.Timeout | undefined;
+    const everyAck = new Promise<void>((resolve) => {
+      this.#waiting.set(id, () => {
+        confirmed += 1;
+        if (confirmed >= receivers) resolve();
+      });
+      timer = setTimeout(resolve, this.#confirmTimeoutMs);
+    });
+    try {
+      receivers = await redis.publish(keys.authChannel, JSON.stringify({ ...revocation, id }));
+      // Acks can beat PUBLISH's own reply back to this process.
+      if (confirmed < receivers) await everyAck;
+    } finally {
+      clearTimeout(timer);
+      this.#waiting.delete(id);
+    }
+    if (confirmed < receivers)
+      log.warn(
+        { revocation, receivers, confirmed, waitedMs: this.#confirmTimeoutMs },
+        'not every gateway confirmed a revocation in time; cached entries expire within their TTL',
+      );
+    return { receivers, confirmed };
+  }
+
+  readonly #onMessage = (channel: string, raw: string): void => {
+    if (channel !== this.#options.keys.authChannel) return;
+    const parsed = messageSchema.safeParse(safeJson(raw));
+    if (!parsed.success) return;
+    const message = parsed.data;
+    if (message.kind === 'ack') {
+      this.#waiting.get(message.id)?.();
+      return;
+    }
+    const { id, ...revocation } = message;
+    // Its own announcement comes back too: applied already, it only counts as this gateway's ack.
+    const own = id === undefined ? undefined : this.#waiting.get(id);
+    if (own) return own();
+    this.#options.apply(revocation);
+    if (id === undefined) return;
+    const { redis, keys, log } = this.#options;
+    redis
+      .publish(keys.authChannel, JSON.stringify({ kind: 'ack', id }))
+      .catch((err: unknown) => log.warn({ err }, 'could not confirm a revocation'));
   };
+
+  readonly #onReady = (): void => this.#options.resync();
 }
 
 function safeJson(raw: string): unknown {

@@ -6,6 +6,7 @@ import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
 import type { TenantStatus } from '../auth/tenant-status.ts';
+import type { RevocationChannel } from '../auth/revocation-channel.ts';
 import { authChallenges, Authenticator } from '../auth/authenticator.ts';
 import { createJwtVerifier } from '../auth/jwt-verifier.ts';
 import type { CardBuilder } from '../cards/card-builder.ts';
@@ -26,6 +27,7 @@ export interface AppParts {
   dashboard: QueueDashboard;
   apiKeys: ApiKeyCache;
   tenants: TenantStatus;
+  revocations: RevocationChannel;
   cards: CardBuilder;
   streams: StreamRegistry;
   shutdown: AbortSignal;
@@ -40,7 +42,7 @@ export interface AppParts {
  */
 export function buildApp(
   deps: GatewayDeps,
-  { services, metrics, dashboard, apiKeys, tenants, cards, streams, shutdown, ops }: AppParts,
+  { services, metrics, dashboard, apiKeys, tenants, revocations, cards, streams, shutdown, ops }: AppParts,
 ): Express {
   const { redis, keys, log, config } = deps;
   const resolveAgent = (tenantId: string, agentId: string) => services.agents.getAgent(tenantId, agentId);
@@ -82,8 +84,7 @@ export function buildApp(
       {
         admin,
         outbox,
-        redis,
-        keys,
+        revocations,
         hints,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         secrets: deps.secrets,
