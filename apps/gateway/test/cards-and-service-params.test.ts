@@ -54,7 +54,8 @@ describe('agent cards (digest §4.4)', () => {
       url: `${h.url}/agents/acme/echo/rpc`,
       preferredTransport: 'JSONRPC',
       supportsAuthenticatedExtendedCard: true,
-      capabilities: { streaming: true, pushNotifications: true },
+      // extendedAgentCard too: a 1.0 client that forgot the header learns the extended card is served.
+      capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       security: [{ apiKey: [] }],
     });

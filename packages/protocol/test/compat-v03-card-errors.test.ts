@@ -87,9 +87,10 @@ describe('§13.4 agent card', () => {
 
   it('1.0 → 0.3: the 0.3 interfaces become url/preferredTransport/additionalInterfaces', () => {
     expect(toV03AgentCard(v1Card)).toEqual(v03Card);
-    expect(toV03AgentCard(v1Card, { embedV1Interfaces: true }).supportedInterfaces).toEqual(
-      v1Card.supportedInterfaces,
-    );
+    const superset = toV03AgentCard(v1Card, { embedV1Interfaces: true });
+    expect(superset.supportedInterfaces).toEqual(v1Card.supportedInterfaces);
+    expect(superset.capabilities.extendedAgentCard).toBe(v1Card.capabilities.extendedAgentCard);
+    expect(superset.supportsAuthenticatedExtendedCard).toBe(v1Card.capabilities.extendedAgentCard);
   });
 
   it('0.3 → 1.0: interfaces stamped with the card version (Major.Minor), stateTransitionHistory dropped', () => {

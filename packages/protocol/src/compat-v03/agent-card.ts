@@ -23,9 +23,10 @@ export function isV03Version(version: string | undefined): boolean {
 
 export interface ToV03AgentCardOptions {
   /**
-   * Also emit the 1.0 `supportedInterfaces` ("superset" card, as a2a-js's compat layer serves):
-   * 0.3 clients ignore the field, 1.0 clients that fetched without `A2A-Version` still find their
-   * interfaces. Default false.
+   * Also emit the 1.0 `supportedInterfaces` and `capabilities.extendedAgentCard` ("superset" card,
+   * as a2a-js's compat layer serves): 0.3 clients ignore the fields, 1.0 clients that fetched
+   * without `A2A-Version` still find their interfaces and whether GetExtendedAgentCard is served.
+   * Default false.
    */
   embedV1Interfaces?: boolean;
 }
@@ -51,7 +52,7 @@ export function toV03AgentCard(card: AgentCard, options: ToV03AgentCardOptions =
     provider: card.provider,
     version: card.version,
     documentationUrl: card.documentationUrl,
-    capabilities: compact(capabilities),
+    capabilities: compact(options.embedV1Interfaces ? card.capabilities : capabilities),
     securitySchemes: card.securitySchemes && mapValues(card.securitySchemes, toV03SecurityScheme),
     security: card.securityRequirements?.map(toV03SecurityRequirement),
     defaultInputModes: card.defaultInputModes,

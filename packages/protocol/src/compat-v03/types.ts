@@ -224,6 +224,8 @@ export interface AgentCapabilitiesV03 {
   pushNotifications?: boolean;
   stateTransitionHistory?: boolean;
   extensions?: AgentExtension[];
+  /** Not 0.3: the 1.0 field, kept in the "superset" card beside `supportsAuthenticatedExtendedCard`. */
+  extendedAgentCard?: boolean;
 }
 
 export interface AgentSkillV03 {
