@@ -15,6 +15,7 @@ import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { canSee } from './access.ts';
 import { checkContentTypes } from './content-types.ts';
+import { hasPushConfig, messageIdReused, sameMessage } from './retry-check.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
 /** What accepting a message did: the task as committed, and whether a run must be dispatched. */
@@ -73,10 +74,14 @@ export async function acceptMessage(
   // A retry of an earlier send (same messageId): answer with what that send started.
   const earlier = await deps.store.getTaskRecord(caller.tenantId, result.taskId);
   if (!earlier || result.principal !== caller.principal || earlier.agentId !== agent.id) {
-    throw invalidParams('message.messageId was already used by another request; send a new messageId', [
-      { field: 'message.messageId', description: 'already used by another request' },
-    ]);
+    throw messageIdReused('another request');
   }
+  const first = (await deps.store.getHistory(caller.tenantId, earlier.id)).find(
+    (m) => m.messageId === message.messageId,
+  );
+  if (first && !sameMessage(first, message)) throw messageIdReused('a different message');
+  if (pushConfig && !(await hasPushConfig(deps.pushConfigs, caller.tenantId, earlier.id, pushConfig)))
+    throw messageIdReused('a send without this push notification config');
   return { record: earlier, dispatch: false };
 }
 
@@ -102,7 +107,11 @@ async function continueTask(
     }
     const history = await deps.store.getHistory(caller.tenantId, taskId);
     // A retried continuation (same messageId) is answered without appending it again.
-    if (history.some((m) => m.messageId === message.messageId)) return { record, dispatch: false };
+    const earlier = history.find((m) => m.messageId === message.messageId);
+    if (earlier) {
+      if (!sameMessage(earlier, message)) throw messageIdReused('a different message');
+      return { record, dispatch: false };
+    }
     if (isTerminal(record.state)) {
       throw unsupportedOperation(
         `task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`,
