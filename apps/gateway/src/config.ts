@@ -49,6 +49,12 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */
   HTTP_ERROR_MAPPING: z.enum(['v1.0.1', 'v1.0.0']).default('v1.0.1'),
   /**
+   * Media type of HTTP+JSON bodies (digest §12 #3): `application/a2a+json` (1.0.1, default) or
+   * `application/json` (1.0.0, the TCK). Either way a client whose Accept names only
+   * application/json gets application/json.
+   */
+  HTTP_JSON_MEDIA_TYPE: z.enum(['application/a2a+json', 'application/json']).default('application/a2a+json'),
+  /**
    * Requests per second per tenant. Default 1000: above what one small deployment serves (about
    * 500 tasks/s on two cores), so the budget stops a tenant flooding a shared cluster without
    * throttling one client below the platform's own capacity. Lower it per deployment for SaaS plans.

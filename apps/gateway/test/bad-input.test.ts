@@ -273,3 +273,32 @@ describe('internal errors never leak (ARCHITECTURE.md §3 rule 7)', () => {
     expect(card.status).toBe(500);
   });
 });
+
+describe('HTTP+JSON media type (digest §12 #3)', () => {
+  const typeOf = (reply: { headers: Headers }) => reply.headers.get('content-type')?.split(';')[0];
+  const both = async (base: string, accept?: string) => {
+    const headers: Record<string, string> = accept === undefined ? {} : { Accept: accept };
+    const ok = await send('GET', `${base}/agents/acme/echo/rest/tasks`, { key: key(), headers });
+    const bad = await send('GET', `${base}/agents/acme/echo/rest/tasks/${randomUUID()}`, {
+      key: key(),
+      headers,
+    });
+    expect([ok.status, bad.status]).toEqual([200, 404]);
+    return [typeOf(ok), typeOf(bad)];
+  };
+
+  it('is a2a+json by default, and plain JSON for a client that accepts only that', async () => {
+    expect(await both(h.url)).toEqual(['application/a2a+json', 'application/a2a+json']);
+    expect(await both(h.url, 'application/a2a+json, application/json')).toEqual([
+      'application/a2a+json',
+      'application/a2a+json',
+    ]);
+    expect(await both(h.url, 'application/json')).toEqual(['application/json', 'application/json']);
+  });
+
+  it('is plain JSON whatever the Accept with HTTP_JSON_MEDIA_TYPE=application/json (1.0.0, the TCK)', async () => {
+    const plain = await h.startGateway({ HTTP_JSON_MEDIA_TYPE: 'application/json' });
+    for (const accept of [undefined, '*/*', 'application/a2a+json'])
+      expect(await both(plain.url, accept)).toEqual(['application/json', 'application/json']);
+  });
+});

@@ -27,6 +27,7 @@ describe('loadGatewayConfig', () => {
       SSE_HEARTBEAT_MS: 15_000,
       SSE_MAX_BUFFER_BYTES: 1024 * 1024,
       HTTP_ERROR_MAPPING: 'v1.0.1',
+      HTTP_JSON_MEDIA_TYPE: 'application/a2a+json',
       RATE_LIMIT_TENANT_PER_SEC: 1000,
       RATE_LIMIT_KEY_PER_SEC: 500,
       JWT_TENANT_CLAIM: 'tenant',

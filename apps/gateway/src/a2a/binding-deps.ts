@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { TraceCarrier } from '@switchyard/engine';
+import type { RestMediaType } from '../http/error-replies.ts';
 import type { ErrorMapping } from '@switchyard/protocol';
 import type { CardBuilder } from '../cards/card-builder.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
@@ -15,6 +16,8 @@ export interface BindingDeps {
   shutdown: AbortSignal;
   bodyLimitBytes: number;
   mapping: ErrorMapping;
+  /** HTTP+JSON bodies' media type (HTTP_JSON_MEDIA_TYPE), negotiated per request. */
+  mediaType: RestMediaType;
   heartbeatMs: number;
   maxBufferBytes: number;
 }

@@ -104,6 +104,7 @@ export function buildApp(
         shutdown,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         mapping: config.HTTP_ERROR_MAPPING,
+        mediaType: config.HTTP_JSON_MEDIA_TYPE,
         heartbeatMs: config.SSE_HEARTBEAT_MS,
         maxBufferBytes: config.SSE_MAX_BUFFER_BYTES,
       },
@@ -113,7 +114,11 @@ export function buildApp(
     throw unknownRoute();
   });
   app.use(
-    createErrorHandler({ mapping: config.HTTP_ERROR_MAPPING, challenges: authChallenges(config.jwtEnabled) }),
+    createErrorHandler({
+      mapping: config.HTTP_ERROR_MAPPING,
+      mediaType: config.HTTP_JSON_MEDIA_TYPE,
+      challenges: authChallenges(config.jwtEnabled),
+    }),
   );
   return app;
 }

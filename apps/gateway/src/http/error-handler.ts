@@ -7,11 +7,13 @@ import {
   type ErrorMapping,
 } from '@switchyard/protocol';
 import { AdminError } from '../admin/admin-error.ts';
-import { sendJsonRpcError, sendRestError } from './error-replies.ts';
+import { restMediaType, sendJsonRpcError, sendRestError, type RestMediaType } from './error-replies.ts';
 import { stateOf } from './request-state.ts';
 
 export interface ErrorHandlerOptions {
   mapping: ErrorMapping;
+  /** HTTP+JSON bodies' media type (HTTP_JSON_MEDIA_TYPE), negotiated per request. */
+  mediaType: RestMediaType;
   /** `WWW-Authenticate` challenges sent with every 401 (digest §9 rule 2). */
   challenges: readonly string[];
 }
@@ -20,7 +22,11 @@ export interface ErrorHandlerOptions {
  * The one place a thrown value becomes a reply (STYLE.md rule 4): in the binding's format, never a
  * stack trace (ARCHITECTURE.md §3 rule 7). Internal errors are logged with their cause.
  */
-export function createErrorHandler({ mapping, challenges }: ErrorHandlerOptions): ErrorRequestHandler {
+export function createErrorHandler({
+  mapping,
+  mediaType,
+  challenges,
+}: ErrorHandlerOptions): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const state = stateOf(req);
     if (res.headersSent) {
@@ -40,7 +46,7 @@ export function createErrorHandler({ mapping, challenges }: ErrorHandlerOptions)
     if (error.kind === 'Unauthenticated')
       for (const challenge of challenges) res.append('WWW-Authenticate', challenge);
     if (state.binding === 'jsonrpc') sendJsonRpcError(res, error, state.jsonRpcId, state.protocolVersion);
-    else sendRestError(res, error, mapping);
+    else sendRestError(res, error, mapping, restMediaType(req, mediaType));
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import {
   toHttpError,
   toJsonRpcError,
@@ -12,6 +12,19 @@ import { forcedHttpStatus } from './edge-error.ts';
 
 /** Media type of HTTP+JSON bodies (digest §1, §12 #3: a2a+json is the 1.0.1 preference). */
 export const A2A_JSON = 'application/a2a+json';
+
+/** What HTTP+JSON bodies are labelled: 1.0.1's a2a+json, or 1.0.0's plain JSON (HTTP_JSON_MEDIA_TYPE). */
+export type RestMediaType = typeof A2A_JSON | 'application/json';
+
+/**
+ * The media type of one HTTP+JSON reply (digest §12 #3): the configured one, except that a client
+ * whose Accept names plain JSON and not a2a+json (a 1.0.0 client) gets plain JSON. No Accept, or
+ * `*\/*`, gets the configured one.
+ */
+export function restMediaType(req: Request, configured: RestMediaType): RestMediaType {
+  if (configured === 'application/json' || req.headers.accept === undefined) return configured;
+  return req.accepts([A2A_JSON, 'application/json']) === 'application/json' ? 'application/json' : A2A_JSON;
+}
 
 /**
  * JSON-RPC replies are HTTP 200 (digest §4.1) except where the spec has no JSON-RPC code and the
@@ -60,9 +73,14 @@ export function restErrorBody(error: A2AError, mapping: ErrorMapping) {
   return { status, headers: http.headers, body: { error: { ...http.body.error, code: status } } };
 }
 
-export function sendRestError(res: Response, error: A2AError, mapping: ErrorMapping): void {
+export function sendRestError(
+  res: Response,
+  error: A2AError,
+  mapping: ErrorMapping,
+  mediaType: RestMediaType = A2A_JSON,
+): void {
   const { status, headers, body } = restErrorBody(error, mapping);
-  res.set(headers).status(status).type(A2A_JSON).send(JSON.stringify(body));
+  res.set(headers).status(status).type(mediaType).send(JSON.stringify(body));
 }
 
 function setRetryAfter(res: Response, error: A2AError): void {

@@ -14,7 +14,7 @@ import type { OperationContext } from '../a2a/operations.ts';
 import { checkServiceParams, negotiatedVersion } from '../a2a/service-params.ts';
 import { clientSignal } from '../http/client-signal.ts';
 import { notFound } from '../http/edge-error.ts';
-import { A2A_JSON } from '../http/error-replies.ts';
+import { restMediaType } from '../http/error-replies.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { rejectUnstorableText } from '../http/reject-unstorable-text.ts';
 import { a2aContextOf, stateOf } from '../http/request-state.ts';
@@ -25,7 +25,7 @@ import { matchRestRoute, type MatchedRoute } from './rest-routes.ts';
 
 /**
  * Everything below `{base}/rest` (digest §4.2). Errors are google.rpc.Status with the configured
- * status mapping; success bodies are `application/a2a+json`.
+ * status mapping; bodies are `application/a2a+json` unless configured or negotiated otherwise.
  */
 export function restHandler(deps: BindingDeps): RequestHandler {
   return async (req, res) => {
@@ -44,7 +44,7 @@ export function restHandler(deps: BindingDeps): RequestHandler {
     const ctx = operationContext(req, clientSignal(res, deps.shutdown));
     const result = await unary(req, deps, ctx, route);
     if (res.writableEnded || res.destroyed) return;
-    res.status(200).type(A2A_JSON).send(JSON.stringify(result));
+    res.status(200).type(restMediaType(req, deps.mediaType)).send(JSON.stringify(result));
   };
 }
 
