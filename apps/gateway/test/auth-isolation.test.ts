@@ -36,6 +36,18 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     else expect(reply.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
   });
 
+  it('a body that is not JSON is 415 with or without credentials; a good one without is 401', async () => {
+    const url = `${h.url}/agents/acme/echo/${binding === 'jsonrpc' ? 'rpc' : 'rest/message:send'}`;
+    for (const key of [undefined, 'sy_not-a-real-key-at-all', h.fixtures.keys.alice]) {
+      const reply = await send('POST', url, { key, raw: 'hello', headers: { 'Content-Type': 'text/plain' } });
+      expect(reply.status).toBe(415);
+      if (binding === 'jsonrpc') expect(reply.body).toMatchObject({ error: { code: -32005 } });
+      else expect(reply.body).toMatchObject({ error: { code: 415 } });
+    }
+    const json = await send('POST', url, { raw: '{}', headers: { 'Content-Type': 'application/json' } });
+    expect(json.status).toBe(401);
+  });
+
   it('§9 rule 2: an unknown API key is 401', async () => {
     const reply = await client('sy_not-a-real-key-at-all').call('ListTasks', {});
     expect(!reply.ok && reply.status).toBe(401);
@@ -132,6 +144,18 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
       const own = await client(h.fixtures.keys.bob).call('ListTasks', { pageSize: 100 });
       expect(own.ok && own.value.tasks.map((t) => t.id)).not.toContain(done);
     });
+  });
+});
+
+describe('HTTP+JSON A2A-Version (digest §6)', () => {
+  it('an unsupported version is VersionNotSupported with or without credentials', async () => {
+    const url = `${h.url}/agents/acme/echo/rest/tasks`;
+    for (const key of [undefined, h.fixtures.keys.alice]) {
+      const reply = await send('GET', url, { key, noVersion: true, headers: { 'A2A-Version': '99.0' } });
+      expect(reply.status).toBe(400);
+      expect(JSON.stringify(reply.body)).toContain('VERSION_NOT_SUPPORTED');
+    }
+    expect((await send('GET', url, {})).status).toBe(401);
   });
 });
 

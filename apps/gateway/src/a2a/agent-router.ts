@@ -4,20 +4,28 @@ import { stateOf } from '../http/request-state.ts';
 import { jsonRpcHandler } from '../jsonrpc/jsonrpc-handler.ts';
 import { restHandler } from '../rest/rest-handler.ts';
 import { a2aGuard, type A2AGuardDeps } from './a2a-guard.ts';
+import { framingGuard } from './framing-guard.ts';
 import type { BindingDeps } from './binding-deps.ts';
 import { noteJsonRpcVersion } from './service-params.ts';
 
 /**
  * One agent's interfaces, mounted at `/agents/:tenantId/:agentId` (its card is served by the card
- * routes): the JSON-RPC endpoint `/rpc` and the HTTP+JSON routes under `/rest`.
+ * routes): the JSON-RPC endpoint `/rpc` and the HTTP+JSON routes under `/rest`. Framing is checked
+ * before credentials (framing-guard.ts), credentials before anything that reads the store.
  */
 export function agentRouter(guard: A2AGuardDeps, deps: BindingDeps): Router {
   const router = Router({ mergeParams: true });
-  router.post('/rpc', noteJsonRpcVersion(), a2aGuard('jsonrpc', guard), jsonRpcHandler(deps));
+  router.post(
+    '/rpc',
+    noteJsonRpcVersion(),
+    framingGuard('jsonrpc'),
+    a2aGuard('jsonrpc', guard),
+    jsonRpcHandler(deps),
+  );
   router.all('/rpc', (req) => {
     stateOf(req).binding = 'jsonrpc';
     throw methodNotAllowed(req.method);
   });
-  router.use('/rest', a2aGuard('rest', guard), restHandler(deps));
+  router.use('/rest', framingGuard('rest'), a2aGuard('rest', guard), restHandler(deps));
   return router;
 }

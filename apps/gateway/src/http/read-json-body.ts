@@ -14,9 +14,8 @@ const JSON_MEDIA_TYPES = new Set(['application/json', 'application/a2a+json']);
  * still reads the reply.
  */
 export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
+  if (!hasBody(req)) return undefined;
   const declared = req.headers['content-length'];
-  const hasBody = declared !== undefined ? declared !== '0' : req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody) return undefined;
   if (!isJsonMediaType(req.headers['content-type'])) throw unsupportedMediaType();
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
   const raw = await collect(req, limitBytes);
@@ -39,6 +38,12 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
     rejectUnstorableText(value);
   }
   return value;
+}
+
+/** Whether the request carries a body at all (a declared length above zero, or a chunked one). */
+export function hasBody(req: Request): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined ? declared !== '0' : req.headers['transfer-encoding'] !== undefined;
 }
 
 export function isJsonMediaType(header: string | undefined): boolean {
