@@ -80,6 +80,12 @@ export function createPool({
   // 'error' with no listener, which crashes the process. The error also fails the client's next
   // query, so the caller still sees it and the pool discards the client on release.
   pool.on('connect', (client) => client.on('error', () => undefined));
+  // An idle client's error is re-emitted on the pool after pg-pool dropped the client; with no
+  // listener that crashes the process too. It also happens after end(): pg-pool's end() resolves
+  // while its clients are still closing, and a server that terminates them then (a restart, a
+  // forced DROP DATABASE) errors a client of an ended pool. Processes add a logging listener
+  // (process-resources.ts); this one only keeps a pool without one from crashing its process.
+  pool.on('error', () => undefined);
   return pool;
 }
 

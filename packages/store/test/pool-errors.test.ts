@@ -26,6 +26,16 @@ describe('createPool', () => {
     await pool.end();
   });
 
+  it('survives an idle client losing its connection with no pool error listener of its own', async () => {
+    const pool = createPool({ connectionString: db.url });
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // The client is idle now: pg-pool re-emits its error on the pool, which has no listener here.
+    await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(pool.query('SELECT 1 AS ok')).resolves.toMatchObject({ rows: [{ ok: 1 }] });
+    await pool.end();
+  });
+
   it('gives up on a server that accepts the connection and never answers, instead of hanging', async () => {
     // What a vanished primary looks like from here when nothing resets the connection.
     const sockets = new Set<net.Socket>();
