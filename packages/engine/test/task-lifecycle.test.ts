@@ -93,6 +93,23 @@ describe('send (ARCHITECTURE.md §4)', () => {
     expect(second.task.contextId).toBe(first.task.contextId);
   });
 
+  it('the question an input-required task asked moves into its history, before the answer', async () => {
+    const agent = await p.agent('booking');
+    const book = userMessage('book a flight to Rome');
+    const first = await p.service.send(alice, agent, { message: book });
+    if (!('task' in first)) throw new Error('expected a task');
+    const question = first.task.status.message;
+    expect(question?.role).toBe('ROLE_AGENT');
+    const answer = userMessage('2', { taskId: first.task.id });
+    const second = await p.service.send(alice, agent, { message: answer });
+    if (!('task' in second)) throw new Error('expected a task');
+    const history = (await p.service.getTask(alice, 'booking', first.task.id)).history ?? [];
+    expect(history.map((m) => m.messageId)).toEqual([book.messageId, question!.messageId, answer.messageId]);
+    expect(history[1]).toEqual(question);
+    const last = await p.service.getTask(alice, 'booking', first.task.id, 2);
+    expect(last.history?.map((m) => m.role)).toEqual(['ROLE_AGENT', 'ROLE_USER']);
+  });
+
   it('§7.2 rule 9 a message to a terminal task is UnsupportedOperation', async () => {
     const agent = await p.agent('echo');
     const done = await p.service.send(alice, agent, { message: userMessage('x') });

@@ -143,8 +143,11 @@ export interface ChangeTaskInput {
   patch: TaskPatch;
   /** Appended with seq = the new version (the version read + 1 for a versioned change). */
   event: StreamResponse;
-  /** Appended to the task's history in the same transaction (a continuation message). */
-  appendMessage?: Message;
+  /**
+   * Appended to the task's history, in this order, in the same transaction (a continuation: the
+   * agent's question the task was waiting on, then the answer).
+   */
+  appendMessages?: readonly Message[];
   /** Stored as an artifact chunk in the same transaction. */
   artifactChunk?: ArtifactChunkInput;
   /**

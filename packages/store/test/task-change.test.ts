@@ -96,7 +96,7 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
           expectedVersion: 1,
           patch: { state: TaskState.WORKING, statusMessage: agentMessage(`writer ${i}`) },
           event: statusEvent(task, TaskState.WORKING),
-          appendMessage: userMessage(`from ${i}`),
+          appendMessages: [userMessage(`from ${i}`)],
         }),
       ),
     );
@@ -249,33 +249,35 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     ).rejects.toBeInstanceOf(ConflictError);
   });
 
-  it('appendMessage adds history at the next position; events stay contiguous 1..version', async () => {
+  it('appendMessages adds history at the next positions, in order; events stay contiguous 1..version', async () => {
     const t = tenant();
     const input = newTask(t);
     const task = await createdTask(env.store, input);
     const m2 = userMessage('second');
     const m3 = userMessage('third');
+    const question = { ...userMessage('which one?'), role: 'ROLE_AGENT' as const };
+    const m5 = userMessage('fifth');
     let version = 1;
-    for (const m of [m2, m3]) {
+    for (const ms of [[m2], [m3], [question, m5]]) {
       const r = await env.store.changeTask({
         tenantId: t,
         taskId: task.id,
         expectedVersion: version,
         patch: { state: TaskState.WORKING },
-        event: { message: m },
-        appendMessage: m,
+        event: { message: ms.at(-1)! },
+        appendMessages: ms,
       });
       version = r.version;
     }
-    expect(await env.store.getHistory(t, task.id)).toEqual([input.message, m2, m3]);
-    expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2, 3]);
+    expect(await env.store.getHistory(t, task.id)).toEqual([input.message, m2, m3, question, m5]);
+    expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2, 3, 4]);
     const kinds = await env.db
       .selectFrom('task_events')
       .select('kind')
       .where('task_id', '=', task.id)
       .orderBy('seq')
       .execute();
-    expect(kinds.map((k) => k.kind)).toEqual(['task', 'message', 'message']);
+    expect(kinds.map((k) => k.kind)).toEqual(['task', 'message', 'message', 'message']);
   });
 
   it('artifactChunk is stored under seq = new version', async () => {

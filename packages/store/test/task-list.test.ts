@@ -211,7 +211,7 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
         expectedVersion: 1,
         patch: {},
         event: statusEvent(task, TaskState.SUBMITTED),
-        appendMessage: userMessage('latest'),
+        appendMessages: [userMessage('latest')],
       });
     }
     const one = await list(user(t), { historyLength: 1 });

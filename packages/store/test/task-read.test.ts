@@ -38,7 +38,7 @@ async function richTask(t: string): Promise<TaskRecord> {
     });
     version = r.version;
   };
-  await change({ appendMessage: userMessage('two') });
+  await change({ appendMessages: [userMessage('two')] });
   await change({
     artifactChunk: {
       artifactId: 'doc',
@@ -60,7 +60,7 @@ async function richTask(t: string): Promise<TaskRecord> {
     artifactChunk: { artifactId: 'doc', append: true, lastChunk: true, parts: [{ text: 'lo' }] },
   });
   await change({
-    appendMessage: userMessage('three'),
+    appendMessages: [userMessage('three')],
     patch: { state: TaskState.COMPLETED, statusMessage: agentMessage('done') },
   });
   return task;

@@ -135,7 +135,12 @@ async function continueTask(
           runAfter: new Date(),
           resetAttempts: true,
         },
-        appendMessage: { ...message, contextId: record.contextId, taskId },
+        // The question the task waited on leaves its status for the history, before the answer, so
+        // the history reads as the conversation did (the SDKs' task managers do the same).
+        appendMessages: [
+          ...(record.statusMessage ? [record.statusMessage] : []),
+          { ...message, contextId: record.contextId, taskId },
+        ],
         event: statusEvent(record, TaskState.WORKING),
       });
       return { record: updated, dispatch: true };

@@ -43,7 +43,7 @@ function changeShape(input: ChangeTaskInput): string {
     input.fromStates ? `s${input.fromStates.length}` : '',
     input.leaseOwner !== undefined ? 'lease' : '',
     input.precededBy ? 'pre' : '',
-    input.appendMessage ? 'msg' : '',
+    input.appendMessages?.length ? `msg${input.appendMessages.length}` : '',
     chunkOf(input) ? `chunk${chunkBack(input)}` : '',
   ].join('|');
 }
@@ -176,33 +176,37 @@ function changeStatement(db: Db, input: ChangeTaskInput, p: ValueOf<ChangeTaskIn
         .returning('push_deliveries.seq'),
     );
   let full = withEvent;
-  if (input.appendMessage) {
-    const message = p((i) => jsonb(i.appendMessage));
+  const appended = input.appendMessages ?? [];
+  if (appended.length > 0) {
     full = full.with('msg', (qc) =>
       qc
         .insertInto('task_messages')
         .columns(['tenant_id', 'task_id', 'position', 'message'])
-        .expression((eb) =>
-          eb.selectFrom('upd').select((e) => [
-            'upd.tenant_id',
-            'upd.id',
-            // Safe without a lock: the UPDATE's row lock serialises every writer of the task, and a
-            // writer that committed meanwhile bumped the version, so this UPDATE matched nothing.
-            e(
-              e.fn.coalesce(
-                e
-                  .selectFrom('task_messages')
-                  .select((m) => m.fn.max('position').as('p'))
-                  .where('tenant_id', '=', tenantId)
-                  .where('task_id', '=', taskId),
-                e.lit(-1),
-              ),
-              '+',
-              1,
-            ).as('position'),
-            e.cast<string>(e.val(message), 'jsonb').as('message'),
-          ]),
-        ),
+        .expression((eb) => {
+          const row = (k: number) =>
+            eb.selectFrom('upd').select((e) => [
+              'upd.tenant_id',
+              'upd.id',
+              // Safe without a lock: the UPDATE's row lock serialises every writer of the task, and
+              // a writer that committed meanwhile bumped the version, so this UPDATE matched
+              // nothing. Every row reads the statement's snapshot, so positions run on from it.
+              e(
+                e.fn.coalesce(
+                  e
+                    .selectFrom('task_messages')
+                    .select((m) => m.fn.max('position').as('p'))
+                    .where('tenant_id', '=', tenantId)
+                    .where('task_id', '=', taskId),
+                  e.lit(-1),
+                ),
+                '+',
+                e.lit(k + 1),
+              ).as('position'),
+              e.cast<string>(e.val(p((i) => jsonb(i.appendMessages![k]))), 'jsonb').as('message'),
+            ]);
+          const [first, ...rest] = appended.map((_, k) => row(k));
+          return rest.reduce((all, next) => all.unionAll(next), first!);
+        }),
     ) as unknown as typeof withEvent;
   }
   if (chunkOf(input)) {

@@ -25,7 +25,7 @@ export function isRunEnding(input: ChangeTaskInput): boolean {
     input.fromStates?.length === 1 &&
     input.fromStates[0] === TaskState.WORKING &&
     input.leaseOwner !== undefined &&
-    input.appendMessage === undefined &&
+    !input.appendMessages?.length &&
     input.artifactChunk === undefined &&
     patch.state !== undefined &&
     // Set or cleared (null), never left as it was: the batched statement always writes it.
