@@ -76,6 +76,16 @@ describe('a send that reuses a messageId (ARCHITECTURE.md §3 rule 5)', () => {
     expect((await send({ message })).id).toBe(first.id);
   });
 
+  it('continuing a task registers the push config it names, once, however often it is retried', async () => {
+    const first = await send({ message: userMessage('book a flight to Lima') }, 'booking');
+    const answer = userMessage('2', { taskId: first.id });
+    const configuration = { taskPushNotificationConfig: hook('continued') };
+    await send({ message: answer, configuration }, 'booking');
+    await send({ message: answer, configuration }, 'booking');
+    const { configs } = await p.service.push.list(alice, 'booking', first.id, { pageSize: 10 });
+    expect(configs?.map((c) => c.url)).toEqual([hook('continued').url]);
+  });
+
   it('continuing a task: a retry is not appended again, a different message is refused', async () => {
     const first = await send({ message: userMessage('book a flight to Oslo') }, 'booking');
     expect(first.status.state).toBe(TaskState.INPUT_REQUIRED);

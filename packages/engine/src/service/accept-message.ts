@@ -43,7 +43,7 @@ export async function acceptMessage(
 ): Promise<Accepted> {
   const { message } = request;
   checkContentTypes(message, agent.card);
-  if (message.taskId) return continueTask(deps, caller, agent, request);
+  if (message.taskId) return continueTask(deps, caller, agent, request, pushConfig);
 
   const contextId = message.contextId ?? randomUUID();
   const id = randomUUID();
@@ -90,9 +90,17 @@ async function continueTask(
   caller: Caller,
   agent: AgentRegistration,
   request: SendMessageRequest,
+  pushConfig: NewPushConfig | undefined,
 ): Promise<Accepted> {
   const { message } = request;
   const taskId = message.taskId as string;
+  // The webhook a continuation names is registered before the CAS, so the events that CAS and the
+  // run write are delivered to it; a retry finds it there, or registers it if the first try died
+  // in between.
+  const ensurePushConfig = async () => {
+    if (pushConfig && !(await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig)))
+      await deps.pushConfigs.createPushConfig(caller.tenantId, taskId, pushConfig);
+  };
   for (let attempt = 0; ; attempt++) {
     const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
     if (!record || !canSee(record, caller, agent.id)) throw taskNotFound(taskId);
@@ -110,6 +118,7 @@ async function continueTask(
     const earlier = history.find((m) => m.messageId === message.messageId);
     if (earlier) {
       if (!sameMessage(earlier, message)) throw messageIdReused('a different message');
+      await ensurePushConfig();
       return { record, dispatch: false };
     }
     if (isTerminal(record.state)) {
@@ -122,6 +131,7 @@ async function continueTask(
         `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
       );
     }
+    await ensurePushConfig();
     try {
       const updated = await deps.writer.change({
         tenantId: caller.tenantId,
