@@ -84,9 +84,19 @@ describe('RevocationChannel', () => {
     await redis.connect().publish(keys.authChannel, '{"kind":"api-key"');
     await redis.connect().publish(keys.authChannel, '{"kind":"ack"}');
     b.subscriber.disconnect(true);
-    await expect.poll(() => b.resyncs.count).toBe(1);
+    // Once when the connection is back, once more when the subscription is confirmed again.
+    await expect.poll(() => b.resyncs.count).toBe(2);
     expect(b.applied).toEqual([]);
     await b.channel.announce({ kind: 'tenant', tenantId: 'acme' });
+    expect(b.applied).toEqual([{ kind: 'tenant', tenantId: 'acme' }]);
+  });
+
+  it('a gateway stopping while it announces still collects the acks, without waiting out the timeout', async () => {
+    const [a, b] = [await gateway(60_000), await gateway()];
+    const announced = a.channel.announce({ kind: 'tenant', tenantId: 'acme' });
+    const stopped = a.channel.stop();
+    expect(await announced).toEqual({ receivers: 2, confirmed: 2 });
+    await stopped;
     expect(b.applied).toEqual([{ kind: 'tenant', tenantId: 'acme' }]);
   });
 

@@ -49,11 +49,17 @@ export interface RevocationChannelOptions {
  * stalled, or a debugging `PSUBSCRIBE *` inflates the count) is logged and the announcement
  * returns anyway: the store change has committed, and cache entries expire within their TTL.
  * A gateway whose subscriber reconnects forgets everything it cached, since it may have missed one.
+ *
+ * On Redis Cluster PUBLISH counts only the subscribers of the node that ran it, so there the wait
+ * covers the gateways subscribed through that node; the others drop the key when the broadcast
+ * reaches them, typically within a millisecond, but not provably before the answer.
  */
 export class RevocationChannel {
   readonly #options: RevocationChannelOptions;
   readonly #confirmTimeoutMs: number;
   readonly #waiting = new Map<string, () => void>();
+  /** Announcements still waiting for acks: stop() lets them finish while acks can still arrive. */
+  readonly #announcing = new Set<Promise<unknown>>();
   #stopped = true;
 
   constructor(options: RevocationChannelOptions) {
@@ -70,17 +76,32 @@ export class RevocationChannel {
     this.#stopped = false;
   }
 
+  /**
+   * Lets pending announcements collect their acks first, then unsubscribes, and only then stops
+   * listening: a revocation Redis counts this gateway in must still be applied and acked here.
+   */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
     const { subscriber, keys } = this.#options;
+    await Promise.allSettled([...this.#announcing]);
+    await subscriber.unsubscribe(keys.authChannel).catch(() => undefined);
     subscriber.off('message', this.#onMessage);
     subscriber.off('ready', this.#onReady);
-    await subscriber.unsubscribe(keys.authChannel).catch(() => undefined);
   }
 
   /** Applies the revocation here and on every other gateway; see the class comment for "every". */
   async announce(revocation: Revocation): Promise<Announced> {
+    const announcing = this.#announce(revocation);
+    this.#announcing.add(announcing);
+    try {
+      return await announcing;
+    } finally {
+      this.#announcing.delete(announcing);
+    }
+  }
+
+  async #announce(revocation: Revocation): Promise<Announced> {
     const { redis, keys, apply, log } = this.#options;
     apply(revocation);
     const id = randomUUID();
@@ -131,7 +152,17 @@ export class RevocationChannel {
       .catch((err: unknown) => log.warn({ err }, 'could not confirm a revocation'));
   };
 
-  readonly #onReady = (): void => this.#options.resync();
+  // ioredis reports `ready` before it has subscribed again, so a revocation published in between
+  // is missed, and a key lookup racing it could cache the revoked key anew: forget everything now,
+  // and once more when the subscription is confirmed.
+  readonly #onReady = (): void => {
+    const { subscriber, keys, resync, log } = this.#options;
+    resync();
+    subscriber.subscribe(keys.authChannel).then(
+      () => resync(),
+      (err: unknown) => log.warn({ err }, 'could not subscribe to revocations again'),
+    );
+  };
 }
 
 function safeJson(raw: string): unknown {
