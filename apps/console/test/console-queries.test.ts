@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { TaskState } from '@switchyard/protocol';
 import { countDeadLettersByTenant, findTaskTenants, PostgresConsoleStore } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
@@ -62,6 +63,23 @@ describe('history, chunks and the timeline', () => {
     expect(timeline?.lastSeq).toBe(timeline?.record.version);
     const keys = timeline?.entries.map((e) => e.key) ?? [];
     expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("lists the question a continuation moved into the history once, as the task's status", async () => {
+    const asked = (await h.send('acme', 'invoice-reconciler', 'reconcile them again')).id;
+    await settled('acme', asked, TaskState.INPUT_REQUIRED);
+    await h.send('acme', 'invoice-reconciler', 'yes', { taskId: asked });
+    await settled('acme', asked, TaskState.COMPLETED);
+    const history = await reads.listTaskMessages('acme', asked);
+    expect(history.map((m) => m.message.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
+    const timeline = await loadTimeline(h.console.services, 'acme', asked);
+    // The question shows as the INPUT_REQUIRED status entry, not again as a history message.
+    const messages = (timeline?.entries ?? []).filter((e) => e.kind === 'message');
+    expect(messages.map((e) => e.role)).toEqual(['ROLE_USER', 'ROLE_USER']);
+    const question = history[1]!.message.parts;
+    expect(
+      (timeline?.entries ?? []).filter((e) => e.kind === 'status' && isDeepStrictEqual(e.parts, question)),
+    ).toHaveLength(1);
   });
 
   it('shows one version of a task that moves on while the page loads', async () => {

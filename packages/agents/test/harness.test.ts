@@ -113,7 +113,7 @@ describe('AgentHarness', () => {
     expect(result.error).toBeInstanceOf(Error);
   });
 
-  it('continues an interrupted task with the follow-up appended to history', async () => {
+  it('continues an interrupted task with its question, then the follow-up, appended to history', async () => {
     const agent = agentDoing(async (ctx) => {
       if (ctx.task.history.length === 1) await ctx.requestInput('name?');
       else await ctx.complete(`hello ${ctx.message.parts[0]?.text ?? ''}`);
@@ -125,9 +125,11 @@ describe('AgentHarness', () => {
     expect(second.task.state).toBe(TaskState.COMPLETED);
     expect(second.task.history.map((message) => message.parts)).toEqual([
       [{ text: 'start' }],
+      [{ text: 'name?' }],
       [{ text: 'Ada' }],
     ]);
-    expect(second.task.history[1]).toMatchObject({ taskId: first.taskId, contextId: first.contextId });
+    expect(second.task.history[1]?.role).toBe('ROLE_AGENT');
+    expect(second.task.history[2]).toMatchObject({ taskId: first.taskId, contextId: first.contextId });
     await expect(harness.continueTask(first.taskId, 'again')).rejects.toThrow(/not interrupted/);
   });
 

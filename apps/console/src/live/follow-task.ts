@@ -47,7 +47,9 @@ export async function followTask(services: ConsoleServices, options: FollowOptio
     const messages = await services.reads.listTaskMessages(tenantId, taskId, { afterPosition: lastPosition });
     for (const m of messages) {
       lastPosition = m.position;
-      batch.push(entryFromMessage(m));
+      // An agent's message in the history is the question a continuation moved there: its status
+      // event came earlier and is already on the page.
+      if (m.message.role !== 'ROLE_AGENT') batch.push(entryFromMessage(m));
     }
     options.onEntries(batch.sort((a, b) => LIVE_ORDER[a.kind] - LIVE_ORDER[b.kind]));
     const record = await services.tasks.getTaskRecord(tenantId, taskId);

@@ -42,10 +42,18 @@ export async function loadTimeline(
   // the timeline never disagree (a newer event shown here would never bring its row).
   const events = logged.filter((e) => e.seq <= record.version);
   const shownChunks = chunks.filter((c) => c.seq <= record.version);
+  // A continuation moves the question the task asked into its history; the log's status event
+  // already shows it, so it is listed once (unless retention pruned that event).
+  const asked = new Set(
+    events.flatMap((e) => {
+      const m = e.payload.statusUpdate?.status.message ?? e.payload.task?.status.message;
+      return m ? [m.messageId] : [];
+    }),
+  );
   const entries = composeEntries(
     record,
     events,
-    messages.map(entryFromMessage),
+    messages.filter((m) => !asked.has(m.message.messageId)).map(entryFromMessage),
     shownChunks.map(entryFromChunk),
   );
   return {

@@ -52,6 +52,8 @@ export interface ConsoleHarness {
 
 export interface SendExtra {
   contextId?: string;
+  /** Continue this task (it must be waiting for input). */
+  taskId?: string;
   pushUrl?: string;
   owner?: string;
 }
@@ -148,6 +150,7 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
         role: 'ROLE_USER',
         parts: [{ text }],
         ...(extra.contextId ? { contextId: extra.contextId } : {}),
+        ...(extra.taskId ? { taskId: extra.taskId } : {}),
       };
       const request: SendMessageRequest = {
         message,

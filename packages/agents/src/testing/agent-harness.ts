@@ -122,6 +122,11 @@ export class AgentHarness {
     }
     const messageId = isMessage(input) ? input.messageId : this.#ids.next('msg');
     const message = toUserMessage(input, { messageId, contextId: task.contextId, taskId });
+    // As the platform does: the question the task waited on moves into the history, then the answer
+    // (unless agentMessagesInHistory put it there already).
+    const question = task.statusMessage;
+    if (question && !task.history.some((m) => m.messageId === question.messageId))
+      task.history.push(question);
     task.history.push(message);
     task.runMessage = message;
     task.attempt = 0;

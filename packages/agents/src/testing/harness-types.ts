@@ -110,8 +110,9 @@ export interface AgentHarnessOptions {
    */
   onAgentError?: 'throw' | 'fail-task';
   /**
-   * Also append the agent's status messages to the task history. Default false (history holds
-   * the client's messages); turn it on to check an agent does not depend on either choice.
+   * Also append every status message of the agent to the task history as it is set. Default
+   * false: as on the platform, history holds the client's messages and, when a message continues
+   * the task, the question it waited on. Turn it on to check an agent does not depend on the choice.
    */
   agentMessagesInHistory?: boolean;
 }
