@@ -27,6 +27,7 @@ describe('seedDemo', () => {
       ['invoices', 'invoice-reconciler'],
       ['booking', 'booking'],
       ['slow', 'slow'],
+      ['conformance', 'conformance'],
     ]);
     expect(first.agents[1]?.card).toBe(
       'http://localhost:8080/agents/demo/invoices/.well-known/agent-card.json',
@@ -39,6 +40,7 @@ describe('seedDemo', () => {
     expect((await admin.listApiKeys('demo')).length).toBe(1);
     expect((await admin.listAgents('demo')).map((a) => a.id).sort()).toEqual([
       'booking',
+      'conformance',
       'echo',
       'invoices',
       'slow',

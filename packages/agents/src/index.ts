@@ -40,6 +40,7 @@ export type { CompleteFn, ModelBackedRouterOptions } from './agents/booking/mode
 export { TRAVELLERS_QUESTION } from './agents/booking/booking-result.ts';
 
 export { PROGRESS_ARTIFACT_ID, slowAgent } from './agents/slow/slow-agent.ts';
+export { conformanceAgent } from './agents/conformance/conformance-agent.ts';
 export { SLOW_DEFAULTS } from './agents/slow/slow-settings.ts';
 export type { ProgressMode, SlowSettings } from './agents/slow/slow-settings.ts';
 

@@ -1,5 +1,6 @@
 import type { Agent } from './agent.ts';
 import { bookingAgent } from './agents/booking/booking-agent.ts';
+import { conformanceAgent } from './agents/conformance/conformance-agent.ts';
 import { echoAgent } from './agents/echo/echo-agent.ts';
 import { invoiceReconcilerAgent } from './agents/invoice/invoice-agent.ts';
 import { slowAgent } from './agents/slow/slow-agent.ts';
@@ -14,6 +15,7 @@ export const bundledAgents: readonly Agent[] = Object.freeze([
   invoiceReconcilerAgent,
   bookingAgent,
   slowAgent,
+  conformanceAgent,
 ]);
 
 export function findBundledAgent(executor: string): Agent | undefined {

@@ -4,7 +4,7 @@ import { bundledAgents, findBundledAgent } from '../src/index.ts';
 describe('bundled agents', () => {
   it('lists each executor once and finds it by name', () => {
     const executors = bundledAgents.map((agent) => agent.executor);
-    expect(executors).toEqual(['echo', 'invoice-reconciler', 'booking', 'slow']);
+    expect(executors).toEqual(['echo', 'invoice-reconciler', 'booking', 'slow', 'conformance']);
     for (const executor of executors) expect(findBundledAgent(executor)?.executor).toBe(executor);
     expect(findBundledAgent('nope')).toBeUndefined();
   });
