@@ -134,8 +134,10 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('every operation over 
   it('SendStreamingMessage yields the task snapshot first, then updates, each with an SSE id', async () => {
     const slow = await client('slow');
     const events = await drain(slow.sendStreamingMessage({ message: userMessage('go') }));
-    // The task appears once the agent's quick-reply window passed, so it is already WORKING.
-    expect(events[0]?.response.task?.status.state).toBe(TaskState.WORKING);
+    // The stream starts at the task's creation and replays what happened before it became
+    // visible (the agent's quick-reply window), so the move to WORKING is an event of its own.
+    expect(events[0]?.response.task?.status.state).toBe(TaskState.SUBMITTED);
+    expect(events[1]?.response.statusUpdate?.status.state).toBe(TaskState.WORKING);
     expect(events.at(-1)?.response.statusUpdate?.status.state).toBe(TaskState.COMPLETED);
     expect(events.filter((e) => e.response.artifactUpdate)).toHaveLength(3);
     expect(events.every((e) => e.id !== undefined)).toBe(true);

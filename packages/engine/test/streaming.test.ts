@@ -43,6 +43,30 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     expect(isTerminal(stateOf(last)!)).toBe(true);
   });
 
+  it('a stream of a task the request created starts at its creation and carries every event after it', async () => {
+    const items: StreamItem[] = [];
+    const echo = (await p.admin.getAgent('acme', 'echo'))!;
+    const opened = p.service.sendStreaming(
+      alice,
+      echo,
+      { message: userMessage('all of it') },
+      {},
+      new AbortController().signal,
+    );
+    for await (const item of streamItems(opened)) items.push(item);
+    expect(items.map((i) => i.seq)).toEqual([1, 2, 3, 4]);
+    expect(items[0]?.response.task?.status.state).toBe(TaskState.SUBMITTED);
+    expect(items[0]?.response.task?.history?.map((m) => m.parts)).toEqual([[{ text: 'all of it' }]]);
+    expect(items.map((i) => Object.keys(i.response)[0])).toEqual([
+      'task',
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
+    const events = await p.store.readEvents('acme', items[0]!.response.task!.id, 1);
+    expect(items.slice(1).map((i) => i.response)).toEqual(events.map((e) => e.payload));
+  });
+
   it('a stream that reconnects with Last-Event-ID at every point of a 50-event task receives every event exactly once, in order', async () => {
     const r = await p.service.send(alice, await fifty(), {
       message: userMessage('go'),

@@ -270,7 +270,18 @@ export class TaskService {
       const first = { seq: record.version, response: { message: record.reply } };
       return { first, key: keyOf(record), from: record.version, closes: true };
     }
-    return this.startWithSnapshot(record, request.configuration?.historyLength);
+    const historyLength = request.configuration?.historyLength;
+    // The stream of a task this request created starts at the creation (seq 1) and replays every
+    // event since from the log: however far the agent got before the task became visible (its
+    // first chunk, say), the client sees the move to WORKING and each chunk as events of its own.
+    if (accepted.createdWith) {
+      const first = {
+        seq: 1,
+        response: { task: freshView(accepted.record, accepted.createdWith, historyLength) },
+      };
+      return { first, key: keyOf(record), from: 1, closes: false };
+    }
+    return this.startWithSnapshot(record, historyLength);
   }
 
   private async startSubscription(
