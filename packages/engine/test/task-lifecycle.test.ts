@@ -46,6 +46,19 @@ describe('send (ARCHITECTURE.md §4)', () => {
     expect(list.tasks.every((t) => t.id !== result.message.taskId)).toBe(true);
   });
 
+  it('§5 a Message the agent sends after its quick-reply window completes the task with it', async () => {
+    // The window (300 ms) closes first, so the task is visible when the reply is written.
+    const agent = await p.slowAgent('slow-late-reply', { steps: 0, delayMs: 800 });
+    const result = await p.service.send(alice, agent, { message: userMessage('late') });
+    if (!('task' in result)) throw new Error('expected a task');
+    expect(result.task.status.state).toBe(TaskState.COMPLETED);
+    expect(result.task.status.message?.parts).toEqual([{ text: 'done after 800 ms' }]);
+    expect(result.task.status.message?.taskId).toBe(result.task.id);
+    const events = await p.store.readEvents('acme', result.task.id, 0);
+    expect(events.at(-1)?.payload.statusUpdate?.status.state).toBe(TaskState.COMPLETED);
+    expect(events.filter((e) => e.payload.message)).toEqual([]);
+  });
+
   it('§7.2 rule 13 returnImmediately answers at once with a Task that later completes', async () => {
     const agent = await p.agent('echo');
     const result = await p.service.send(alice, agent, {

@@ -266,7 +266,14 @@ export class RunContext implements AgentContext {
         else if (attempt < 5) {
           // Someone else changed a field we do not own (e.g. a gateway made the task visible).
           this.record = fresh;
-          if (patch.visibility && fresh.visibility !== 'pending') delete patch.visibility;
+          if (patch.visibility === 'message' && fresh.visibility !== 'pending' && patch.reply) {
+            // The task became visible while the agent answered with a Message (its quick-reply
+            // window closed, or a gateway made it visible): the answer now completes the task,
+            // as complete() writes it, so the task shows it and every stream sees COMPLETED.
+            const message = { ...patch.reply, taskId: fresh.id };
+            patch = { state: TaskState.COMPLETED, statusMessage: message, clearLease: true };
+            event = statusEvent(fresh, TaskState.COMPLETED, message);
+          } else if (patch.visibility && fresh.visibility !== 'pending') delete patch.visibility;
           continue;
         }
         this.o.controller.abort(new RunEndedError(this.ended ?? 'lease-lost'));
