@@ -86,6 +86,29 @@ describe('a send that reuses a messageId (ARCHITECTURE.md §3 rule 5)', () => {
     expect(configs?.map((c) => c.url)).toEqual([hook('continued').url]);
   });
 
+  it('concurrent retries of a continuation register its webhook once; a refused answer registers none', async () => {
+    const first = await send({ message: userMessage('book a flight to Quito') }, 'booking');
+    const answer = userMessage('2', { taskId: first.id });
+    const rival = userMessage('3', { taskId: first.id });
+    const booking = await p.agent('booking');
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 3 }, () =>
+        p.service.send(alice, booking, {
+          message: answer,
+          configuration: { taskPushNotificationConfig: hook('answer') },
+        }),
+      ),
+      p.service.send(alice, booking, {
+        message: rival,
+        configuration: { taskPushNotificationConfig: hook('rival') },
+      }),
+    ]);
+    const won = outcomes.slice(0, 3).every((o) => o.status === 'fulfilled');
+    const { configs } = await p.service.push.list(alice, 'booking', first.id, { pageSize: 10 });
+    // Whichever answer won, its webhook is there once and the loser's is not.
+    expect(configs?.map((c) => c.url)).toEqual([hook(won ? 'answer' : 'rival').url]);
+  });
+
   it('continuing a task: a retry is not appended again, a different message is refused', async () => {
     const first = await send({ message: userMessage('book a flight to Oslo') }, 'booking');
     expect(first.status.state).toBe(TaskState.INPUT_REQUIRED);
