@@ -54,6 +54,12 @@ describe('conformance agent (the A2A TCK scenarios, by messageId prefix)', () =>
     ]);
   });
 
+  it('holds tck-delayed-complete in WORKING, then completes it with "Done after delay"', async () => {
+    const result = await run('tck-delayed-complete');
+    expect(result.task.state).toBe(TaskState.COMPLETED);
+    expect(result.task.statusMessage?.parts).toEqual([{ text: 'Done after delay' }]);
+  });
+
   it('keeps test-resubscribe-message-id working until canceled; completes anything else with its id', async () => {
     const harness = new AgentHarness(conformanceAgent);
     const waiting = harness.start(withId('test-resubscribe-message-id-1'));

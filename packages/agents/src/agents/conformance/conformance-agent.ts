@@ -45,6 +45,13 @@ const SCENARIOS: ReadonlyArray<readonly [prefix: string, run: Scenario]> = [
       if (await abortableDelay(4000, ctx.signal)) await ctx.complete();
     },
   ],
+  [
+    'tck-delayed-complete',
+    async (ctx) => {
+      // WORKING for a while, so a blocking and a non-blocking send answer differently.
+      if (await abortableDelay(2000, ctx.signal)) await ctx.complete('Done after delay');
+    },
+  ],
   ['tck-stream-artifact-text', artifactThenComplete({ text: 'Streamed text content' })],
   ['tck-stream-artifact-file', artifactThenComplete(FILE_PART)],
   ['tck-stream-ordering-001', artifactThenComplete({ text: 'Ordered output' })],
