@@ -129,8 +129,22 @@ describe('AgentHarness', () => {
       [{ text: 'Ada' }],
     ]);
     expect(second.task.history[1]?.role).toBe('ROLE_AGENT');
+    // The question left the status for the history; the completion set its own message.
+    expect(second.task.statusMessage?.parts).toEqual([{ text: 'hello Ada' }]);
     expect(second.task.history[2]).toMatchObject({ taskId: first.taskId, contextId: first.contextId });
     await expect(harness.continueTask(first.taskId, 'again')).rejects.toThrow(/not interrupted/);
+  });
+
+  it('a continued task completed without a message shows no status message, as on the platform', async () => {
+    const agent = agentDoing(async (ctx) => {
+      if (ctx.task.history.length === 1) await ctx.requestInput('how many?');
+      else await ctx.complete();
+    });
+    const harness = new AgentHarness(agent);
+    const first = await harness.send('start');
+    const second = await harness.continueTask(first.taskId, '2');
+    expect(second.task.statusMessage).toBeUndefined();
+    expect(second.task.history.map((m) => m.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
   });
 
   it('shares memory between tasks of one context and keeps contexts apart', async () => {

@@ -43,9 +43,10 @@ export async function loadTimeline(
   const events = logged.filter((e) => e.seq <= record.version);
   const shownChunks = chunks.filter((c) => c.seq <= record.version);
   // A continuation moves the question the task asked into its history; the log's status event
-  // already shows it, so it is listed once (unless retention pruned that event).
+  // already shows it (here, or through the live stream when it is newer than the row read), so it
+  // is listed once, unless retention pruned that event.
   const asked = new Set(
-    events.flatMap((e) => {
+    logged.flatMap((e) => {
       const m = e.payload.statusUpdate?.status.message ?? e.payload.task?.status.message;
       return m ? [m.messageId] : [];
     }),
@@ -53,7 +54,9 @@ export async function loadTimeline(
   const entries = composeEntries(
     record,
     events,
-    messages.filter((m) => !asked.has(m.message.messageId)).map(entryFromMessage),
+    messages
+      .filter((m) => m.message.role !== 'ROLE_AGENT' || !asked.has(m.message.messageId))
+      .map(entryFromMessage),
     shownChunks.map(entryFromChunk),
   );
   return {

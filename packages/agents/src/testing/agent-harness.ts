@@ -127,6 +127,7 @@ export class AgentHarness {
     const question = task.statusMessage;
     if (question && !task.history.some((m) => m.messageId === question.messageId))
       task.history.push(question);
+    delete task.statusMessage;
     task.history.push(message);
     task.runMessage = message;
     task.attempt = 0;

@@ -215,7 +215,9 @@ export class RunController implements HarnessRun {
     this.#refuseIfEnded({ kind: 'complete', ...call, taskId: task.id, status: 'refused' });
     task.visible = true;
     task.state = TaskState.COMPLETED;
+    // As on the platform, completing without a message clears the status message.
     if (message !== undefined) this.#setStatusMessage(message);
+    else delete task.statusMessage;
     this.#ended = 'finished';
     this.#record({ kind: 'complete', ...call, taskId: task.id, status: 'applied' });
   }
