@@ -97,86 +97,75 @@ async function continueTask(
   // The webhook a continuation names is registered before the CAS, so the events that CAS and the
   // run write are delivered to it; a retry finds it there, or registers it if the first try died
   // in between. Without an id of its own it gets one derived from the task, the message and the
-  // URL, so concurrent retries upsert one row instead of adding one each.
+  // URL, so concurrent retries upsert one row instead of adding one each. It is never taken back:
+  // an answer refused because a rival answer or a cancel won the race leaves it on the caller's
+  // own task, since the row may be the very one the winner named (same URL), and removing it could
+  // also follow a write that did commit before its connection died.
   const webhook = pushConfig && {
     ...pushConfig,
     id: pushConfig.id ?? derivedId(`${taskId}\n${message.messageId}\n${pushConfig.url}`),
   };
-  let registered: string | undefined;
   const ensurePushConfig = async () => {
     // Found by URL (and the client's id if it gave one), so a webhook registered before is kept.
-    if (webhook && !(await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig!))) {
+    if (webhook && !(await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig!)))
       await deps.pushConfigs.createPushConfig(caller.tenantId, taskId, webhook);
-      registered = webhook.id;
-    }
   };
-  try {
-    return await continueWith(ensurePushConfig);
-  } catch (err) {
-    // Refused after all (another answer or a cancel won the race): the webhook goes too.
-    if (registered)
-      await deps.pushConfigs.deletePushConfig(caller.tenantId, taskId, registered).catch(() => undefined);
-    throw err;
-  }
-
-  async function continueWith(ensurePushConfig: () => Promise<void>): Promise<Accepted> {
-    for (let attempt = 0; ; attempt++) {
-      const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
-      if (!record || !canSee(record, caller, agent.id)) throw taskNotFound(taskId);
-      // digest §7.1 rule 4: a contextId that differs from the task's is refused before any change.
-      if (message.contextId && message.contextId !== record.contextId) {
-        throw invalidParams(`message.contextId does not match the context of task ${taskId}`, [
-          {
-            field: 'message.contextId',
-            description: `must be ${record.contextId} (the task's context) or absent`,
-          },
-        ]);
-      }
-      const history = await deps.store.getHistory(caller.tenantId, taskId);
-      // A retried continuation (same messageId) is answered without appending it again.
-      const earlier = history.find((m) => m.messageId === message.messageId);
-      if (earlier) {
-        if (!sameMessage(earlier, message)) throw messageIdReused('a different message');
-        await ensurePushConfig();
-        return { record, dispatch: false };
-      }
-      if (isTerminal(record.state)) {
-        throw unsupportedOperation(
-          `task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`,
-        );
-      }
-      if (!isInterrupted(record.state)) {
-        throw unsupportedOperation(
-          `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
-        );
-      }
+  for (let attempt = 0; ; attempt++) {
+    const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
+    if (!record || !canSee(record, caller, agent.id)) throw taskNotFound(taskId);
+    // digest §7.1 rule 4: a contextId that differs from the task's is refused before any change.
+    if (message.contextId && message.contextId !== record.contextId) {
+      throw invalidParams(`message.contextId does not match the context of task ${taskId}`, [
+        {
+          field: 'message.contextId',
+          description: `must be ${record.contextId} (the task's context) or absent`,
+        },
+      ]);
+    }
+    const history = await deps.store.getHistory(caller.tenantId, taskId);
+    // A retried continuation (same messageId) is answered without appending it again.
+    const earlier = history.find((m) => m.messageId === message.messageId);
+    if (earlier) {
+      if (!sameMessage(earlier, message)) throw messageIdReused('a different message');
       await ensurePushConfig();
-      try {
-        const updated = await deps.writer.change({
-          tenantId: caller.tenantId,
-          taskId,
-          expectedVersion: record.version,
-          fromStates: [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED],
-          patch: {
-            state: TaskState.WORKING,
-            statusMessage: null,
-            clearLease: true,
-            runAfter: new Date(),
-            resetAttempts: true,
-          },
-          // The question the task waited on leaves its status for the history, before the answer, so
-          // the history reads as the conversation did (the SDKs' task managers do the same).
-          appendMessages: [
-            ...(record.statusMessage ? [record.statusMessage] : []),
-            { ...message, contextId: record.contextId, taskId },
-          ],
-          event: statusEvent(record, TaskState.WORKING),
-        });
-        return { record: updated, dispatch: true };
-      } catch (err) {
-        // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
-        if (!isConflict(err) || attempt >= 3) throw err;
-      }
+      return { record, dispatch: false };
+    }
+    if (isTerminal(record.state)) {
+      throw unsupportedOperation(
+        `task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`,
+      );
+    }
+    if (!isInterrupted(record.state)) {
+      throw unsupportedOperation(
+        `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
+      );
+    }
+    await ensurePushConfig();
+    try {
+      const updated = await deps.writer.change({
+        tenantId: caller.tenantId,
+        taskId,
+        expectedVersion: record.version,
+        fromStates: [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED],
+        patch: {
+          state: TaskState.WORKING,
+          statusMessage: null,
+          clearLease: true,
+          runAfter: new Date(),
+          resetAttempts: true,
+        },
+        // The question the task waited on leaves its status for the history, before the answer, so
+        // the history reads as the conversation did (the SDKs' task managers do the same).
+        appendMessages: [
+          ...(record.statusMessage ? [record.statusMessage] : []),
+          { ...message, contextId: record.contextId, taskId },
+        ],
+        event: statusEvent(record, TaskState.WORKING),
+      });
+      return { record: updated, dispatch: true };
+    } catch (err) {
+      // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
+      if (!isConflict(err) || attempt >= 3) throw err;
     }
   }
 }
