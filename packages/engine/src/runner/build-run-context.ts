@@ -11,7 +11,7 @@ export function buildRunContext(
   deps: RunnerDeps,
   { task: record, inputs }: ClaimResult,
   registration: AgentRegistration,
-  controller: AbortController,
+  run: { signal: AbortSignal; stop: (reason: 'canceled' | 'lease-lost') => void },
   log: Logger,
 ): RunContext {
   const { store } = deps;
@@ -40,7 +40,8 @@ export function buildRunContext(
     acceptedOutputModes: record.acceptedOutputModes ?? undefined,
     memory,
     log,
-    controller,
+    signal: run.signal,
+    stop: run.stop,
     storedChunks,
   });
 }

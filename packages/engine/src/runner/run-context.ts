@@ -32,7 +32,10 @@ export interface RunContextOptions {
   acceptedOutputModes: readonly string[] | undefined;
   memory: ContextMemory;
   log: AgentLogger;
-  controller: AbortController;
+  /** Aborted when the run stops (the agent's ctx.signal). */
+  signal: AbortSignal;
+  /** Stops the run (the runner's stop: records why, then aborts `signal`); a refused write calls it. */
+  stop: (reason: 'canceled' | 'lease-lost') => void;
   /** Chunks per artifact that an earlier attempt of this run already stored. */
   storedChunks: Map<string, number>;
 }
@@ -67,7 +70,7 @@ export class RunContext implements AgentContext {
     this.record = options.record;
     this.task = options.snapshot;
     this.message = options.message;
-    this.signal = options.controller.signal;
+    this.signal = options.signal;
     this.settings = options.settings;
     this.acceptedOutputModes = options.acceptedOutputModes;
     this.memory = options.memory;
@@ -276,8 +279,9 @@ export class RunContext implements AgentContext {
           } else if (patch.visibility && fresh.visibility !== 'pending') delete patch.visibility;
           continue;
         }
-        this.o.controller.abort(new RunEndedError(this.ended ?? 'lease-lost'));
-        throw new RunEndedError(this.ended ?? 'lease-lost', { cause: err });
+        const reason = this.ended === 'canceled' ? 'canceled' : 'lease-lost';
+        this.o.stop(reason);
+        throw new RunEndedError(reason, { cause: err });
       }
     }
   }

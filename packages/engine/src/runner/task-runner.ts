@@ -187,7 +187,8 @@ export class TaskRunner {
         );
         return;
       }
-      prepared = { agent, ctx: buildRunContext(deps, claim, registration, controller, log) };
+      const run = { signal: controller.signal, stop };
+      prepared = { agent, ctx: buildRunContext(deps, claim, registration, run, log) };
     } finally {
       if (!prepared) stopLease();
     }
@@ -219,10 +220,6 @@ export class TaskRunner {
         await ctx.drain();
         await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
       } else if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
-      else if (!stopReason() && (ctx.ended === 'canceled' || ctx.ended === 'lease-lost'))
-        // One of its writes was refused (the task was canceled or taken over) and the agent then
-        // returned quietly: say so, as the lease keeper's and the cancel watch's stops do below.
-        log.info({ reason: ctx.ended }, 'agent run stopped');
     } catch (err) {
       // A chunk the agent emitted just before it threw is written (or refused) before the outcome.
       await ctx.drain();
