@@ -1,4 +1,4 @@
-import { startProcess, waitFor, type RunningProcess } from '@switchyard/testing';
+import { freePort, startProcess, waitFor, type RunningProcess } from '@switchyard/testing';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from './support/console-harness.ts';
@@ -20,7 +20,7 @@ afterAll(async () => {
 
 describe('apps/console/src/main.ts', () => {
   it('serves probes and pages, then exits cleanly on SIGTERM', async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     proc = startProcess('apps/console/src/main.ts', {
       DATABASE_URL: db.url,
       REDIS_URL: redis.url,

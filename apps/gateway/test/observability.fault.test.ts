@@ -8,6 +8,7 @@ import { createOtlpCapture, type OtlpCapture } from '@switchyard/telemetry/testi
 import {
   createTestDatabase,
   createTestRedis,
+  freePort,
   startProcess,
   waitFor,
   type RunningProcess,
@@ -66,14 +67,6 @@ async function startPgProxy(target: URL): Promise<PgProxy> {
       await listen(port);
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 async function rpc(method: string, params: unknown) {

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestDatabase,
   createTestRedis,
+  freePort,
   REPO_ROOT,
   waitFor,
   type TestDatabase,
@@ -16,14 +15,6 @@ import {
 const KEY = 'sy_script_server_smoke_key_0123456789';
 let db: TestDatabase;
 let redis: TestRedis;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startProcess, waitFor, type RunningProcess } from '@switchyard/testing';
 import { SECRET } from './bench-environment.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '@switchyard/testing';
 
 /** Node's on-disk compile cache cuts each child's start CPU by about a third; it changes nothing else. */
 export const COMPILE_CACHE = path.join(os.tmpdir(), 'switchyard-bench-compile-cache');

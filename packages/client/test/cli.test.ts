@@ -3,7 +3,8 @@ import { TRAVELLERS_QUESTION } from '@switchyard/agents';
 import { TaskState, type Task } from '@switchyard/protocol';
 import { A2AClient, userMessage } from '../src/index.ts';
 import { runSwitchyard } from './support/cli-process.ts';
-import { ADMIN_TOKEN, freePort, startPlatform, TENANT, type Platform } from './support/platform.ts';
+import { freePort } from '@switchyard/testing';
+import { ADMIN_TOKEN, startPlatform, TENANT, type Platform } from './support/platform.ts';
 
 // The `switchyard` CLI as a real child process: output and the documented exit codes.
 let platform: Platform;

@@ -4,3 +4,4 @@ export { createTestRedis, type TestRedis } from './test-redis.ts';
 export { waitFor } from './wait-for.ts';
 export { REPO_ROOT, startProcess, type RunningProcess } from './child-process.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+export { freePort } from './free-port.ts';

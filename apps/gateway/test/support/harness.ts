@@ -1,4 +1,3 @@
-import net from 'node:net';
 import type { Agent } from '@switchyard/agents';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
 import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
@@ -10,7 +9,13 @@ import {
   type SecretBox,
 } from '@switchyard/store';
 import { silentLogger } from '@switchyard/telemetry';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import {
+  createTestDatabase,
+  createTestRedis,
+  freePort,
+  type TestDatabase,
+  type TestRedis,
+} from '@switchyard/testing';
 import { createGateway, type Gateway } from '../../src/create-gateway.ts';
 import { loadGatewayConfig } from '../../src/config.ts';
 import { seedFixtures, type Fixtures } from './fixtures.ts';
@@ -140,17 +145,4 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await db.drop();
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }

@@ -1,11 +1,10 @@
-import net from 'node:net';
 import { bookingAgent, echoAgent, invoiceReconcilerAgent, slowAgent } from '@switchyard/agents';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
 import { createGateway, loadGatewayConfig, type Gateway } from '@switchyard/gateway';
 import { createQueueKeys } from '@switchyard/queue';
 import { createDb, createSecretBox, PostgresAdminStore } from '@switchyard/store';
 import { silentLogger } from '@switchyard/telemetry';
-import { createTestDatabase, createTestRedis } from '@switchyard/testing';
+import { createTestDatabase, createTestRedis, freePort } from '@switchyard/testing';
 
 export const ADMIN_TOKEN = 'client-test-admin-token-0123456789';
 export const TENANT = 'acme';
@@ -113,17 +112,4 @@ export async function startPlatform(): Promise<Platform> {
       await db.drop();
     },
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
