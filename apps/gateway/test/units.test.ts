@@ -86,15 +86,52 @@ describe('ApiKeyCache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('never caches a failed lookup, and drops a whole tenant on request', async () => {
+  it('drops a whole tenant on request', async () => {
     const cache = new ApiKeyCache({
       lookup: async (key) => (key === 'good' ? identity('k1', 'acme') : null),
     });
-    expect(await cache.authenticate('bad')).toBeNull();
     await cache.authenticate('good');
     expect(cache.size).toBe(1);
     cache.revoke({ tenantId: 'acme' });
     expect(cache.size).toBe(0);
+  });
+
+  it('remembers a failure briefly, and forgets failures when a tenant changes', async () => {
+    let lookups = 0;
+    let valid = false;
+    const cache = new ApiKeyCache({
+      lookup: async () => (lookups++, valid ? identity('k1', 'acme') : null),
+      failureTtlMs: 60_000,
+    });
+    expect(await cache.authenticate('wrong')).toBeNull();
+    expect(await cache.authenticate('wrong')).toBeNull();
+    expect(lookups).toBe(1);
+    valid = true; // e.g. its tenant was enabled again
+    cache.revoke({ keyId: 'other' });
+    expect(await cache.authenticate('wrong')).toBeNull();
+    cache.revoke({ tenantId: 'acme' });
+    expect(await cache.authenticate('wrong')).toEqual(identity('k1', 'acme'));
+    expect(lookups).toBe(2);
+  });
+
+  it('shares one lookup among concurrent requests, but not with a request after a revocation', async () => {
+    const releases: Array<() => void> = [];
+    let lookups = 0;
+    const cache = new ApiKeyCache({
+      lookup: () => {
+        lookups++;
+        return new Promise<ApiKeyIdentity>((resolve) => releases.push(() => resolve(identity('k1'))));
+      },
+    });
+    const first = cache.authenticate('secret');
+    const second = cache.authenticate('secret');
+    expect(lookups).toBe(1);
+    cache.revoke({ keyId: 'k1' });
+    const afterRevocation = cache.authenticate('secret');
+    expect(lookups).toBe(2);
+    for (const release of releases) release();
+    await Promise.all([first, second, afterRevocation]);
+    expect(cache.size).toBe(1); // only the lookup that started after the revocation is kept
   });
 });
 

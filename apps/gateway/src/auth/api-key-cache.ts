@@ -6,44 +6,75 @@ export interface ApiKeyCacheOptions {
   lookup: (plaintext: string) => Promise<ApiKeyIdentity | null>;
   /** How long a successful lookup is trusted, in ms. Default 10000 (the brief's ceiling). */
   ttlMs?: number;
-  /** Entries kept at most; the oldest goes first. Default 10000. */
+  /** How long a failed lookup is remembered, in ms. Default 2000; 0 turns it off. */
+  failureTtlMs?: number;
+  /** Entries kept at most, of each kind; the oldest goes first. Default 10000. */
   maxEntries?: number;
 }
 
 /**
- * Successful API-key lookups, kept briefly so authentication is not a query per request. A revoked
- * key must stop working at once on every replica, so revocations arrive over Redis and `revoke`
- * drops the key's entries; the generation counter keeps a lookup that was in flight during a
- * revocation from putting the revoked identity back. Failures are not cached: a key created a
- * moment ago works at once.
+ * API-key lookups, kept briefly so authentication is not a query per request. A revoked key must
+ * stop working at once on every replica, so revocations arrive over Redis and `revoke` drops the
+ * key's entries; the generation counter keeps a lookup that was in flight during a revocation from
+ * putting the revoked identity back, or from answering a request that arrived after it.
+ *
+ * A client retrying with a wrong or revoked key (a misconfigured deployment, a flood) would make
+ * every request a Postgres query, so failures are remembered too, for a short while, and
+ * concurrent lookups of one key share a query. Remembering a failure cannot lock out a new key:
+ * generated keys are 256 random bits, so nobody can have tried one before it was issued. A tenant
+ * that is enabled again forgets every failure (its keys failed while it was disabled).
  */
 export class ApiKeyCache {
   readonly #lookup: ApiKeyCacheOptions['lookup'];
   readonly #ttlMs: number;
+  readonly #failureTtlMs: number;
   readonly #maxEntries: number;
   readonly #entries = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
+  readonly #failures = new Map<string, number>();
+  readonly #inFlight = new Map<string, { generation: number; lookup: Promise<ApiKeyIdentity | null> }>();
   #generation = 0;
 
-  constructor({ lookup, ttlMs = 10_000, maxEntries = 10_000 }: ApiKeyCacheOptions) {
+  constructor({ lookup, ttlMs = 10_000, failureTtlMs = 2_000, maxEntries = 10_000 }: ApiKeyCacheOptions) {
     this.#lookup = lookup;
     this.#ttlMs = ttlMs;
+    this.#failureTtlMs = failureTtlMs;
     this.#maxEntries = maxEntries;
   }
 
   async authenticate(plaintext: string): Promise<ApiKeyIdentity | null> {
-    // Keyed by a digest so the map never holds key material.
+    // Keyed by a digest so the maps never hold key material.
     const digest = createHash('sha256').update(plaintext, 'utf8').digest('base64url');
+    const now = Date.now();
     const hit = this.#entries.get(digest);
-    if (hit && hit.expiresAt > Date.now()) return hit.identity;
+    if (hit && hit.expiresAt > now) return hit.identity;
     if (hit) this.#entries.delete(digest);
+    const failedUntil = this.#failures.get(digest);
+    if (failedUntil !== undefined && failedUntil > now) return null;
+    if (failedUntil !== undefined) this.#failures.delete(digest);
+
     const generation = this.#generation;
-    const identity = await this.#lookup(plaintext);
-    if (identity && generation === this.#generation) {
-      if (this.#entries.size >= this.#maxEntries)
-        this.#entries.delete(this.#entries.keys().next().value as string);
-      this.#entries.set(digest, { identity, expiresAt: Date.now() + this.#ttlMs });
+    const pending = this.#inFlight.get(digest);
+    if (pending && pending.generation === generation) return pending.lookup;
+    const lookup = this.#lookup(plaintext);
+    this.#inFlight.set(digest, { generation, lookup });
+    try {
+      const identity = await lookup;
+      if (generation === this.#generation) this.#remember(digest, identity);
+      return identity;
+    } finally {
+      if (this.#inFlight.get(digest)?.lookup === lookup) this.#inFlight.delete(digest);
     }
-    return identity;
+  }
+
+  #remember(digest: string, identity: ApiKeyIdentity | null): void {
+    const now = Date.now();
+    if (identity) {
+      evictOldest(this.#entries, this.#maxEntries);
+      this.#entries.set(digest, { identity, expiresAt: now + this.#ttlMs });
+    } else if (this.#failureTtlMs > 0) {
+      evictOldest(this.#failures, this.#maxEntries);
+      this.#failures.set(digest, now + this.#failureTtlMs);
+    }
   }
 
   /** Drops every cached entry of the key (or of the whole tenant when only it is given). */
@@ -54,14 +85,22 @@ export class ApiKeyCache {
         target.keyId !== undefined ? identity.keyId === target.keyId : identity.tenantId === target.tenantId;
       if (matches) this.#entries.delete(digest);
     }
+    // A tenant-wide change may be an enable: its keys, remembered as failures, work again.
+    if (target.keyId === undefined) this.#failures.clear();
   }
 
   clear(): void {
     this.#generation += 1;
     this.#entries.clear();
+    this.#failures.clear();
   }
 
+  /** Identities held (failures not counted). */
   get size(): number {
     return this.#entries.size;
   }
+}
+
+function evictOldest(map: Map<string, unknown>, max: number): void {
+  if (map.size >= max) map.delete(map.keys().next().value as string);
 }
