@@ -97,7 +97,8 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
 
 async function leasesOf(d: FaultDeps, member: Member): Promise<string[]> {
   const { rows } = await d.pool.query<{ id: string }>(
-    'SELECT id FROM tasks WHERE lease_owner = $1 AND lease_expires_at > now()',
+    // A lease owner is the worker's id and the claim's token: `<worker id>/<token>`.
+    "SELECT id FROM tasks WHERE starts_with(lease_owner, $1 || '/') AND lease_expires_at > now()",
     [`${member.name}-g${member.generation}`],
   );
   return rows.map((r) => r.id);

@@ -65,7 +65,11 @@ it('a worker killed mid-task: the replacement carries on the same upstream task,
     async () => {
       const rec = await h.store.getTaskRecord('acme', id);
       const got = await client.call('GetTask', { id });
-      return rec?.leaseOwner === 'worker-a' && got.ok && (got.value.artifacts?.[0]?.parts.length ?? 0) >= 3;
+      return (
+        rec?.leaseOwner?.startsWith('worker-a/') &&
+        got.ok &&
+        (got.value.artifacts?.[0]?.parts.length ?? 0) >= 3
+      );
     },
     { timeoutMs: 30_000, what: 'worker-a to record three chunks' },
   );

@@ -35,7 +35,7 @@ async function sendAndWaitForOwner(agentId: string, owner: string, minChunks: nu
       const chunks = (await p.store.readEvents('acme', r.task.id, 0)).filter(
         (e) => e.payload.artifactUpdate,
       ).length;
-      return rec?.leaseOwner === owner && chunks >= minChunks;
+      return rec?.leaseOwner?.startsWith(`${owner}/`) && chunks >= minChunks;
     },
     { timeoutMs: 30_000, what: `task leased by ${owner} with ${minChunks} chunks` },
   );
@@ -89,10 +89,13 @@ describe('worker processes', () => {
     const taskId = await sendAndWaitForOwner('steps-freeze', 'worker-a', 3);
     a.signal('SIGSTOP');
     const b = startWorker('worker-b');
-    await waitFor(async () => (await p.store.getTaskRecord('acme', taskId))?.leaseOwner === 'worker-b', {
-      timeoutMs: 30_000,
-      what: 'takeover by worker-b',
-    }).catch((e: unknown) => {
+    await waitFor(
+      async () => (await p.store.getTaskRecord('acme', taskId))?.leaseOwner?.startsWith('worker-b/'),
+      {
+        timeoutMs: 30_000,
+        what: 'takeover by worker-b',
+      },
+    ).catch((e: unknown) => {
       console.log(b.lines.join('\n'));
       throw e;
     });

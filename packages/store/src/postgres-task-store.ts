@@ -5,6 +5,7 @@ import type {
   Caller,
   ChangeTaskInput,
   ClaimInput,
+  LeaseInput,
   ClaimResult,
   CreateTaskInput,
   CreateTaskResult,
@@ -119,7 +120,7 @@ export class PostgresTaskStore implements TaskStore {
   claimTask(input: ClaimInput): Promise<ClaimResult | null> {
     return this.#claim(input);
   }
-  renewLease(input: ClaimInput): Promise<{ ok: boolean; state: TaskState | null }> {
+  renewLease(input: LeaseInput): Promise<{ ok: boolean; state: TaskState | null }> {
     return renewLease(this.#db, input);
   }
   releaseLease(input: ReleaseLeaseInput): Promise<boolean> {

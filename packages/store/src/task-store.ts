@@ -161,7 +161,16 @@ export interface ChangeTaskInput {
 export interface ClaimInput {
   tenantId: string;
   taskId: string;
+  /** The worker process. The claim leases under this id and a token of its own: `task.leaseOwner`. */
   workerId: string;
+  leaseMs: number;
+}
+
+/** A run's lease: `leaseOwner` is the claim's `task.leaseOwner`, never the bare worker id. */
+export interface LeaseInput {
+  tenantId: string;
+  taskId: string;
+  leaseOwner: string;
   leaseMs: number;
 }
 
@@ -250,12 +259,12 @@ export interface TaskStore {
 
   claimTask(input: ClaimInput): Promise<ClaimResult | null>;
   /** Extends the lease; false when the lease is no longer ours or the task is not live. */
-  renewLease(input: ClaimInput): Promise<{ ok: boolean; state: TaskState | null }>;
+  renewLease(input: LeaseInput): Promise<{ ok: boolean; state: TaskState | null }>;
   /** Gives the lease back without counting an attempt (graceful shutdown hand-back). */
   releaseLease(input: {
     tenantId: string;
     taskId: string;
-    workerId: string;
+    leaseOwner: string;
     refundAttempt: boolean;
   }): Promise<boolean>;
   findLapsedLeases(limit: number): Promise<LapsedTask[]>;

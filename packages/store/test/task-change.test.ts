@@ -212,8 +212,8 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
         patch: { state: TaskState.COMPLETED, clearLease: true },
         event: statusEvent(task, TaskState.COMPLETED),
       });
-    await expect(write('w1')).rejects.toBeInstanceOf(ConflictError);
-    const done = await write('w2');
+    await expect(write(first!.task.leaseOwner!)).rejects.toBeInstanceOf(ConflictError);
+    const done = await write(second!.task.leaseOwner!);
     expect(done).toMatchObject({
       state: TaskState.COMPLETED,
       leaseOwner: null,

@@ -50,7 +50,13 @@ describe('claims in batches (group commit of one worker’s concurrent claims)',
     for (const [i, task] of tasks.entries()) {
       expect(results[i]).toMatchObject({
         movedToWorking: true,
-        task: { id: task.id, state: TaskState.WORKING, version: 2, leaseOwner: 'w1', attempts: 1 },
+        task: {
+          id: task.id,
+          state: TaskState.WORKING,
+          version: 2,
+          leaseOwner: expect.stringMatching(/^w1\//),
+          attempts: 1,
+        },
       });
       expect(results[i]?.task.pushDue).toBe(i % 3 === 0);
       expect(results[i]?.inputs.history).toHaveLength(1);
@@ -58,6 +64,8 @@ describe('claims in batches (group commit of one worker’s concurrent claims)',
       // The config given at creation already has seq 1's delivery; the claim adds seq 2's.
       expect((await deliverySeqs(env.db, t, task.id)).map((d) => d.seq)).toEqual(i % 3 === 0 ? [1, 2] : []);
     }
+    // Every claim of the batch leases under a token of its own.
+    expect(new Set(results.map((r) => r?.task.leaseOwner)).size).toBe(tasks.length);
   });
 
   it('gives a task asked for twice in one batch to the first claim only', async () => {
@@ -106,7 +114,10 @@ describe('claims in batches (group commit of one worker’s concurrent claims)',
       null,
       null,
     ]);
-    expect(await env.store.getTaskRecord(t, held.id)).toMatchObject({ leaseOwner: 'other', version: 2 });
+    expect(await env.store.getTaskRecord(t, held.id)).toMatchObject({
+      leaseOwner: expect.stringMatching(/^other\//),
+      version: 2,
+    });
     expect(await eventSeqs(env.db, t, lapsed.id)).toEqual([1, 2]);
   });
 

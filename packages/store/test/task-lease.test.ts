@@ -1,6 +1,7 @@
 import { TaskState } from '@switchyard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
+import { ConflictError } from '../src/errors.ts';
 import {
   agentMessage,
   createdTask,
@@ -37,7 +38,7 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
     expect(result?.task).toMatchObject({
       state: TaskState.WORKING,
       version: 2,
-      leaseOwner: 'w1',
+      leaseOwner: expect.stringMatching(/^w1\/[0-9a-f]{8}-[0-9a-f]{4}$/),
       attempts: 1,
     });
     expect(result!.task.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
@@ -67,9 +68,36 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
     const again = await claim(t, task.id, 'w2');
     expect(again).toMatchObject({
       movedToWorking: false,
-      task: { version: 2, leaseOwner: 'w2', attempts: 2 },
+      task: { version: 2, leaseOwner: expect.stringMatching(/^w2\//), attempts: 2 },
     });
     expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2]);
+  });
+
+  it('each claim leases under a token of its own, so a re-claim by the same worker fences the stale run', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const first = (await claim(t, task.id, 'w1'))!;
+    await lapseLease(env.db, t, task.id);
+    const second = (await claim(t, task.id, 'w1'))!;
+    expect(second.task.leaseOwner).not.toBe(first.task.leaseOwner);
+    const stale = { tenantId: t, taskId: task.id, leaseOwner: first.task.leaseOwner!, leaseMs: 60_000 };
+    expect(await env.store.renewLease(stale)).toEqual({ ok: false, state: TaskState.WORKING });
+    await expect(
+      env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: second.task.version,
+        fromStates: [TaskState.WORKING],
+        leaseOwner: first.task.leaseOwner!,
+        patch: { state: TaskState.COMPLETED, clearLease: true },
+        event: statusEvent(task, TaskState.COMPLETED),
+      }),
+    ).rejects.toThrow(ConflictError);
+    expect(await env.store.releaseLease({ ...stale, refundAttempt: false })).toBe(false);
+    expect(await env.store.renewLease({ ...stale, leaseOwner: second.task.leaseOwner! })).toEqual({
+      ok: true,
+      state: TaskState.WORKING,
+    });
   });
 
   it('two workers claiming at once: exactly one wins', async () => {
@@ -121,12 +149,12 @@ describe('renewLease and releaseLease', () => {
   it('renews only for the holder of a live task, and says why not otherwise', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    await claim(t, task.id, 'w1');
+    const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
     expect(
-      await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }),
+      await env.store.renewLease({ tenantId: t, taskId: task.id, leaseOwner: owner, leaseMs: 60_000 }),
     ).toEqual({ ok: true, state: TaskState.WORKING });
     expect(
-      await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w2', leaseMs: 60_000 }),
+      await env.store.renewLease({ tenantId: t, taskId: task.id, leaseOwner: 'w1', leaseMs: 60_000 }),
     ).toEqual({ ok: false, state: TaskState.WORKING });
     // Canceled under the worker: the lease stays on the row, but it is not live any more.
     await env.store.changeTask({
@@ -137,28 +165,28 @@ describe('renewLease and releaseLease', () => {
       event: statusEvent(task, TaskState.CANCELED),
     });
     expect(
-      await env.store.renewLease({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }),
+      await env.store.renewLease({ tenantId: t, taskId: task.id, leaseOwner: owner, leaseMs: 60_000 }),
     ).toEqual({ ok: false, state: TaskState.CANCELED });
     expect(
-      await env.store.renewLease({ tenantId: tenant(), taskId: task.id, workerId: 'w1', leaseMs: 60_000 }),
+      await env.store.renewLease({ tenantId: tenant(), taskId: task.id, leaseOwner: owner, leaseMs: 60_000 }),
     ).toEqual({ ok: false, state: null });
   });
 
   it('release clears the holder’s lease; a refund gives the attempt back and makes the task due now', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    await claim(t, task.id, 'w1');
+    const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
     expect(
-      await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w2', refundAttempt: true }),
+      await env.store.releaseLease({ tenantId: t, taskId: task.id, leaseOwner: 'w2', refundAttempt: true }),
     ).toBe(false);
     expect(
-      await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w1', refundAttempt: true }),
+      await env.store.releaseLease({ tenantId: t, taskId: task.id, leaseOwner: owner, refundAttempt: true }),
     ).toBe(true);
     const after = await env.store.getTaskRecord(t, task.id);
     expect(after).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, attempts: 0, version: 2 });
-    await claim(t, task.id, 'w2');
+    const again = (await claim(t, task.id, 'w2'))!.task.leaseOwner!;
     expect(
-      await env.store.releaseLease({ tenantId: t, taskId: task.id, workerId: 'w2', refundAttempt: false }),
+      await env.store.releaseLease({ tenantId: t, taskId: task.id, leaseOwner: again, refundAttempt: false }),
     ).toBe(true);
     expect((await env.store.getTaskRecord(t, task.id))?.attempts).toBe(1);
   });
@@ -169,11 +197,11 @@ describe('the reaper’s scans', () => {
     const t = tenant();
     const lapsed = await createdTask(env.store, newTask(t));
     const held = await createdTask(env.store, newTask(t));
-    await claim(t, lapsed.id, 'w1');
+    const owner = (await claim(t, lapsed.id, 'w1'))!.task.leaseOwner;
     await claim(t, held.id, 'w1');
     await lapseLease(env.db, t, lapsed.id);
     const found = (await env.store.findLapsedLeases(1000)).filter((x) => x.tenantId === t);
-    expect(found).toEqual([{ tenantId: t, taskId: lapsed.id, leaseOwner: 'w1', attempts: 1 }]);
+    expect(found).toEqual([{ tenantId: t, taskId: lapsed.id, leaseOwner: owner, attempts: 1 }]);
   });
 
   it('findDispatchable lists unleased due work, never Message replies', async () => {
@@ -182,8 +210,13 @@ describe('the reaper’s scans', () => {
     const leased = await createdTask(env.store, newTask(t));
     await claim(t, leased.id, 'w1');
     const released = await createdTask(env.store, newTask(t));
-    await claim(t, released.id, 'w1');
-    await env.store.releaseLease({ tenantId: t, taskId: released.id, workerId: 'w1', refundAttempt: false });
+    const owner = (await claim(t, released.id, 'w1'))!.task.leaseOwner!;
+    await env.store.releaseLease({
+      tenantId: t,
+      taskId: released.id,
+      leaseOwner: owner,
+      refundAttempt: false,
+    });
     const reply = await createdTask(env.store, newTask(t, { visibility: 'message' }));
     const found = (await env.store.findDispatchable(0, 1000)).filter((x) => x.tenantId === t);
     expect(found.map((x) => x.taskId).sort()).toEqual([submitted.id, released.id].sort());
@@ -203,11 +236,11 @@ describe('recoverLapsedLease', () => {
     const statusMessage = agentMessage('the worker stopped responding');
     return { statusMessage, event: statusEvent(task, TaskState.FAILED, statusMessage) };
   };
-  const recover = (t: string, taskId: string, maxAttempts: number) =>
+  const recover = (t: string, taskId: string, maxAttempts: number, leaseOwner: string) =>
     env.store.recoverLapsedLease({
       tenantId: t,
       taskId,
-      leaseOwner: 'w1',
+      leaseOwner,
       maxAttempts,
       backoffMs: (n) => n * 60_000,
       failEvent,
@@ -216,9 +249,9 @@ describe('recoverLapsedLease', () => {
   it('requeues with backoff while attempts remain', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    await claim(t, task.id, 'w1');
+    const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
     await lapseLease(env.db, t, task.id);
-    const out = await recover(t, task.id, 3);
+    const out = await recover(t, task.id, 3, owner);
     expect(out.outcome).toBe('requeued');
     if (out.outcome !== 'requeued') return;
     expect(out.task).toMatchObject({
@@ -234,9 +267,9 @@ describe('recoverLapsedLease', () => {
   it('fails the task with the fail event once attempts are used up', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    await claim(t, task.id, 'w1');
+    const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
     await lapseLease(env.db, t, task.id);
-    const out = await recover(t, task.id, 1);
+    const out = await recover(t, task.id, 1, owner);
     expect(out.outcome).toBe('failed');
     if (out.outcome !== 'failed') return;
     expect(out.task).toMatchObject({
@@ -253,20 +286,22 @@ describe('recoverLapsedLease', () => {
   it('skips a lease that is still held, held by someone else, or already recovered', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    await claim(t, task.id, 'w1');
-    expect(await recover(t, task.id, 3)).toEqual({ outcome: 'skipped' });
+    const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
+    expect(await recover(t, task.id, 3, owner)).toEqual({ outcome: 'skipped' });
     await lapseLease(env.db, t, task.id);
     await claim(t, task.id, 'w2');
-    expect(await recover(t, task.id, 3)).toEqual({ outcome: 'skipped' });
+    expect(await recover(t, task.id, 3, owner)).toEqual({ outcome: 'skipped' });
   });
 
   it('two reapers at once: exactly one acts', async () => {
     const t = tenant();
     for (const maxAttempts of [3, 1]) {
       const task = await createdTask(env.store, newTask(t));
-      await claim(t, task.id, 'w1');
+      const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
       await lapseLease(env.db, t, task.id);
-      const outs = await Promise.all(Array.from({ length: 5 }, () => recover(t, task.id, maxAttempts)));
+      const outs = await Promise.all(
+        Array.from({ length: 5 }, () => recover(t, task.id, maxAttempts, owner)),
+      );
       expect(outs.filter((o) => o.outcome !== 'skipped')).toHaveLength(1);
       expect(await eventSeqs(env.db, t, task.id)).toEqual(maxAttempts === 1 ? [1, 2, 3] : [1, 2]);
     }
@@ -285,13 +320,14 @@ describe('countRunArtifactChunks: what a retried run already stored', () => {
   it('counts chunks per artifact since the task last entered WORKING from another state', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));
-    let version = (await claim(t, task.id, 'w1'))!.task.version;
+    const claimed = (await claim(t, task.id, 'w1'))!.task;
+    let version = claimed.version;
     const chunk = async (artifactId: string) => {
       const r = await env.store.changeTask({
         tenantId: t,
         taskId: task.id,
         expectedVersion: version,
-        leaseOwner: 'w1',
+        leaseOwner: claimed.leaseOwner!,
         patch: {},
         event: {
           artifactUpdate: {
@@ -351,7 +387,7 @@ describe('countRunArtifactChunks: what a retried run already stored', () => {
       tenantId: t,
       taskId: task.id,
       expectedVersion: first.task.version,
-      leaseOwner: 'w1',
+      leaseOwner: first.task.leaseOwner!,
       patch: {},
       event: {
         artifactUpdate: {

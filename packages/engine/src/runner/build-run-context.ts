@@ -5,6 +5,7 @@ import type { Logger } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
+import { leaseOwnerOf } from './lease-keeper.ts';
 
 /** Builds the agent's context from what the claim read (history, artifacts) and its memory. */
 export function buildRunContext(
@@ -24,7 +25,7 @@ export function buildRunContext(
   return new RunContext({
     store,
     writer: deps.writer,
-    workerId: deps.workerId,
+    leaseOwner: leaseOwnerOf(record),
     record,
     snapshot: {
       id: record.id,

@@ -1,5 +1,5 @@
 import { isTerminal } from '@switchyard/protocol';
-import type { TaskStore } from '@switchyard/store';
+import type { LeaseInput, TaskStore } from '@switchyard/store';
 
 /**
  * Renews a run's lease every third of its length. When renewal says the lease is gone (another
@@ -8,7 +8,7 @@ import type { TaskStore } from '@switchyard/store';
  */
 export function keepLease(
   store: TaskStore,
-  lease: { tenantId: string; taskId: string; workerId: string; leaseMs: number },
+  lease: LeaseInput,
   onLost: (reason: 'canceled' | 'lease-lost') => void,
   onError: (err: unknown) => void,
 ): () => void {
@@ -35,4 +35,10 @@ export function keepLease(
     stopped = true;
     clearInterval(timer);
   };
+}
+
+/** The lease a claimed task's run writes under: the claim's own token (claim-task.ts). */
+export function leaseOwnerOf(record: { id: string; leaseOwner: string | null }): string {
+  if (!record.leaseOwner) throw new Error(`task ${record.id} has no lease owner`);
+  return record.leaseOwner;
 }

@@ -24,7 +24,8 @@ import type { TaskWriter } from '../task-writer.ts';
 export interface RunContextOptions {
   store: TaskStore;
   writer: TaskWriter;
-  workerId: string;
+  /** The lease the run writes under (the claim's token, lease-keeper.ts leaseOwnerOf). */
+  leaseOwner: string;
   record: TaskRecord;
   snapshot: TaskSnapshot;
   message: Message;
@@ -253,7 +254,7 @@ export class RunContext implements AgentContext {
           taskId: this.record.id,
           expectedVersion: this.record.version,
           fromStates: [TaskState.WORKING],
-          leaseOwner: this.o.workerId,
+          leaseOwner: this.o.leaseOwner,
           patch,
           event,
           ...(artifactChunk ? { artifactChunk } : {}),
@@ -264,7 +265,7 @@ export class RunContext implements AgentContext {
         if (!isConflict(err)) throw err;
         const fresh = await this.o.store.getTaskRecord(this.record.tenantId, this.record.id);
         if (!fresh || isTerminal(fresh.state)) this.ended = 'canceled';
-        else if (fresh.leaseOwner !== this.o.workerId || fresh.state !== TaskState.WORKING)
+        else if (fresh.leaseOwner !== this.o.leaseOwner || fresh.state !== TaskState.WORKING)
           this.ended = 'lease-lost';
         else if (attempt < 5) {
           // Someone else changed a field we do not own (e.g. a gateway made the task visible).

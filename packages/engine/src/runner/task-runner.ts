@@ -6,7 +6,7 @@ import type { ClaimResult, TaskRecord } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { makeVisible } from '../service/make-visible.ts';
 import { statusEvent } from '../task-events.ts';
-import { keepLease } from './lease-keeper.ts';
+import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
 import { buildRunContext, contextMemory } from './build-run-context.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
@@ -105,11 +105,16 @@ export class TaskRunner {
       stopReason = reason;
       controller.abort(new RunEndedError(reason === 'shutdown' ? 'lease-lost' : reason));
     };
-    this.active.set(key, { stop, done });
+    // A run of this task still active here has lost its lease (the claim succeeded): this
+    // process's event loop stalled past the lease and the re-dispatch came back to it. The claim's
+    // new lease token already refuses that run's writes; stop it now rather than at its next one.
+    this.active.get(key)?.stop('lease-lost');
+    const entry = { stop, done };
+    this.active.set(key, entry);
     try {
       await this.execute(claim, controller, () => stopReason, stop);
     } finally {
-      this.active.delete(key);
+      if (this.active.get(key) === entry) this.active.delete(key);
       finish();
     }
   }
@@ -171,7 +176,12 @@ export class TaskRunner {
     // worker run the task while this one runs it too (found by the fault-injection suite).
     const stopLease = keepLease(
       deps.store,
-      { tenantId: task.tenantId, taskId: task.id, workerId: deps.workerId, leaseMs: deps.config.leaseMs },
+      {
+        tenantId: task.tenantId,
+        taskId: task.id,
+        leaseOwner: leaseOwnerOf(task),
+        leaseMs: deps.config.leaseMs,
+      },
       (reason) => stop(reason),
       (err) => log.warn({ err }, 'lease renewal failed'),
     );
@@ -242,8 +252,9 @@ export class TaskRunner {
   /** Quick-reply window elapsed: the request becomes a visible Task (ARCHITECTURE.md §5). */
   private async upgrade(ctx: RunContext): Promise<void> {
     if (ctx.ended || ctx.current.visibility !== 'pending') return;
+    const leaseOwner = leaseOwnerOf(ctx.current);
     const fresh = await this.deps.store.getTaskRecord(ctx.current.tenantId, ctx.current.id);
-    if (fresh && fresh.visibility === 'pending') await makeVisible(this.deps, fresh, this.deps.workerId);
+    if (fresh && fresh.visibility === 'pending') await makeVisible(this.deps, fresh, leaseOwner);
   }
 
   private async onRunError(
@@ -278,13 +289,9 @@ export class TaskRunner {
     failure?: AgentFailure,
   ): Promise<void> {
     if (record.attempts >= this.deps.config.maxAttempts) {
-      await this.settleFailure(
-        record,
-        failure?.safeMessage ?? FAILED_MESSAGE,
-        message,
-        this.deps.workerId,
-        failure?.code,
-      ).catch((e: unknown) => log.warn({ err: e }, 'could not fail task'));
+      await this.settleFailure(record, failure?.safeMessage ?? FAILED_MESSAGE, message, failure?.code).catch(
+        (e: unknown) => log.warn({ err: e }, 'could not fail task'),
+      );
       return;
     }
     const runAfter = new Date(Date.now() + retryDelayMs(this.deps.config, record.attempts));
@@ -294,7 +301,7 @@ export class TaskRunner {
         taskId: record.id,
         expectedVersion: record.version,
         fromStates: [TaskState.WORKING],
-        leaseOwner: this.deps.workerId,
+        leaseOwner: leaseOwnerOf(record),
         patch: { clearLease: true, runAfter, lastError: message },
         event: statusEvent(record, TaskState.WORKING, record.statusMessage),
       });
@@ -315,7 +322,6 @@ export class TaskRunner {
     record: ClaimResult['task'],
     safeMessage: string,
     internal: string,
-    leaseOwner: string = this.deps.workerId,
     code?: string,
   ): Promise<void> {
     const message = {
@@ -331,7 +337,7 @@ export class TaskRunner {
       taskId: record.id,
       expectedVersion: record.version,
       fromStates: [TaskState.WORKING],
-      leaseOwner,
+      leaseOwner: leaseOwnerOf(record),
       patch: {
         state: TaskState.FAILED,
         statusMessage: message,
@@ -375,7 +381,7 @@ export class TaskRunner {
     const released = await this.deps.store.releaseLease({
       tenantId: record.tenantId,
       taskId: record.id,
-      workerId: this.deps.workerId,
+      leaseOwner: leaseOwnerOf(record),
       refundAttempt: true,
     });
     if (!released) return;

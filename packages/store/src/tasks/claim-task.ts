@@ -16,7 +16,11 @@ type ClaimRow = TaskRow & RunInputsColumns & { prev_state: TaskState; push_due: 
  * Leases live, due, unleased (or lapsed) tasks to a worker in one guarded UPDATE (ARCHITECTURE.md
  * §3 rule 4), for a batch of claims that share `claimBatchKey`. A SUBMITTED task becomes WORKING
  * with a new version and a statusUpdate event; re-claiming a WORKING task (after a lapsed lease)
- * changes no version, so the previous owner's next CAS fails on lease_owner instead. Each claim
+ * changes no version, so the previous owner's next CAS fails on lease_owner instead. The lease
+ * owner is the worker's id and a token of this claim (`worker/1a2b3c4d-5e6f`), which the run then
+ * writes, renews and releases under: a re-claim by the same worker process (its event loop stalled
+ * past the lease, and the reaper's re-dispatch came back to it) fences the stale run as surely as
+ * a claim by another worker would. Each claim
  * gets null when the guard does not hold for its task. A task asked for twice in one batch is
  * claimed once: the first claim gets it, the other null, as if it had come second.
  *
@@ -77,7 +81,7 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
         version = CASE WHEN prev.prev_state = ${submitted} THEN tasks.version + 1 ELSE tasks.version END,
         status_timestamp = CASE WHEN prev.prev_state = ${submitted}
           THEN date_trunc('milliseconds', now()) ELSE tasks.status_timestamp END,
-        lease_owner = ${workerId},
+        lease_owner = ${workerId} || '/' || left(gen_random_uuid()::text, 13),
         lease_expires_at = ${msFromNow(leaseMs)},
         attempts = tasks.attempts + 1,
         updated_at = now()

@@ -35,9 +35,11 @@ export function isRunEnding(input: ChangeTaskInput): boolean {
   );
 }
 
-/** Endings that may go in one statement: same tenant (its partition) and same lease owner. */
-export const runEndingBatchKey = (input: ChangeTaskInput): string =>
-  JSON.stringify([input.tenantId, input.leaseOwner]);
+/**
+ * Endings that may go in one statement: same tenant (its partition). Each carries its own lease
+ * owner, since every claim leases under a token of its own (claim-task.ts).
+ */
+export const runEndingBatchKey = (input: ChangeTaskInput): string => JSON.stringify([input.tenantId]);
 
 /**
  * Several run endings (isRunEnding, one runEndingBatchKey) in one statement: for each, what
@@ -61,7 +63,7 @@ export async function endRuns(
     inputs.some((i) => !isRunEnding(i) || runEndingBatchKey(i) !== runEndingBatchKey(first)) ||
     new Set(ids).size !== ids.length
   )
-    throw new Error('endRuns: every change must be a run ending of one tenant and owner, one per task');
+    throw new Error('endRuns: every change must be a run ending of one tenant, one per task');
   const conflict = (i: ChangeTaskInput) => new ConflictError(i.tenantId, i.taskId, i.expectedVersion);
   const valid = inputs.filter((i) => isTaskId(i.taskId));
   const byId = new Map<string, TaskRecord>();
@@ -107,7 +109,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
     WITH b AS (
       SELECT * FROM unnest(
         ${ids}::uuid[], ${col((i) => i.expectedVersion as number)}::integer[],
-        ${col((i) => i.patch.state!)}::text[],
+        ${col((i) => i.leaseOwner!)}::text[], ${col((i) => i.patch.state!)}::text[],
         ${col((i) => (i.patch.statusMessage ? jsonb(i.patch.statusMessage) : null))}::jsonb[],
         ${col((i) => i.patch.visibility ?? null)}::text[],
         ${col((i) => eventKind(i.event))}::text[], ${col((i) => jsonb(i.event))}::jsonb[],
@@ -121,7 +123,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         ${col((i) => (chunk(i) ? jsonb(chunk(i)!.parts) : null))}::jsonb[],
         ${col((i) => (chunk(i)?.metadata ? jsonb(chunk(i)!.metadata) : null))}::jsonb[],
         ${col((i) => (chunk(i)?.extensions ? jsonb(chunk(i)!.extensions) : null))}::jsonb[]
-      ) AS b(id, expected_version, state, status_message, visibility, kind, payload, pre_kind,
+      ) AS b(id, expected_version, lease_owner, state, status_message, visibility, kind, payload, pre_kind,
              pre_payload, artifact_id, append, last_chunk, name, description, parts, metadata,
              extensions)
     ), locked AS (
@@ -144,7 +146,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
       WHERE tasks.tenant_id = ${first.tenantId} AND tasks.id = b.id
         AND tasks.version = b.expected_version
         AND tasks.state = ${sql.lit(TaskState.WORKING)}
-        AND tasks.lease_owner = ${first.leaseOwner!}
+        AND tasks.lease_owner = b.lease_owner
       RETURNING tasks.*, b.kind, b.payload, b.pre_kind, b.pre_payload, b.artifact_id, b.append,
         b.last_chunk, b.name, b.description, b.parts, b.metadata AS chunk_metadata, b.extensions
     ), ev AS (

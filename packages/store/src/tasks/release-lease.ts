@@ -5,12 +5,13 @@ import { isTaskId } from './task-row.ts';
 export interface ReleaseLeaseInput {
   tenantId: string;
   taskId: string;
-  workerId: string;
+  /** The run's lease owner (the claim's `task.leaseOwner`). */
+  leaseOwner: string;
   /** Graceful hand-back: the attempt does not count and the task is due again at once. */
   refundAttempt: boolean;
 }
 
-/** Clears the lease if `workerId` still holds it; false when it does not (nothing to give back). */
+/** Clears the lease if `leaseOwner` still holds it; false when it does not (nothing to give back). */
 export async function releaseLease(db: Db, input: ReleaseLeaseInput): Promise<boolean> {
   if (!isTaskId(input.taskId)) return false;
   const result = await db
@@ -25,7 +26,7 @@ export async function releaseLease(db: Db, input: ReleaseLeaseInput): Promise<bo
     }))
     .where('tenant_id', '=', input.tenantId)
     .where('id', '=', input.taskId)
-    .where('lease_owner', '=', input.workerId)
+    .where('lease_owner', '=', input.leaseOwner)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -1,19 +1,19 @@
 import { TaskState } from '@switchyard/protocol';
 import type { Db } from '../db.ts';
-import type { ClaimInput } from '../task-store.ts';
+import type { LeaseInput } from '../task-store.ts';
 import { msFromNow } from './sql-time.ts';
 import { isTaskId } from './task-row.ts';
 
 const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
 
 /**
- * Extends the worker's lease while the task is live. When it fails, the current state comes back
+ * Extends the run's lease while the task is live. When it fails, the current state comes back
  * too, so the worker can tell "canceled under me" (stop quietly) from "lease lost" (another worker
  * owns it now). Renewal is not a task change: no version, no event.
  */
 export async function renewLease(
   db: Db,
-  input: ClaimInput,
+  input: LeaseInput,
 ): Promise<{ ok: boolean; state: TaskState | null }> {
   if (!isTaskId(input.taskId)) return { ok: false, state: null };
   const renewed = await db
@@ -21,7 +21,7 @@ export async function renewLease(
     .set({ lease_expires_at: msFromNow(input.leaseMs) })
     .where('tenant_id', '=', input.tenantId)
     .where('id', '=', input.taskId)
-    .where('lease_owner', '=', input.workerId)
+    .where('lease_owner', '=', input.leaseOwner)
     .where('state', 'in', LIVE)
     .returning('state')
     .executeTakeFirst();
