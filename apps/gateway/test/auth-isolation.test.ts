@@ -31,8 +31,9 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(reply.status).toBe(401);
     expect(reply.reason).toBe('UNAUTHENTICATED');
     expect(reply.headers.get('www-authenticate')).toContain('ApiKey header="X-API-Key"');
+    // The request's id (the client's first is 1), read from the body after the refusal.
     if (binding === 'jsonrpc')
-      expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.any(String) } });
+      expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { message: expect.any(String) } });
     else expect(reply.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
   });
 

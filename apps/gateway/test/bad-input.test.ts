@@ -112,7 +112,7 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     });
   });
 
-  it('a non-JSON Content-Type is 415', async () => {
+  it('a non-JSON Content-Type is 415 with -32005, as the TCK asserts (JSONRPC-SSE-002)', async () => {
     const reply = await rpc({ raw: '{}', headers: { 'Content-Type': 'text/plain' } });
     expect(reply.status).toBe(415);
     expect(reply.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32005 } });
@@ -138,6 +138,43 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     const reply = await send('GET', rpcUrl, { key: key() });
     expect(reply.status).toBe(405);
     expect(reply.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32601 } });
+  });
+});
+
+describe('JSON-RPC refusals before the body is read (JSON-RPC 2.0 §5: the id when it can be determined)', () => {
+  const getTask = { jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: randomUUID() } };
+
+  it('no credentials: 401 that echoes the request id', async () => {
+    const reply = await send('POST', rpcUrl, { body: getTask });
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32000 } });
+  });
+
+  it('an unknown agent: 404 that echoes the request id', async () => {
+    const reply = await send('POST', `${h.url}/agents/acme/nobody/rpc`, {
+      key: key(),
+      body: { ...getTask, id: 'req-404' },
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ id: 'req-404', error: { code: -32001 } });
+  });
+
+  it('a body that is not declared JSON is never parsed: 415 with id null', async () => {
+    const reply = await send('POST', rpcUrl, {
+      raw: JSON.stringify(getTask),
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(reply.status).toBe(415);
+    expect(reply.body).toMatchObject({ id: null, error: { code: -32005 } });
+  });
+
+  it('an unreadable or too large refused body: id null', async () => {
+    const broken = await send('POST', rpcUrl, { raw: '{"jsonrpc":"2.0","id":7,' });
+    expect(broken.status).toBe(401);
+    expect(broken.body).toMatchObject({ id: null });
+    const big = await send('POST', rpcUrl, { body: { ...getTask, pad: 'x'.repeat(LIMIT) } });
+    expect(big.status).toBe(401);
+    expect(big.body).toMatchObject({ id: null });
   });
 });
 
@@ -207,8 +244,20 @@ describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
     expect(reply.status).toBe(415);
   });
 
-  it('an unknown route is 404 and a wrong verb 405', async () => {
-    expect((await rest('GET', '/nothing-here/at-all/x')).status).toBe(404);
+  it('an unknown route is 404 NOT_FOUND (google.rpc.Code for 404) and a wrong verb 405', async () => {
+    for (const reply of [
+      await rest('GET', '/nothing-here/at-all/x'),
+      await send('GET', `${h.url}/nowhere`),
+    ]) {
+      expect(reply.status).toBe(404);
+      expect(reply.body).toMatchObject({
+        error: {
+          code: 404,
+          status: 'NOT_FOUND',
+          details: [expect.objectContaining({ reason: 'METHOD_NOT_FOUND' })],
+        },
+      });
+    }
     expect((await rest('DELETE', '/tasks')).status).toBe(405);
     expect((await rest('GET', '/message:send')).status).toBe(405);
   });

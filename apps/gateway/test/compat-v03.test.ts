@@ -385,7 +385,7 @@ describe('0.3 on the wire', () => {
     );
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toMatchObject({
-      id: null,
+      id: 3,
       error: { code: -32000, data: { reason: 'UNAUTHENTICATED' } },
     });
 

@@ -7,7 +7,7 @@ import { TaskState, toV03StreamResult, unsupportedOperation } from '@switchyard/
 import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { jsonRpcSseFormat, jsonRpcV03SseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
-import { streamSse } from '../src/sse/sse-stream.ts';
+import { streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';
 import { openSse } from './support/http.ts';
 
@@ -45,11 +45,12 @@ async function serve(
     maxBufferBytes?: number;
     registry?: StreamRegistry;
     onEnd?: () => void;
+    format?: SseFormat;
   } = {},
 ): Promise<{ url: string; port: number }> {
   const app = express();
   app.get('/', (_req, res) => {
-    streamSse(res, make(), restSseFormat('v1.0.1'), {
+    streamSse(res, make(), options.format ?? restSseFormat('v1.0.1'), {
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
       registry: options.registry ?? new StreamRegistry(),
@@ -64,20 +65,50 @@ async function serve(
   return { url: `http://127.0.0.1:${port}/`, port };
 }
 
+/** A stream whose first item is followed by an error, the way a failed event-log read ends it. */
+const failingAfterFirst = () =>
+  opened(item(1), (sink) => {
+    setImmediate(() => sink.end(unsupportedOperation('gone')));
+    return () => undefined;
+  });
+
 describe('streamSse', () => {
-  it('an error after the first event is sent as a final error event, then the stream closes', async () => {
-    const { url } = await serve(() =>
-      opened(item(1), (sink) => {
-        setImmediate(() => sink.end(unsupportedOperation('gone')));
-        return () => undefined;
-      }),
-    );
+  it('HTTP+JSON: an error after the first event is a final event named `error`, then the stream closes', async () => {
+    const { url } = await serve(failingAfterFirst);
     const reply = await openSse('GET', url, { noVersion: true });
     expect(reply.events).toHaveLength(2);
-    expect(reply.events[0]?.id).toBe('1');
+    expect(reply.events[0]).toMatchObject({ id: '1' });
+    expect(reply.events[0]).not.toHaveProperty('event');
+    // a2a-js's RestTransport raises only on an event named `error` carrying {error: google.rpc.Status}.
     expect(reply.events[1]).toEqual({
       id: undefined,
-      data: { error: expect.objectContaining({ code: 400, status: 'FAILED_PRECONDITION', message: 'gone' }) },
+      event: 'error',
+      data: {
+        error: {
+          code: 400,
+          status: 'FAILED_PRECONDITION',
+          message: 'gone',
+          details: [expect.objectContaining({ reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' })],
+        },
+      },
+    });
+  });
+
+  it('JSON-RPC: the same error is an unnamed event holding a JSON-RPC error response with the id', async () => {
+    const { url } = await serve(failingAfterFirst, { format: jsonRpcSseFormat(7) });
+    const reply = await openSse('GET', url, { noVersion: true });
+    expect(reply.events).toHaveLength(2);
+    expect(reply.events[1]).toEqual({
+      id: undefined,
+      data: {
+        jsonrpc: '2.0',
+        id: 7,
+        error: {
+          code: -32004,
+          message: 'gone',
+          data: [expect.objectContaining({ reason: 'UNSUPPORTED_OPERATION' })],
+        },
+      },
     });
   });
 

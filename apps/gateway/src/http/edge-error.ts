@@ -1,19 +1,30 @@
-import { A2AError } from '@switchyard/protocol';
+import { A2AError, type GrpcStatusName } from '@switchyard/protocol';
 
 /**
  * Some failures are about HTTP itself, not an A2A operation: the body's media type (415), a verb a
  * route does not take (405), an unknown route or agent (404). Their status is fixed whatever the
- * error-mapping column, and JSON-RPC answers them at the HTTP layer as well.
+ * error-mapping column, and JSON-RPC answers them at the HTTP layer as well. Where the registry's
+ * gRPC code name would contradict the forced status, the google.rpc `status` is fixed too.
  */
-const forced = new WeakMap<A2AError, number>();
+interface EdgeStatus {
+  http: number;
+  grpc: GrpcStatusName | undefined;
+}
 
-export function withHttpStatus(error: A2AError, status: number): A2AError {
-  forced.set(error, status);
+const forced = new WeakMap<A2AError, EdgeStatus>();
+
+export function withHttpStatus(error: A2AError, http: number, grpc?: GrpcStatusName): A2AError {
+  forced.set(error, { http, grpc });
   return error;
 }
 
 export function forcedHttpStatus(error: A2AError): number | undefined {
-  return forced.get(error);
+  return forced.get(error)?.http;
+}
+
+/** The google.rpc `status` of an HTTP+JSON reply, when the edge fixed it (else the registry's). */
+export function forcedGrpcStatus(error: A2AError): GrpcStatusName | undefined {
+  return forced.get(error)?.grpc;
 }
 
 /** Unknown agent, or a tenant segment that is not the caller's: 404 with no hint (digest §9 rule 4). */
@@ -21,7 +32,12 @@ export function notFound(): A2AError {
   return withHttpStatus(new A2AError('TaskNotFound', { message: 'Not found' }), 404);
 }
 
-/** HTTP Content-Type of the body is not JSON (RFC 9110 §15.5.16: 415). */
+/**
+ * HTTP Content-Type of the body is not JSON (RFC 9110 §15.5.16: 415). ContentTypeNotSupported
+ * (-32005), although the spec defines it for parts' media types: the TCK asserts exactly this
+ * error for this request (JSONRPC-SSE-002 sends `text/plain`; HTTP_JSON-STATUS-001 expects 415),
+ * and a2a-js 1.3.0's content-type guards answer it the same way on both bindings.
+ */
 export function unsupportedMediaType(): A2AError {
   return withHttpStatus(
     new A2AError('ContentTypeNotSupported', {
@@ -31,9 +47,13 @@ export function unsupportedMediaType(): A2AError {
   );
 }
 
-/** No such path at all (digest §5.3: an unknown route is 404). */
+/**
+ * No such path at all (digest §5.3: an unknown route is 404). MethodNotFound says what is wrong,
+ * but its gRPC code, UNIMPLEMENTED, means HTTP 501 in google.rpc.Code's mapping (AIP-193), where
+ * 404 is NOT_FOUND; a2a-js's toRestErrorBody names a 404 that is no A2A error NOT_FOUND as well.
+ */
 export function unknownRoute(): A2AError {
-  return withHttpStatus(new A2AError('MethodNotFound', { message: 'No such route' }), 404);
+  return withHttpStatus(new A2AError('MethodNotFound', { message: 'No such route' }), 404, 'NOT_FOUND');
 }
 
 export function methodNotAllowed(method: string): A2AError {

@@ -8,7 +8,7 @@ import {
   type JsonRpcErrorResponse,
   type JsonRpcId,
 } from '@switchyard/protocol';
-import { forcedHttpStatus } from './edge-error.ts';
+import { forcedGrpcStatus, forcedHttpStatus } from './edge-error.ts';
 
 /** Media type of HTTP+JSON bodies (digest §1, §12 #3: a2a+json is the 1.0.1 preference). */
 export const A2A_JSON = 'application/a2a+json';
@@ -70,7 +70,12 @@ export function sendJsonRpcError(
 export function restErrorBody(error: A2AError, mapping: ErrorMapping) {
   const http = toHttpError(error, mapping);
   const status = forcedHttpStatus(error) ?? http.status;
-  return { status, headers: http.headers, body: { error: { ...http.body.error, code: status } } };
+  const grpc = forcedGrpcStatus(error) ?? http.body.error.status;
+  return {
+    status,
+    headers: http.headers,
+    body: { error: { ...http.body.error, code: status, status: grpc } },
+  };
 }
 
 export function sendRestError(

@@ -18,7 +18,7 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   const declared = req.headers['content-length'];
   if (!isJsonMediaType(req.headers['content-type'])) throw unsupportedMediaType();
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
-  const raw = await collect(req, limitBytes);
+  const raw = await collectBody(req, limitBytes);
   if (raw.length === 0) return undefined;
   let text: string;
   try {
@@ -57,7 +57,8 @@ export function isJsonMediaType(header: string | undefined): boolean {
   });
 }
 
-function collect(req: Request, limitBytes: number): Promise<Buffer> {
+/** The raw body, refused with PayloadTooLarge past `limitBytes` (the rest is left to drain). */
+export function collectBody(req: Request, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -31,6 +31,12 @@ function responseJson(response: StreamResponse, cache: WeakMap<StreamResponse, s
  * class, not an object of closures: one is held by every open stream.
  */
 class JsonRpcSseFormat implements SseFormat {
+  /**
+   * Unnamed, like every other event: the error is a JSON-RPC error response in `data:` with the
+   * request's id. a2a-js's JsonRpcTransport (1.3.0) reads every event's data as a JSON-RPC
+   * response whatever its name, and raises on `error`; the digest (§4.1) defines no event names.
+   */
+  readonly errorEvent = undefined;
   readonly #id: JsonRpcId;
   readonly #head: string;
   readonly #v03: boolean;
@@ -59,8 +65,18 @@ export function jsonRpcV03SseFormat(id: JsonRpcId): SseFormat {
   return new JsonRpcSseFormat(id, true);
 }
 
-/** HTTP+JSON: the bare StreamResponse (digest §4.2); an error is `{error: google.rpc.Status}`. */
+/**
+ * HTTP+JSON: the bare StreamResponse (digest §4.2); an error is an event named `error` whose data
+ * is `{error: google.rpc.Status}` (the spec leaves it open, issue #1262).
+ */
 class RestSseFormat implements SseFormat {
+  /**
+   * The name is what makes it an error to clients: a2a-js's RestTransport (1.3.0) raises only on
+   * an event named `error`, building the A2A error from its google.rpc.Status (ErrorInfo reason),
+   * and parses any other event as a StreamResponse, so an unnamed error passed as an empty event.
+   * a2a-js's own server writes the same frame (formatSSEErrorEvent).
+   */
+  readonly errorEvent = 'error';
   readonly #mapping: ErrorMapping;
 
   constructor(mapping: ErrorMapping) {

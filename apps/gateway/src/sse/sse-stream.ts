@@ -9,7 +9,10 @@ import type { StreamRegistry } from './stream-registry.ts';
 export interface SseFormat {
   /** The event's `data:` line: JSON text (formats cache it per event, see binding-formats.ts). */
   itemJson(item: StreamItem): string;
+  /** The final error event's `data:`, as a JSON value. */
   error(error: A2AError): unknown;
+  /** The final error event's `event:` name; undefined sends it unnamed, like the items. */
+  readonly errorEvent: string | undefined;
 }
 
 export interface SseOptions {
@@ -113,7 +116,9 @@ class SseStream implements StreamSink {
     if (err !== undefined) {
       const error = fromUnknown(err);
       if (error.kind === 'Internal') this.#options.log.log.error({ err }, 'stream failed');
-      this.#write(`data: ${JSON.stringify(this.#format.error(error))}\n\n`);
+      const name = this.#format.errorEvent;
+      const data = JSON.stringify(this.#format.error(error));
+      this.#write(`${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`);
     }
     this.#close();
   }

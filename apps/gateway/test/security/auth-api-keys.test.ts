@@ -60,7 +60,7 @@ function expectUnauthenticated(reply: ProbeReply, route: RouteCall): void {
   if (route.binding === 'jsonrpc') {
     expectWellFormedRpc(reply);
     expect(reply.body, route.name).toMatchObject({
-      id: null,
+      id: (route.body as { id: number }).id,
       error: { data: [{ reason: 'UNAUTHENTICATED' }] },
     });
   } else {

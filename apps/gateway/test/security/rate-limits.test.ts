@@ -76,9 +76,9 @@ describe('per-credential budget', () => {
     );
     expect(Number(rpc.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expectWellFormedRpc(rpc);
-    // Refused before the body is read (like a 401), so the envelope's id is not known: null.
+    // Refused before the handler reads the body (like a 401); the id is read from it afterwards.
     expect(rpc.body).toMatchObject({
-      id: null,
+      id: 'r',
       error: { code: -32000, data: [{ reason: 'RESOURCE_EXHAUSTED' }] },
     });
   });

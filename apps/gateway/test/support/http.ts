@@ -51,9 +51,10 @@ export async function send(method: string, url: string, options: RequestOptions 
   return { status: response.status, headers: response.headers, text, body };
 }
 
-/** One SSE event: `id:` and the parsed `data:`. Comments are collected separately. */
+/** One SSE event: `id:`, `event:` (its name) and the parsed `data:`. Comments are collected separately. */
 export interface SseEvent {
   id: string | undefined;
+  event?: string;
   data: unknown;
 }
 
@@ -126,12 +127,15 @@ export async function openSse(
 
 function parseBlock(block: string, comments: string[]): SseEvent | undefined {
   let id: string | undefined;
+  let event: string | undefined;
   const data: string[] = [];
   for (const line of block.split('\n')) {
     if (line.startsWith(':')) comments.push(line.slice(1).trim());
     else if (line.startsWith('id:')) id = line.slice(3).trim();
+    else if (line.startsWith('event:')) event = line.slice(6).trim();
     else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
   }
   if (data.length === 0) return undefined;
-  return { id, data: JSON.parse(data.join('\n')) as unknown };
+  const parsed = { id, data: JSON.parse(data.join('\n')) as unknown };
+  return event === undefined ? parsed : { ...parsed, event };
 }
