@@ -76,6 +76,11 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   STREAM_CLOSE_ON_INPUT_REQUIRED: boolVar(true),
   /** Close SSE streams at AUTH_REQUIRED (digest §7.7). Default false. */
   STREAM_CLOSE_ON_AUTH_REQUIRED: boolVar(false),
+  /**
+   * messageId is the idempotency key (a retry gets the first answer). Default true; false only for
+   * conformance suites that reuse messageIds for new requests (the A2A TCK).
+   */
+  MESSAGE_ID_IDEMPOTENCY: boolVar(true),
   /** On SIGTERM, in-flight requests get this long before connections are cut, in ms. Default 10000. */
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
 });

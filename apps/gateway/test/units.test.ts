@@ -35,6 +35,7 @@ describe('loadGatewayConfig', () => {
       WEBHOOK_ALLOW_CIDRS: [],
       STREAM_CLOSE_ON_INPUT_REQUIRED: true,
       STREAM_CLOSE_ON_AUTH_REQUIRED: false,
+      MESSAGE_ID_IDEMPOTENCY: true,
       jwtEnabled: false,
       PG_PREPARED_STATEMENTS: 64,
       PG_IDLE_TIMEOUT_MS: 300_000,

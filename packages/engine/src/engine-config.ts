@@ -30,6 +30,13 @@ export interface EngineConfig {
    * Default 900000 ms (15 minutes); 0 turns the limit off.
    */
   runTimeoutMs: number;
+  /**
+   * messageId is the idempotency key (ARCHITECTURE.md §3 rule 5): a retried send returns the
+   * first answer, and a reuse that asks for something else is refused. Default true. False makes
+   * every send new work whatever its messageId, which the A2A spec allows (duplicate detection is
+   * a MAY) and conformance suites that reuse ids expect; a retried send then runs twice.
+   */
+  messageIdIdempotency: boolean;
 }
 
 export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
@@ -45,6 +52,7 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   closeStreamOnInputRequired: true,
   closeStreamOnAuthRequired: false,
   runTimeoutMs: 900_000,
+  messageIdIdempotency: true,
 });
 
 export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {

@@ -79,8 +79,13 @@ export interface CreateTaskInput {
   agentId: string;
   owner: string;
   visibility: Visibility;
-  /** The first history entry; its messageId is the idempotency key. */
+  /** The first history entry; its messageId is the idempotency key unless `idempotencyKey` is set. */
   message: Message;
+  /**
+   * The key a retry of this send is recognised by, when it is not the messageId: the engine sets
+   * a key of its own per task when messageId idempotency is off (conformance suites).
+   */
+  idempotencyKey?: string;
   metadata?: Record<string, unknown>;
   pushConfig?: NewPushConfig;
   /** The event appended as seq 1 (normally a `task` snapshot). */

@@ -20,6 +20,7 @@ export function buildServices({
     blockingTimeoutMs: config.BLOCKING_TIMEOUT_MS,
     closeStreamOnInputRequired: config.STREAM_CLOSE_ON_INPUT_REQUIRED,
     closeStreamOnAuthRequired: config.STREAM_CLOSE_ON_AUTH_REQUIRED,
+    messageIdIdempotency: config.MESSAGE_ID_IDEMPOTENCY,
     ...engine,
   };
   const bundle = createTaskService({

@@ -59,6 +59,8 @@ export async function acceptMessage(
     owner: caller.principal,
     visibility,
     message: storedMessage,
+    // Idempotency off: a key of this task's own, so no earlier send is ever found.
+    ...(deps.config.messageIdIdempotency ? {} : { idempotencyKey: `${message.messageId}\n${id}` }),
     ...(request.metadata ? { metadata: request.metadata } : {}),
     ...(pushConfig ? { pushConfig } : {}),
     traceContext: injectTraceContext(),
@@ -124,7 +126,9 @@ async function continueTask(
     }
     const history = await deps.store.getHistory(caller.tenantId, taskId);
     // A retried continuation (same messageId) is answered without appending it again.
-    const earlier = history.find((m) => m.messageId === message.messageId);
+    const earlier = deps.config.messageIdIdempotency
+      ? history.find((m) => m.messageId === message.messageId)
+      : undefined;
     if (earlier) {
       if (!sameMessage(earlier, message)) throw messageIdReused('a different message');
       await ensurePushConfig();

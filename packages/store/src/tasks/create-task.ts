@@ -49,7 +49,7 @@ function insertTaskStatement(db: Db, p: ValueOf<CreateTaskInput>) {
         .insertInto('idempotency_keys')
         .values({
           tenant_id: p((i) => i.tenantId),
-          message_id: p((i) => i.message.messageId),
+          message_id: p((i) => idempotencyKeyOf(i)),
           principal: p((i) => i.owner),
           task_id: p((i) => i.id),
         })
@@ -144,7 +144,7 @@ export async function earlierSend(db: Db, input: CreateTaskInput): Promise<Creat
     .selectFrom('idempotency_keys')
     .select(['task_id', 'principal'])
     .where('tenant_id', '=', input.tenantId)
-    .where('message_id', '=', input.message.messageId)
+    .where('message_id', '=', idempotencyKeyOf(input))
     .executeTakeFirstOrThrow();
   return { created: false, taskId: seen.task_id, principal: seen.principal };
 }
@@ -162,4 +162,9 @@ async function createTaskWithPushConfig(
     if (input.visibility === 'task') await insertPushDeliveries(tx, input.tenantId, input.id, 1);
     return { created: true, task: { ...toTaskRecord(row as TaskRow), pushDue: input.visibility === 'task' } };
   });
+}
+
+/** What the idempotency_keys row is keyed by: the messageId unless the engine chose a key. */
+export function idempotencyKeyOf(input: CreateTaskInput): string {
+  return input.idempotencyKey ?? input.message.messageId;
 }

@@ -4,7 +4,7 @@ import type { Db } from '../db.ts';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
 import { asError } from '../coalesced-calls.ts';
-import { earlierSend } from './create-task.ts';
+import { earlierSend, idempotencyKeyOf } from './create-task.ts';
 import { jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /**
@@ -47,7 +47,7 @@ function createTasksStatement(tenantId: string, inputs: readonly CreateTaskInput
   return sql<TaskRow>`
     WITH b AS (
       SELECT * FROM unnest(
-        ${col((i) => i.id)}::uuid[], ${col((i) => i.message.messageId)}::text[],
+        ${col((i) => i.id)}::uuid[], ${col((i) => idempotencyKeyOf(i))}::text[],
         ${col((i) => i.contextId)}::text[], ${col((i) => i.agentId)}::text[],
         ${col((i) => i.owner)}::text[], ${col((i) => i.visibility)}::text[],
         ${col((i) => (i.metadata ? jsonb(i.metadata) : null))}::jsonb[],
