@@ -29,15 +29,13 @@ describe('loadConsoleConfig', () => {
   });
 
   it('requires an admin token in production and makes the cookie Secure there', () => {
-    expect(() => loadConsoleConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_ADMIN_TOKEN: required/);
-    const config = loadConsoleConfig({
-      NODE_ENV: 'production',
-      SWITCHYARD_ADMIN_TOKEN: 'a-long-enough-admin-token',
-    });
+    const production = { NODE_ENV: 'production', SWITCHYARD_SECRET_KEY: 'a-secret-key-of-our-own' };
+    expect(() => loadConsoleConfig(production)).toThrow(/SWITCHYARD_ADMIN_TOKEN: required/);
+    const config = loadConsoleConfig({ ...production, SWITCHYARD_ADMIN_TOKEN: 'a-long-enough-admin-token' });
     expect(config.CONSOLE_SECURE_COOKIE).toBe(true);
     expect(
       loadConsoleConfig({
-        NODE_ENV: 'production',
+        ...production,
         SWITCHYARD_ADMIN_TOKEN: 'a-long-enough-admin-token',
         CONSOLE_SECURE_COOKIE: 'false',
       }).CONSOLE_SECURE_COOKIE,

@@ -47,7 +47,26 @@ describe('loadGatewayConfig', () => {
   });
 
   it('requires the admin token in production and names bad variables', () => {
-    expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_ADMIN_TOKEN/);
+    const production = { NODE_ENV: 'production', SWITCHYARD_SECRET_KEY: 'a-secret-key-of-our-own' };
+    expect(() => loadGatewayConfig(production)).toThrow(/SWITCHYARD_ADMIN_TOKEN: required/);
+    // The development values in this repository are public: production refuses every one.
+    for (const [name, value] of [
+      ['SWITCHYARD_SECRET_KEY', 'switchyard-dev-secret-key-change-me'],
+      ['SWITCHYARD_ADMIN_TOKEN', 'switchyard-dev-admin-token'],
+      ['SWITCHYARD_ADMIN_TOKEN', 'CHANGE-ME-to-a-long-token'],
+      ['SWITCHYARD_DEMO_API_KEY', 'switchyard-demo-api-key'],
+    ])
+      expect(() =>
+        loadGatewayConfig({
+          ...production,
+          SWITCHYARD_ADMIN_TOKEN: 'an-admin-token-of-our-own',
+          [name!]: value,
+        }),
+      ).toThrow(new RegExp(`${name}: a development value`));
+    expect(
+      loadGatewayConfig({ ...production, SWITCHYARD_ADMIN_TOKEN: 'an-admin-token-of-our-own' }).NODE_ENV,
+    ).toBe('production');
+    expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_SECRET_KEY/);
     expect(() => loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadGatewayConfig({ HTTP_ERROR_MAPPING: 'v2' })).toThrow(/HTTP_ERROR_MAPPING/);
     expect(() => loadGatewayConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);

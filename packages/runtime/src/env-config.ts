@@ -16,6 +16,20 @@ export class ConfigError extends Error {
 
 export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): Readonly<z.infer<S>> {
   const result = schema.safeParse(env);
+  if (result.success && env['NODE_ENV'] === 'production') {
+    const values = result.data as Record<string, unknown>;
+    const public_ = [...DEVELOPMENT_SECRETS].filter(([name, known]) => {
+      const value = values[name] ?? env[name];
+      return typeof value === 'string' && (value === known || /change-?me/i.test(value));
+    });
+    if (public_.length > 0)
+      throw new ConfigError(
+        public_.map(
+          ([name]) =>
+            `${name}: a development value everyone knows; set one of your own when NODE_ENV=production`,
+        ),
+      );
+  }
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((issue) => {
@@ -27,6 +41,17 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
   }
   return Object.freeze(result.data);
 }
+
+/**
+ * Development defaults of secrets, public because they are in this repository (docker-compose.yml,
+ * script/server, the schemas' defaults), and the manifests' CHANGE-ME placeholders: a process
+ * started with NODE_ENV=production refuses them, whichever of them its schema reads.
+ */
+const DEVELOPMENT_SECRETS = new Map([
+  ['SWITCHYARD_SECRET_KEY', 'switchyard-dev-secret-key-change-me'],
+  ['SWITCHYARD_ADMIN_TOKEN', 'switchyard-dev-admin-token'],
+  ['SWITCHYARD_DEMO_API_KEY', 'switchyard-demo-api-key'],
+]);
 
 function secretSafe(name: string, value: string): string {
   return /SECRET|KEY|TOKEN|PASSWORD/i.test(name) ? '[redacted]' : value;

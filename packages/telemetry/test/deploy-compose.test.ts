@@ -131,9 +131,9 @@ describe('docker-compose.yml', () => {
   it('the worker scales with --scale: no fixed name, no host ports', () => {
     expect(services.worker?.container_name).toBeUndefined();
     expect(services.worker?.ports).toBeUndefined();
-    expect(services.gateway?.ports).toEqual(['${GATEWAY_PORT:-8080}:8080']);
-    expect(services.console?.ports).toEqual(['${CONSOLE_PORT:-8090}:8090']);
-    expect(services.jaeger?.ports).toEqual(['${JAEGER_UI_PORT:-16686}:16686']);
+    expect(services.gateway?.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:${GATEWAY_PORT:-8080}:8080']);
+    expect(services.console?.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:${CONSOLE_PORT:-8090}:8090']);
+    expect(services.jaeger?.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:${JAEGER_UI_PORT:-16686}:16686']);
   });
 
   it('builds from a Dockerfile that exists', () => {
