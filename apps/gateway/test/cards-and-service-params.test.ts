@@ -43,6 +43,14 @@ describe('agent cards (digest §4.4)', () => {
     expect(reply.text).not.toMatch(/extendedSkills|executor|settings/);
   });
 
+  it('a name that cannot be an agent is 404 without authentication, never a 500 (a NUL byte reached Postgres)', async () => {
+    for (const agent of ['%00/x', 'acme/%00', 'ACME/echo', `acme/${'a'.repeat(64)}`, 'acme/ech%C3%B6']) {
+      const reply = await send('GET', cardUrl(agent));
+      expect(reply.status, agent).toBe(404);
+      expect(reply.text).not.toMatch(/stack|at \w+ \(/);
+    }
+  });
+
   it('without A2A-Version (0.3, digest §6) the card is 0.3-shaped, with the 1.0 interfaces embedded (§13.4)', async () => {
     const reply = await send('GET', cardUrl('acme/echo'), { noVersion: true });
     expect(reply.status).toBe(200);

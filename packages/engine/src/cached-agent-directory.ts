@@ -1,5 +1,12 @@
 import type { AgentDirectory, AgentRegistration } from './ports.ts';
 
+/**
+ * Tenant and agent ids are slugs (the admin API's rule, apps/gateway/src/admin/admin-schemas.ts).
+ * Anything else names no agent: answered without a query, and not cached, so made-up names in
+ * public card URLs neither reach Postgres (a NUL byte made it raise) nor push real agents out.
+ */
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
 export type LoadAgent = (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
 
 /**
@@ -17,6 +24,7 @@ export class CachedAgentDirectory implements AgentDirectory {
   }
 
   getAgent(tenantId: string, agentId: string): Promise<AgentRegistration | null> {
+    if (!SLUG.test(tenantId) || !SLUG.test(agentId)) return Promise.resolve(null);
     const key = `${tenantId}/${agentId}`;
     const hit = this.cache.get(key);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
