@@ -2,6 +2,7 @@ import { TaskState } from '@switchyard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
 import { ConflictError } from '../src/errors.ts';
+import { changeTask } from '../src/tasks/change-task.ts';
 import {
   agentMessage,
   createdTask,
@@ -142,6 +143,45 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
     expect(await claim(t, later.id, 'w')).toBeNull();
     expect(await claim(tenant(), foreign.id, 'w')).toBeNull();
     expect(await claim(t, 'not-a-uuid', 'w')).toBeNull();
+  });
+});
+
+describe("a take-over claim racing the lapsed owner's last write", () => {
+  it('reads the run inputs after the write it waited for, so no stored chunk is written twice', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const a = (await claim(t, task.id, 'A'))!;
+    const chunkWrite = (expectedVersion: number, n: number) => ({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion,
+      fromStates: [TaskState.WORKING],
+      leaseOwner: a.task.leaseOwner!,
+      patch: {},
+      event: {
+        artifactUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: { artifactId: 'x', parts: [{ text: `c${n}` }] },
+          append: n > 0,
+        },
+      },
+      artifactChunk: { artifactId: 'x', append: n > 0, lastChunk: false, parts: [{ text: `c${n}` }] },
+    });
+    const first = await env.store.changeTask(chunkWrite(a.task.version, 0));
+    // A's lease lapses, but A (still the owner) writes its next chunk; B's claim starts while
+    // that transaction holds the row, waits for it, and then takes the task over.
+    await lapseLease(env.db, t, task.id);
+    let claimB: ReturnType<typeof claim> | undefined;
+    await env.db.transaction().execute(async (tx) => {
+      await changeTask(tx, chunkWrite(first.version, 1));
+      claimB = claim(t, task.id, 'B');
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const b = await claimB!;
+    expect(b?.task.version).toBe(first.version + 1);
+    expect(b?.inputs.storedChunks).toEqual(new Map([['x', 2]]));
+    expect(b?.inputs).toEqual(await env.store.loadRunInputs(t, task.id));
   });
 });
 

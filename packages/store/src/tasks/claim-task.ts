@@ -1,6 +1,6 @@
 import { TaskState } from '@switchyard/protocol';
 import { sql } from 'kysely';
-import { runInputsSelection, toRunInputs, type RunInputsColumns } from './load-run-inputs.ts';
+import { loadRunInputs, runInputsSelection, toRunInputs, type RunInputsColumns } from './load-run-inputs.ts';
 import type { Db } from '../db.ts';
 import type { ClaimInput, ClaimResult } from '../task-store.ts';
 import { msFromNow } from './sql-time.ts';
@@ -10,7 +10,8 @@ import { isTaskId, toTaskRecord, type TaskRow } from './task-row.ts';
 export const claimBatchKey = (input: ClaimInput): string =>
   JSON.stringify([input.tenantId, input.workerId, input.leaseMs]);
 
-type ClaimRow = TaskRow & RunInputsColumns & { prev_state: TaskState; push_due: boolean };
+type ClaimRow = TaskRow &
+  RunInputsColumns & { prev_state: TaskState; push_due: boolean; snapshot_version: number | null };
 
 /**
  * Leases live, due, unleased (or lapsed) tasks to a worker in one guarded UPDATE (ARCHITECTURE.md
@@ -43,11 +44,18 @@ export async function claimTasks(db: Db, inputs: readonly ClaimInput[]): Promise
   if (byId.size === 0) return results;
   const { rows } = await claimStatement(first, [...byId.keys()]).execute(db);
   for (const row of rows) {
-    const { prev_state, push_due, history, chunks, generation_start, ...taskRow } = row;
+    const { prev_state, push_due, history, chunks, generation_start, snapshot_version, ...taskRow } = row;
+    const movedToWorking = prev_state === TaskState.SUBMITTED;
+    // The inputs were read in the statement's snapshot; the claim waited for the row lock while
+    // the previous owner (lease lapsed, but still its writer) committed a change: its chunk is
+    // not in that snapshot, and the run would write it again. Read the inputs anew.
+    const inputsCurrent = snapshot_version === row.version - (movedToWorking ? 1 : 0);
     results[byId.get(row.id)!] = {
       task: { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due },
-      movedToWorking: prev_state === TaskState.SUBMITTED,
-      inputs: toRunInputs({ history, chunks, generation_start }),
+      movedToWorking,
+      inputs: inputsCurrent
+        ? toRunInputs({ history, chunks, generation_start })
+        : await loadRunInputs(db, first.tenantId, row.id),
     };
   }
   return results;
@@ -112,6 +120,7 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
     -- is a first run (created at 1, moved to WORKING at 2, nothing written since): no chunks yet.
     SELECT upd.*,
       EXISTS (SELECT 1 FROM deliveries d WHERE d.task_id = upd.id) AS push_due,
+      (SELECT s.version FROM tasks s WHERE s.tenant_id = ${tenantId} AND s.id = upd.id) AS snapshot_version,
       ${sql.join(runInputsSelection(sql`${tenantId}`, sql.ref('upd.id'), sql<boolean>`upd.version <= 2`))}
     FROM upd`;
 }
