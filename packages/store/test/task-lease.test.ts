@@ -323,6 +323,19 @@ describe('recoverLapsedLease', () => {
     expect(events.map((e) => e.payload.statusUpdate?.status.state)).toEqual([TaskState.FAILED]);
   });
 
+  it('a pending request it fails becomes a visible Task, with its webhook told', async () => {
+    const t = tenant();
+    const task = await createdTask(
+      env.store,
+      newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+    );
+    const owner = (await claim(t, task.id, 'w1'))!.task.leaseOwner!;
+    await lapseLease(env.db, t, task.id);
+    const out = await recover(t, task.id, 1, owner);
+    expect(out).toMatchObject({ outcome: 'failed', task: { state: TaskState.FAILED, visibility: 'task' } });
+    expect((await deliverySeqs(env.db, t, task.id)).map((d) => d.seq)).toContain(3);
+  });
+
   it('skips a lease that is still held, held by someone else, or already recovered', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));

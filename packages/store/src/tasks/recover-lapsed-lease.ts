@@ -66,6 +66,9 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
         lease_owner: null,
         lease_expires_at: null,
         last_error: 'lease expired',
+        // A request still pending (its quick-reply window open when the worker died) becomes a
+        // visible Task, as the runner's own failure makes it: GetTask and webhooks see FAILED.
+        visibility: seen.visibility === 'pending' ? 'task' : seen.visibility,
         version: eb('version', '+', 1),
         updated_at: now(),
       }))
