@@ -68,9 +68,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   setMaxListeners(0, shutdown.signal);
   let accepting = true;
   // False `accepting` while draining makes load balancers stop sending new requests.
+  // Redis is reported but not required: without it a gateway still takes sends (Postgres is the
+  // truth; the reaper dispatches once Redis is back) and streams poll the log, while taking every
+  // replica out of the load balancer at once would turn a Redis outage into a full one.
   const probes = {
     health: () => true,
     ready: async () => ({ ...(await serviceReadiness(deps.pool, deps.redis)), accepting }),
+    advisory: ['redis'],
   };
   const ops: OpsHandlers = { ...probes, metrics: () => metrics.text() };
   const opsPort = config.GATEWAY_OPS_PORT;

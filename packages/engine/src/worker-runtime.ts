@@ -8,6 +8,7 @@ import {
   TaskConsumer,
   TaskQueue,
   type MaintenanceJob,
+  redisAnswers,
   type QueueKeys,
 } from '@switchyard/queue';
 import {
@@ -197,10 +198,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     async ready(): Promise<Record<string, boolean>> {
       const [{ postgres, migrations }, redisOk] = await Promise.all([
         databaseReadiness(pool),
-        redis.ping().then(
-          () => true,
-          () => false,
-        ),
+        redisAnswers(redis),
       ]);
       return { postgres, migrations, redis: redisOk, running: state === 'running' };
     },

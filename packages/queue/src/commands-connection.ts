@@ -25,3 +25,27 @@ export const COMMANDS_CONNECTION_OPTIONS = {
 export function isRedisAway(redis: Pick<Redis, 'status'>): boolean {
   return redis.status === 'reconnecting' || redis.status === 'close' || redis.status === 'end';
 }
+
+/**
+ * Whether Redis answers a PING within `timeoutMs`, for readiness probes. A connection that lost
+ * Redis queues its commands until it reconnects (the BullMQ connection never gives up), so a bare
+ * PING would hang the probe for the whole outage instead of answering "not ready".
+ */
+export async function redisAnswers(redis: Pick<Redis, 'status' | 'ping'>, timeoutMs = 1000): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      redis.ping().then(
+        () => true,
+        () => false,
+      ),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -15,4 +15,4 @@ export {
   type MaintenanceJob,
   type MaintenanceOptions,
 } from './maintenance-scheduler.ts';
-export { COMMANDS_CONNECTION_OPTIONS, isRedisAway } from './commands-connection.ts';
+export { COMMANDS_CONNECTION_OPTIONS, isRedisAway, redisAnswers } from './commands-connection.ts';

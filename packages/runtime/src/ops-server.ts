@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
+import { redisAnswers } from '@switchyard/queue';
 import { databaseReadiness } from '@switchyard/store';
 
 export interface OpsHandlers {
@@ -8,19 +9,15 @@ export interface OpsHandlers {
   health(): Promise<boolean> | boolean;
   /** Readiness: dependencies reachable, migrations current. Returns failing checks by name. */
   ready(): Promise<Record<string, boolean>>;
+  /** Checks reported by /readyz that do not make the process unready (it serves without them). */
+  advisory?: readonly string[];
   /** Prometheus text exposition; absent, /metrics is left to `next` (served on another port). */
   metrics?(): Promise<{ contentType: string; body: string }>;
 }
 
 /** The readiness checks every process shares: Postgres reachable and migrated, Redis answering. */
 export async function serviceReadiness(pool: pg.Pool, redis: Redis): Promise<Record<string, boolean>> {
-  const [{ postgres, migrations }, redisOk] = await Promise.all([
-    databaseReadiness(pool),
-    redis.ping().then(
-      () => true,
-      () => false,
-    ),
-  ]);
+  const [{ postgres, migrations }, redisOk] = await Promise.all([databaseReadiness(pool), redisAnswers(redis)]);
   return { postgres, migrations, redis: redisOk };
 }
 
@@ -41,7 +38,7 @@ export function opsHandler(
       if (path === '/healthz') return send((await handlers.health()) ? 200 : 503, '{"status":"ok"}');
       if (path === '/readyz') {
         const checks = await handlers.ready();
-        const ok = Object.values(checks).every(Boolean);
+        const ok = Object.entries(checks).every(([name, up]) => up || handlers.advisory?.includes(name));
         return send(ok ? 200 : 503, JSON.stringify({ status: ok ? 'ready' : 'not ready', checks }));
       }
       if (path === '/metrics' && handlers.metrics) {

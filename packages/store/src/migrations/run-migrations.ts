@@ -85,8 +85,7 @@ export async function runMigrations(client: pg.ClientBase, dir = DEFAULT_MIGRATI
 
 /** Readiness: true when every migration on disk has been applied. */
 export async function migrationsCurrent(client: pg.ClientBase | pg.Pool, dir = DEFAULT_MIGRATIONS_DIR): Promise<boolean> {
-  const migrations = await loadMigrations(dir);
-  const latest = migrations.at(-1)?.version ?? 0;
+  const latest = await latestVersion(dir);
   try {
     const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
     return (rows[0]?.v ?? 0) >= latest;
@@ -94,6 +93,18 @@ export async function migrationsCurrent(client: pg.ClientBase | pg.Pool, dir = D
     // The ledger table does not exist yet: nothing is applied, so not current.
     return false;
   }
+}
+
+/** A process's migration files do not change while it runs: read once, not on every probe. */
+const latestVersions = new Map<string, Promise<number>>();
+function latestVersion(dir: string): Promise<number> {
+  let latest = latestVersions.get(dir);
+  if (!latest) {
+    latest = loadMigrations(dir).then((migrations) => migrations.at(-1)?.version ?? 0);
+    latest.catch(() => latestVersions.delete(dir));
+    latestVersions.set(dir, latest);
+  }
+  return latest;
 }
 
 /** Readiness checks every process reports on /readyz: Postgres answers, and the schema is current. */
