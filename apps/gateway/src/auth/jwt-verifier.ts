@@ -25,6 +25,8 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
       ({ payload } = await jwtVerify(token, jwks, {
         ...(options.issuer ? { issuer: options.issuer } : {}),
         ...(options.audience ? { audience: options.audience } : {}),
+        // A token without an expiry would be a credential forever (it cannot be revoked here).
+        requiredClaims: ['exp'],
       }));
     } catch (err) {
       if (err instanceof joseErrors.JOSEError && !(err instanceof joseErrors.JWKSTimeout)) return null;

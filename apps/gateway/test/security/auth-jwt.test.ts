@@ -65,7 +65,8 @@ interface TokenOptions {
   issuer?: string;
   audience?: string;
   subject?: string | undefined;
-  expires?: number | string;
+  /** null: no `exp` claim at all. */
+  expires?: number | string | null;
   notBefore?: number | string;
 }
 
@@ -74,8 +75,8 @@ function token(claims: Record<string, unknown>, o: TokenOptions = {}): Promise<s
     .setProtectedHeader({ alg: 'ES256', kid: o.kid ?? 'k1' })
     .setIssuer(o.issuer ?? ISSUER)
     .setAudience(o.audience ?? AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(o.expires ?? '5m');
+    .setIssuedAt();
+  if (o.expires !== null) jwt = jwt.setExpirationTime(o.expires ?? '5m');
   if (!('subject' in o) || o.subject !== undefined) jwt = jwt.setSubject(o.subject ?? 'alice');
   if (o.notBefore !== undefined) jwt = jwt.setNotBefore(o.notBefore);
   return jwt.sign(o.key ?? signingKey);
@@ -142,6 +143,10 @@ describe('bearer JWTs on every A2A route, both bindings', () => {
     ],
     ['an HS256 token keyed with the public key', async () => `Bearer ${await algorithmConfusion()}`],
     ['an expired token', async () => `Bearer ${await token({ tenant: 'acme' }, { expires: now() - 120 })}`],
+    [
+      'a token that never expires (no exp)',
+      async () => `Bearer ${await token({ tenant: 'acme' }, { expires: null })}`,
+    ],
     [
       'a token not valid yet',
       async () => `Bearer ${await token({ tenant: 'acme' }, { notBefore: now() + 3600 })}`,

@@ -115,6 +115,15 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     },
   );
 
+  it('the refusal of a name does not say what it resolves to (internal names stay private)', async () => {
+    const reply = await client(binding).call('CreateTaskPushNotificationConfig', {
+      taskId: taskIds[binding],
+      url: 'http://localhost/hook',
+    });
+    expect(JSON.stringify(reply)).toMatch(/resolves to a non-public address/);
+    expect(JSON.stringify(reply)).not.toMatch(/127\.0\.0\.1|::1/);
+  });
+
   it('control: a public address literal is accepted (the refusals are about the address)', async () => {
     const reply = await client(binding).call('CreateTaskPushNotificationConfig', {
       taskId: taskIds[binding],

@@ -66,7 +66,8 @@ export async function checkWebhookUrl(
   for (const address of addresses) {
     if (!isAllowedAddress(address, policy)) {
       throw new UrlRefusedError(
-        `webhook host ${host} resolves to ${address}, a non-public address (loopback, private, link-local or metadata ranges are refused)`,
+        // Not the address itself: a tenant must not learn how internal names resolve.
+        `webhook host ${host} resolves to a non-public address (loopback, private, link-local or metadata ranges are refused)`,
       );
     }
   }
