@@ -4,7 +4,7 @@ import { TaskState, type StreamResponse } from '@switchyard/protocol';
 import { fakeHub } from './fake-hub.ts';
 
 // The push follower an SSE stream holds, with the hub and log as in-memory ports: delivery straight
-// from the hint, pausing when the sink says so, closing, and a failed read.
+// from the hint, pausing when the sink says so, closing, a failed read, and a log with a hole.
 const working: StreamResponse = {
   statusUpdate: { taskId: 'x', contextId: 'c', status: { state: TaskState.WORKING } },
 };
@@ -130,5 +130,82 @@ describe('TaskEventFollower', () => {
     ).not.toThrow();
     expect(failures).toEqual([new Error('socket gone')]);
     expect(watchers()).toBe(0);
+  });
+
+  describe('a log that does not continue (pruned events: FeedSink.gap)', () => {
+    /** A follower over a fixed log of `seqs`, collecting what it delivers and where it saw a gap. */
+    function follow(
+      seqs: number[],
+      afterSeq: number,
+      options: { finalSeq?: number; withGap?: boolean } = {},
+    ) {
+      const { hub, watchers } = fakeHub();
+      const got: number[] = [];
+      const gaps: number[] = [];
+      const follower = new TaskEventFollower(
+        {
+          hub,
+          readEvents: async (_t, _id, after, limit) =>
+            seqs
+              .filter((seq) => seq > after)
+              .slice(0, limit)
+              .map((seq) => ({ seq, payload: working })),
+          tenantId: 't',
+          taskId: 'x',
+          afterSeq,
+          pollIntervalMs: 60_000,
+          ...(options.finalSeq !== undefined ? { finalSeq: options.finalSeq } : {}),
+        },
+        {
+          event: (e) => (got.push(e.seq), true),
+          failed: () => undefined,
+          ...(options.withGap === false ? {} : { gap: (after: number) => gaps.push(after) }),
+        },
+      ).start();
+      return { follower, got, gaps, watchers };
+    }
+
+    it('delivers what continues the sequence, then reports the hole once and lets go', async () => {
+      const f = follow([3, 4, 7, 8], 2);
+      await tick();
+      expect(f.got).toEqual([3, 4]);
+      expect(f.gaps).toEqual([4]);
+      expect(f.watchers()).toBe(0);
+    });
+
+    it('a final log that ends before its last seq is a hole, even with nothing read', async () => {
+      const f = follow([], 1, { finalSeq: 4 });
+      await tick();
+      expect(f.gaps).toEqual([1]);
+      const tail = follow([2, 3], 1, { finalSeq: 4 });
+      await tick();
+      expect(tail.got).toEqual([2, 3]);
+      expect(tail.gaps).toEqual([3]);
+    });
+
+    it('a final log read whole reports no hole, across pages', async () => {
+      const seqs = events(1200).map((e) => e.seq);
+      const f = follow(seqs, 0, { finalSeq: 1200 });
+      for (let i = 0; i < 5 && f.got.length < 1200; i++) await tick();
+      expect(f.got).toEqual(seqs);
+      expect(f.gaps).toEqual([]);
+      f.follower.close();
+    });
+
+    it('an empty read of a live log (no finalSeq) is no hole: nothing new yet', async () => {
+      const f = follow([], 4);
+      await tick();
+      expect(f.gaps).toEqual([]);
+      expect(f.watchers()).toBe(1);
+      f.follower.close();
+    });
+
+    it('a sink without gap keeps waiting, as before', async () => {
+      const f = follow([3, 5], 2, { withGap: false });
+      await tick();
+      expect(f.got).toEqual([3]);
+      expect(f.watchers()).toBe(1);
+      f.follower.close();
+    });
   });
 });

@@ -33,6 +33,12 @@ export interface FollowOptions {
    * read only when the sweep saw the task past what this feed delivered.
    */
   sweep?: Pick<VersionSweep, 'track'>;
+  /**
+   * The seq of the task's last event, when the task is terminal: its log can no longer grow, so a
+   * read that ends before this seq means events were pruned, reported to `sink.gap` rather than
+   * waited for.
+   */
+  finalSeq?: number;
 }
 
 /** Where a follower delivers. */
@@ -44,6 +50,14 @@ export interface FeedSink {
   event(event: FeedEvent): boolean;
   /** A read of the log failed; the follower has closed itself. */
   failed(err: unknown): void;
+  /**
+   * The log does not continue after `afterSeq` (the last event delivered) and never will: those
+   * events were pruned. Only retention deletes events, and only from a terminal task's log; a live
+   * log has no holes, since each version bump commits its event and the next bump waits for that
+   * commit (the compare-and-set on the row). Reported for a hole inside a read, or for a read that
+   * ends before `finalSeq`; the follower has closed itself. A sink without it keeps waiting.
+   */
+  gap?(afterSeq: number): void;
 }
 
 /** Events read from the log per round; a full page means there may be more. */
@@ -70,6 +84,8 @@ export class TaskEventFollower {
   #reading = false;
   #paused = false;
   #closed = false;
+  /** Set when a read found the log missing the event after this seq (see FeedSink.gap). */
+  #holeAfter: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   #unwatch: (() => void) | undefined;
   #untrack: (() => void) | undefined;
@@ -149,6 +165,7 @@ export class TaskEventFollower {
       }
       if (ready.size === 0) this.#ready = undefined;
     }
+    if (this.#holeAfter !== undefined) return this.#gap();
     clearTimeout(this.#timer);
     if (this.#dirty) this.#read();
     else if (!this.#options.sweep) {
@@ -178,6 +195,17 @@ export class TaskEventFollower {
     this.#sink.failed(err);
   }
 
+  /** What continued the client's sequence has been delivered; the rest is gone from the log. */
+  #gap(): void {
+    const after = this.#last;
+    this.close();
+    try {
+      this.#sink.gap?.(after);
+    } catch (err) {
+      this.#sink.failed(err);
+    }
+  }
+
   #read(): void {
     const { readEvents, tenantId, taskId } = this.#options;
     this.#dirty = false;
@@ -194,7 +222,13 @@ export class TaskEventFollower {
           this.#keep(e);
           expected += 1;
         }
-        if (events.length === PAGE) this.#dirty = true;
+        const full = events.length === PAGE;
+        if (full) this.#dirty = true;
+        const { finalSeq } = this.#options;
+        const hole =
+          expected - this.#last - 1 < events.length ||
+          (!full && finalSeq !== undefined && expected <= finalSeq);
+        if (hole && this.#sink.gap) this.#holeAfter = expected - 1;
         this.#run();
       },
       (err: unknown) => {

@@ -291,15 +291,23 @@ export class TaskService {
     afterSeq: number | undefined,
   ): Promise<StreamStart> {
     const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    // A resume (Last-Event-ID) gets exactly the events after it, never a second snapshot.
-    if (afterSeq !== undefined && (afterSeq < record.version || !isTerminal(record.state))) {
-      return { key: keyOf(record), from: Math.min(afterSeq, record.version), closes: false };
+    const terminal = isTerminal(record.state);
+    // A resume (Last-Event-ID) gets exactly the events after it, no second snapshot. A live task's
+    // log is whole (retention prunes only terminal tasks' logs); a terminal task's log is final but
+    // may have lost events, and where it has, the stream sends the snapshot instead (openedStream).
+    if (afterSeq !== undefined && afterSeq < record.version) {
+      const finalSeq = terminal ? { finalSeq: record.version } : {};
+      return { key: keyOf(record), from: afterSeq, closes: false, ...finalSeq };
     }
-    if (isTerminal(record.state)) {
+    if (afterSeq === record.version && !terminal)
+      return { key: keyOf(record), from: afterSeq, closes: false };
+    if (terminal && (afterSeq === undefined || afterSeq === record.version)) {
       throw unsupportedOperation(
         `task ${taskId} is ${record.state}; a terminal task has nothing more to stream`,
       );
     }
+    // A subscription, or a resume point past the task's version, which this task's log never
+    // issued (versions only grow): the client's view is unknown, so it gets the task as it stands.
     return this.startWithSnapshot(record, undefined);
   }
 

@@ -1,5 +1,5 @@
 import { TaskEventFollower } from '@switchyard/events';
-import { isTerminal, TaskState, type StreamResponse, type Task } from '@switchyard/protocol';
+import { isTerminal, TaskState, taskNotFound, type StreamResponse, type Task } from '@switchyard/protocol';
 import type { TaskRecord } from '@switchyard/store';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -53,8 +53,10 @@ export interface StreamSink {
 /**
  * A stream that has started: its first item (the Task snapshot or the Message reply; none on a
  * Last-Event-ID resume) and then, pushed to a sink, every later event of the task until a state
- * that closes the stream. Push, not an async generator, because an idle stream lives for hours:
- * it holds one TaskEventFollower and this closure, no suspended frames or pending promises.
+ * that closes the stream. Where the log no longer holds the events after the client's id (pruned
+ * by retention), the Task snapshot is pushed in their place. Push, not an async generator, because
+ * an idle stream lives for hours: it holds one TaskEventFollower and this closure, no suspended
+ * frames or pending promises.
  */
 export interface OpenedStream {
   first: StreamItem | undefined;
@@ -67,11 +69,16 @@ export interface StreamStart {
   first?: StreamItem | undefined;
   key: { tenantId: string; id: string };
   from: number;
+  /**
+   * The task's last seq when it is terminal: its log is final, so events missing from it were
+   * pruned (retention), and the Task snapshot stands in for them.
+   */
+  finalSeq?: number;
   closes: boolean;
 }
 
 export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStream {
-  const { key, from, closes } = start;
+  const { key, from, finalSeq, closes } = start;
   return {
     first: start.first,
     follow(sink) {
@@ -79,30 +86,56 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
         sink.end();
         return () => undefined;
       }
-      const follower = new TaskEventFollower(
-        {
-          hub: deps.hub,
-          readEvents: (tenantId, taskId, after, limit) =>
-            deps.store.readEvents(tenantId, taskId, after, limit),
-          tenantId: key.tenantId,
-          taskId: key.id,
-          afterSeq: from,
-          pollIntervalMs: deps.config.pollIntervalMs * 2,
-          ...(deps.sweep ? { sweep: deps.sweep } : {}),
-        },
-        {
-          event({ seq, payload }) {
-            sink.item({ seq, response: payload });
-            if (!closesAfter(payload, deps)) return true;
-            follower.close();
-            sink.end();
-            return false;
+      let stopped = false;
+      let follower: TaskEventFollower | undefined;
+      const followFrom = (afterSeq: number, lastSeq?: number) => {
+        const current = new TaskEventFollower(
+          {
+            hub: deps.hub,
+            readEvents: (tenantId, taskId, after, limit) =>
+              deps.store.readEvents(tenantId, taskId, after, limit),
+            tenantId: key.tenantId,
+            taskId: key.id,
+            afterSeq,
+            pollIntervalMs: deps.config.pollIntervalMs * 2,
+            ...(deps.sweep ? { sweep: deps.sweep } : {}),
+            ...(lastSeq !== undefined ? { finalSeq: lastSeq } : {}),
           },
-          failed: (err) => sink.end(err),
-        },
-      );
-      follower.start();
-      return () => follower.close();
+          {
+            event({ seq, payload }) {
+              sink.item({ seq, response: payload });
+              // A final log's last event is the terminal one; its seq ends the stream regardless.
+              if (!closesAfter(payload, deps) && seq !== lastSeq) return true;
+              current.close();
+              sink.end();
+              return false;
+            },
+            failed: (err) => sink.end(err),
+            // The events after the client's id are gone: the task as it stands replaces them.
+            gap: () => void snapshotInstead(),
+          },
+        );
+        follower = current;
+        current.start();
+      };
+      const snapshotInstead = async () => {
+        try {
+          const record = await deps.store.getTaskRecord(key.tenantId, key.id);
+          if (!record) throw taskNotFound(key.id);
+          const snapshot = await consistentSnapshot(deps, record);
+          if (stopped) return;
+          sink.item({ seq: snapshot.version, response: { task: snapshot.task } });
+          if (closesStream(snapshot.state, deps)) sink.end();
+          else followFrom(snapshot.version);
+        } catch (err) {
+          if (!stopped) sink.end(err);
+        }
+      };
+      followFrom(from, finalSeq);
+      return () => {
+        stopped = true;
+        follower?.close();
+      };
     },
   };
 }
