@@ -4,14 +4,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../src/database.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { runRetention } from '../src/retention/index.ts';
-import { seedEvents, seedTask, TERMINAL } from './outbox-fixtures.ts';
+import { createSecretBox } from '../src/secret-box.ts';
+import { seedDeliveries, seedEvents, seedPushConfig, seedTask, TERMINAL } from './outbox-fixtures.ts';
 
 // ARCHITECTURE.md §8: retention is "bounded batched deletes … never a table-wide lock".
 const DAY = 24 * 3_600_000;
+const secrets = createSecretBox('retention-batches-key-0');
 let testDb: TestDatabase;
 let db: Db;
 let statements: string[];
-/** The same database, recording every statement retention sends. */
+let parameters: (readonly unknown[])[];
+/** The same database, recording every statement retention sends (and its parameters). */
 let recorded: Db;
 
 beforeAll(async () => {
@@ -20,12 +23,17 @@ beforeAll(async () => {
   recorded = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: testDb.pool }),
     log: (event) => {
-      if (event.level === 'query') statements.push(event.query.sql);
+      if (event.level !== 'query') return;
+      statements.push(event.query.sql);
+      parameters.push(event.query.parameters);
     },
   });
 });
 beforeEach(async () => {
   statements = [];
+  parameters = [];
+  await db.deleteFrom('push_deliveries').execute();
+  await db.deleteFrom('push_configs').execute();
   await db.deleteFrom('task_events').execute();
   await db.deleteFrom('tasks').execute();
   await db.deleteFrom('idempotency_keys').execute();
@@ -78,11 +86,42 @@ describe('retention runs in bounded batches', () => {
     expect(statements.filter((s) => s.startsWith('delete from "idempotency_keys"'))).toHaveLength(2);
   });
 
+  it('walks past kept events once per run: each batch starts at the newest event the last one deleted', async () => {
+    const now = new Date();
+    const at = (msAgo: number) => new Date(now.getTime() - msAgo);
+    // The oldest events are kept (a dead-lettering webhook): a batch that started from the oldest
+    // would walk past them again every time.
+    const kept = await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: at(3 * DAY) });
+    await seedEvents(db, 'acme', kept, [1, 2, 3, 4], at(3 * DAY));
+    const configId = await seedPushConfig(db, secrets, { tenantId: 'acme', taskId: kept });
+    await seedDeliveries(db, {
+      tenantId: 'acme',
+      taskId: kept,
+      configId,
+      seqs: [1, 2, 3, 4],
+      status: 'dead',
+    });
+    const expired = await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: at(2 * DAY) });
+    const stamps = [7, 6, 5, 4, 3, 2, 1].map((i) => at(2 * DAY + i * 1000));
+    for (const [i, stamp] of stamps.entries()) await seedEvents(db, 'acme', expired, [i + 1], stamp);
+
+    const result = await runRetention(recorded, { now, batchSize: 3 });
+    expect(result.taskEvents).toBe(7);
+    const eventDeletes = statements.flatMap((s, i) => (s.startsWith('delete from "task_events"') ? [i] : []));
+    // The lower bound on created_at each batch was sent: none, then the third and sixth deleted.
+    expect(eventDeletes.map((i) => (parameters[i]![0] as Date).getTime())).toEqual(
+      [new Date(0), stamps[2]!, stamps[5]!].map((d) => d.getTime()),
+    );
+    expect(
+      (await db.selectFrom('task_events').select('seq').where('task_id', '=', kept).execute()).length,
+    ).toBe(4);
+  });
+
   it('never sends an unbounded delete: each one is limited or keyed to one batch of tasks', async () => {
     await runRetention(recorded, { batchSize: 10 });
     const deletes = statements.filter((s) => s.startsWith('delete'));
     expect(deletes.length).toBeGreaterThan(0);
-    for (const s of deletes) expect(s).toMatch(/ limit \$\d+\)$|unnest\(/);
+    for (const s of deletes) expect(s).toMatch(/ limit \$\d+\)( returning "created_at")?$|unnest\(/);
   });
 
   it("defaults to the database's clock", async () => {

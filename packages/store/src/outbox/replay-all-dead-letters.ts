@@ -1,7 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { eventOf } from './replay-dead-letter.ts';
 
-/** Every dead delivery of one tenant back to pending (see replayDeadLetter); uses the dead index. */
+/**
+ * Every dead delivery of one tenant whose event is still in the log back to pending (see
+ * replayDeadLetter); uses the dead index.
+ */
 export async function replayAllDeadLetters(db: Db, tenantId: string): Promise<number> {
   const result = await db
     .updateTable('push_deliveries')
@@ -15,6 +19,7 @@ export async function replayAllDeadLetters(db: Db, tenantId: string): Promise<nu
     .where('tenant_id', '=', tenantId)
     // A literal, not a parameter, so the partial index push_deliveries_dead always applies.
     .where('status', '=', sql.lit('dead'))
+    .where(({ exists, selectFrom }) => exists(eventOf(selectFrom)))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -5,7 +5,7 @@ const DAY_MS = 24 * HOUR_MS;
 export interface RetentionOptions {
   /** A terminal task (with its history, artifacts, events and push rows) is kept this long after its last update. Default 30 days. */
   terminalTaskTtlMs?: number;
-  /** A terminal task's event log is kept this long after the task ended. Default 24 hours. */
+  /** A terminal task's event log is kept this long after the task ended (an event a pending or dead push delivery needs, as long as that row). Default 24 hours. */
   eventTtlMs?: number;
   /** messageId deduplication window (the retry horizon, ARCHITECTURE.md §3 rule 5). Default 24 hours. */
   idempotencyTtlMs?: number;

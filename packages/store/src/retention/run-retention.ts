@@ -27,12 +27,14 @@ export interface RetentionResult {
  * - A task id answers GetTask (and its history and artifacts) while the task is live, forever,
  *   and for `terminalTaskTtlMs` (30 days) after its last update once terminal; then TaskNotFound.
  * - Its event log (SubscribeToTask, Last-Event-ID resume) is complete while the task is live and
- *   for `eventTtlMs` (24 hours) after it ended; later a resume gets the Task snapshot only.
+ *   for `eventTtlMs` (24 hours) after it ended; later a resume gets the Task snapshot in place of
+ *   the events gone. Events a pending or dead push delivery still needs are kept with it.
  * - A messageId deduplicates resends for `idempotencyTtlMs` (24 hours) after first use; a later
  *   resend starts a new task. It never outlives its task (the options are checked for that).
  * - Agents' per-context memory lasts `contextMemoryTtlMs` (30 days) after its last write.
  * - A push delivery id (webhook-id) is kept `deliveredPushTtlMs` (7 days) after delivery; pending
- *   and dead deliveries stay until their task is deleted (dead letters can be replayed till then).
+ *   and dead deliveries stay, with their events, until their task is deleted (dead letters can be
+ *   replayed till then).
  *
  * Every delete is bounded (at most `batchSize` rows, or tasks, per statement or transaction) and
  * repeated until a batch comes back short, so no statement touches a whole table or holds locks
@@ -60,7 +62,7 @@ export async function runRetention(db: Db, options: RetentionOptions = {}): Prom
     for (const key of Object.keys(batch) as (keyof typeof batch)[]) result[key] += batch[key];
     if (batch.tasks < o.batchSize) break;
   }
-  result.taskEvents += await drain((n) => deleteExpiredEvents(db, before(o.eventTtlMs), n), o.batchSize);
+  result.taskEvents += await deleteExpiredEvents(db, before(o.eventTtlMs), o.batchSize);
   result.idempotencyKeys += await drain(
     (n) => deleteExpiredIdempotencyKeys(db, before(o.idempotencyTtlMs), n),
     o.batchSize,
