@@ -57,6 +57,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     apply: (r) => {
       apiKeys.revoke(r.kind === 'api-key' ? { keyId: r.keyId } : { tenantId: r.tenantId });
       if (r.kind === 'tenant') tenants.forget(r.tenantId);
+      // Streams outlive their requests: the revoked credential's end now, not when they would.
+      if (r.kind === 'api-key')
+        streams.closeOwnedBy({ credentialId: `key:${r.keyId}` }, 'credential revoked');
+      else if (r.disabled !== false) streams.closeOwnedBy({ tenantId: r.tenantId }, 'tenant disabled');
     },
     resync: () => {
       apiKeys.clear();

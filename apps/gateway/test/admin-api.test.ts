@@ -3,7 +3,7 @@ import { echoAgent } from '@switchyard/agents';
 import { createDb, PostgresOutboxStore } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.ts';
-import { send, type HttpReply, type RequestOptions } from './support/http.ts';
+import { openSse, send, type HttpReply, type RequestOptions } from './support/http.ts';
 import { taskOf, userMessage } from './support/messages.ts';
 
 // The operator API under /admin/v1 (README.md), and the ops endpoints.
@@ -137,6 +137,40 @@ describe('API keys', () => {
     expect(
       (await admin('POST', '/tenants/acme/api-keys', { body: { principal: 'eve', role: 'root' } })).status,
     ).toBe(400);
+  });
+});
+
+describe('revocation and open streams', () => {
+  it('revoking a key ends the streams it opened (a stream outlives its request)', async () => {
+    const created = await admin('POST', '/tenants/acme/api-keys', {
+      body: { principal: 'alice', role: 'user' },
+    });
+    const { key, plaintext } = created.body as { key: { id: string }; plaintext: string };
+    const sent = await send('POST', `${h.url}/agents/acme/echo/rest/message:send`, {
+      key: plaintext,
+      body: { message: userMessage('held open'), configuration: { returnImmediately: true } },
+    });
+    const taskId = taskOf(sent.body as { task: never }).id;
+    let opened = false;
+    const stream = openSse('GET', `${h.url}/agents/acme/echo/rest/tasks/${taskId}:subscribe`, {
+      key: plaintext,
+      onEvent: () => (opened = true),
+    });
+    // Another credential's stream of the same task stays open.
+    let otherOpened = false;
+    const other = openSse('GET', `${h.url}/agents/acme/echo/rest/tasks/${taskId}:subscribe`, {
+      key: h.fixtures.keys.alice,
+      onEvent: () => (otherOpened = true),
+      stopAfter: 2,
+    });
+    await waitFor(() => opened && otherOpened, { what: 'both streams open' });
+    expect((await admin('DELETE', `/tenants/acme/api-keys/${key.id}`)).status).toBe(200);
+    const ended = await stream;
+    expect(ended.comments).toContain('credential revoked');
+    await send('POST', `${h.url}/agents/acme/echo/rest/tasks/${taskId}:cancel`, {
+      key: h.fixtures.keys.alice,
+    });
+    expect((await other).events.map((e) => e.id)).toEqual(['1', '2']);
   });
 });
 

@@ -54,6 +54,7 @@ async function serve(
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
       registry: options.registry ?? new StreamRegistry(),
+      owner: { tenantId: 'acme', credentialId: 'key:k1' },
       log: { log: silentLogger() },
       onEnd: options.onEnd ?? (() => undefined),
     });
@@ -229,6 +230,30 @@ describe('streamSse', () => {
     const reply = await pending;
     expect(reply.events).toHaveLength(1);
     expect(reply.comments).toContain('server shutting down');
+  });
+
+  it('closeOwnedBy ends the streams of one credential, or of a whole tenant, and no others', () => {
+    const registry = new StreamRegistry();
+    const ended: string[] = [];
+    // As an SseStream does: its close unregisters it.
+    const open = (name: string, tenantId: string, credentialId: string) => {
+      const unregister = registry.add(
+        (reason) => {
+          ended.push(`${name}: ${reason}`);
+          unregister();
+        },
+        { tenantId, credentialId },
+      );
+    };
+    open('a1', 'acme', 'key:a');
+    open('a2', 'acme', 'key:a');
+    open('b', 'acme', 'key:b');
+    open('g', 'globex', 'key:g');
+    expect(registry.closeOwnedBy({ credentialId: 'key:a' }, 'credential revoked')).toBe(2);
+    expect(ended).toEqual(['a1: credential revoked', 'a2: credential revoked']);
+    expect(registry.closeOwnedBy({ tenantId: 'acme' }, 'tenant disabled')).toBe(1);
+    expect(ended.at(-1)).toBe('b: tenant disabled');
+    expect(registry.size).toBe(1);
   });
 
   it('a stream that starts after shutdown began (its closeAll has run) ends at once', async () => {

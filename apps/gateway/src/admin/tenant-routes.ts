@@ -29,7 +29,7 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps):
     router.post(`/tenants/:tenantId\\:${action}`, async (req, res) => {
       const tenantId = pathParam(req, 'tenantId');
       if (!(await admin.setTenantDisabled(tenantId, disabled))) throw adminNotFound('tenant');
-      await revocations.announce({ kind: 'tenant', tenantId });
+      await revocations.announce({ kind: 'tenant', tenantId, disabled });
       res.json({});
     });
   }

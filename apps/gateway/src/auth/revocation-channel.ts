@@ -6,7 +6,9 @@ import type { Logger } from '@switchyard/telemetry';
 
 /** What the admin API announces on `keys.authChannel` when a credential stops being valid. */
 export type Revocation =
-  { kind: 'api-key'; tenantId: string; keyId: string } | { kind: 'tenant'; tenantId: string };
+  | { kind: 'api-key'; tenantId: string; keyId: string }
+  /** A tenant disabled or enabled again (`disabled: false`; absent from older gateways: a disable). */
+  | { kind: 'tenant'; tenantId: string; disabled?: boolean };
 
 /** What an announcement learned: how many gateways Redis handed it to, and how many confirmed. */
 export interface Announced {
@@ -22,7 +24,12 @@ const messageSchema = z.discriminatedUnion('kind', [
     keyId: z.string(),
     id: z.string().optional(),
   }),
-  z.object({ kind: z.literal('tenant'), tenantId: z.string(), id: z.string().optional() }),
+  z.object({
+    kind: z.literal('tenant'),
+    tenantId: z.string(),
+    disabled: z.boolean().optional(),
+    id: z.string().optional(),
+  }),
   z.object({ kind: z.literal('ack'), id: z.string() }),
 ]);
 

@@ -3,7 +3,7 @@ import type { OpenedStream } from '@switchyard/engine';
 import { operationContext, type BindingDeps } from '../a2a/binding-deps.ts';
 import type { OperationContext } from '../a2a/operations.ts';
 import { watchClient } from '../http/client-signal.ts';
-import { stateOf } from '../http/request-state.ts';
+import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import { streamSse, type SseFormat } from './sse-stream.ts';
 
 /**
@@ -39,6 +39,7 @@ export async function serveStream(
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,
     registry: deps.streams,
+    owner: { tenantId: ctx.caller.tenantId, credentialId: a2aContextOf(req).identity.credentialId },
     log: stateOf(req),
     onEnd: release,
   });

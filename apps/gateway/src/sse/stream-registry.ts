@@ -1,11 +1,13 @@
 import { resourceExhausted } from '@switchyard/protocol';
 import type { StreamMetrics } from '@switchyard/telemetry';
 
-/**
- * The SSE streams this gateway holds, so shutdown can end each with a final comment instead of
- * cutting the connection (clients then resume with Last-Event-ID on another replica). It also
- * keeps the SSE connection gauge and event counter.
- */
+/** Whose credential opened a stream: what a revocation names. */
+export interface StreamOwner {
+  tenantId: string;
+  /** Identity.credentialId: `key:<id>` for an API key, `jwt:<tenant>:<sub>` for a token. */
+  credentialId: string;
+}
+
 export interface StreamLimits {
   /** Open streams this gateway process holds at most. */
   perGateway: number;
@@ -15,8 +17,14 @@ export interface StreamLimits {
 
 const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity };
 
+/**
+ * The SSE streams this gateway holds, so shutdown can end each with a final comment instead of
+ * cutting the connection (clients then resume with Last-Event-ID on another replica), and a
+ * revoked credential's streams end with it. It also keeps the SSE connection gauge and event
+ * counter.
+ */
 export class StreamRegistry {
-  readonly #open = new Set<(reason: string) => void>();
+  readonly #open = new Map<(reason: string) => void, StreamOwner>();
   /** Keep-alive groups by interval: one timer for all the streams of an interval. */
   readonly #beats = new Map<number, { timer: NodeJS.Timeout; streams: Set<() => void> }>();
   readonly #metrics: StreamMetrics | undefined;
@@ -60,12 +68,12 @@ export class StreamRegistry {
    * Holds an open stream until the returned function is called; closeAll ends it with `close`.
    * After closeAll, `close` is called at once: the stream started while the gateway was stopping.
    */
-  add(close: (reason: string) => void): () => void {
+  add(close: (reason: string) => void, owner: StreamOwner): () => void {
     if (this.#closing !== undefined) {
       close(this.#closing);
       return () => undefined;
     }
-    this.#open.add(close);
+    this.#open.set(close, owner);
     this.#metrics?.opened();
     return () => {
       if (this.#open.delete(close)) this.#metrics?.closed();
@@ -108,7 +116,28 @@ export class StreamRegistry {
 
   closeAll(reason: string): void {
     this.#closing = reason;
-    for (const close of [...this.#open]) close(reason);
+    for (const close of [...this.#open.keys()]) close(reason);
+  }
+
+  /**
+   * Ends the streams opened with a credential that no longer works: an API key revoked or rotated,
+   * or every credential of a disabled tenant. A stream outlives its request, so without this a
+   * revoked key would keep receiving a task's events for as long as the stream stayed open; the
+   * client's resume then meets the 401. A scan of this gateway's streams: revocations are rare.
+   */
+  closeOwnedBy(match: { credentialId: string } | { tenantId: string }, reason: string): number {
+    let closed = 0;
+    for (const [close, owner] of [...this.#open]) {
+      const matches =
+        'credentialId' in match
+          ? owner.credentialId === match.credentialId
+          : owner.tenantId === match.tenantId;
+      if (matches) {
+        close(reason);
+        closed++;
+      }
+    }
+    return closed;
   }
 
   get size(): number {
