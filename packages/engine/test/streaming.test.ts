@@ -41,6 +41,12 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBe(seqs[i - 1]! + 1);
     const last = items.at(-1)!;
     expect(isTerminal(stateOf(last)!)).toBe(true);
+    // Status timestamps never go backwards, the announcement that made the request a Task
+    // (the quick-reply window passing while the agent works) included.
+    const stamps = items
+      .map((i) => i.response.statusUpdate?.status.timestamp ?? i.response.task?.status.timestamp)
+      .filter((t) => t !== undefined);
+    expect(stamps).toEqual([...stamps].sort());
   });
 
   it('a stream of a task the request created starts at its creation and carries every event after it', async () => {

@@ -4,7 +4,7 @@ import type { TaskWriter } from '../task-writer.ts';
 
 /**
  * Turns a 'pending' request into a visible Task (ARCHITECTURE.md §5 upgrade), announcing it with
- * a statusUpdate of its current state so streams and push receivers learn of it. Racing writers
+ * a statusUpdate of its current status so streams and push receivers learn of it. Racing writers
  * (the agent replying, another gateway upgrading) are settled by the CAS: on conflict re-read and
  * return whatever won. Optionally fenced by the worker's lease.
  */
@@ -22,7 +22,9 @@ export async function makeVisible(
         expectedVersion: current.version,
         ...(leaseOwner ? { leaseOwner } : {}),
         patch: { visibility: 'task' },
-        event: statusEvent(current, current.state, current.statusMessage),
+        // The status itself does not change: announced with its own timestamp, not this moment's,
+        // so a status event the worker stamped earlier and commits later never looks older.
+        event: statusEvent(current, current.state, current.statusMessage, current.statusTimestamp),
       });
     } catch (err) {
       if (!isConflict(err)) throw err;
