@@ -72,6 +72,8 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   JWT_ROLE_CLAIM: z.string().min(1).default('switchyard_role'),
   /** CIDRs webhooks may target although not public (tests: 127.0.0.0/8). Default none. */
   WEBHOOK_ALLOW_CIDRS: cidrListVar(),
+  /** Allow plain http:// webhook URLs (set it as the pusher's, which refuses them otherwise). Default true. */
+  WEBHOOK_ALLOW_HTTP: boolVar(true),
   /** Close SSE streams at INPUT_REQUIRED (digest §7.7). Default true. */
   STREAM_CLOSE_ON_INPUT_REQUIRED: boolVar(true),
   /** Close SSE streams at AUTH_REQUIRED (digest §7.7). Default false. */

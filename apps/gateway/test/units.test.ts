@@ -33,6 +33,7 @@ describe('loadGatewayConfig', () => {
       JWT_TENANT_CLAIM: 'tenant',
       JWT_ROLE_CLAIM: 'switchyard_role',
       WEBHOOK_ALLOW_CIDRS: [],
+      WEBHOOK_ALLOW_HTTP: true,
       STREAM_CLOSE_ON_INPUT_REQUIRED: true,
       STREAM_CLOSE_ON_AUTH_REQUIRED: false,
       MESSAGE_ID_IDEMPOTENCY: true,

@@ -32,8 +32,8 @@ export function buildServices({
     secrets,
     log,
     engine: settings,
-    // Plain http stays allowed for webhooks on private networks the operator allow-lists.
-    urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: true },
+    // The pusher's own rules (the same settings), so no URL is accepted here that it would refuse.
+    urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: config.WEBHOOK_ALLOW_HTTP },
     ...(metrics ? { metrics } : {}),
   });
   const agents = {
