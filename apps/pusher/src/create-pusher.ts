@@ -101,7 +101,7 @@ export function createPusher(options: PusherOptions) {
   let loop: Promise<void> | undefined;
   let wakeups: PushWakeups | undefined;
 
-  function send(delivery: ClaimedDelivery): Promise<DeliveryResult> {
+  function send(delivery: ClaimedDelivery, sendBy: number): Promise<DeliveryResult> {
     const started = performance.now();
     // The delivery joins the trace of the request that created the task (context kept on the task row).
     const traced = withSpan(
@@ -113,7 +113,7 @@ export function createPusher(options: PusherOptions) {
         'switchyard.push.attempt': delivery.attempts,
       },
       async (span) => {
-        const result = await deliver(delivery, deps);
+        const result = await deliver(delivery, deps, sendBy);
         span.setAttribute('switchyard.push.outcome', result.outcome);
         return result;
       },
@@ -143,12 +143,18 @@ export function createPusher(options: PusherOptions) {
   async function claim(): Promise<{ sends: Array<Promise<DeliveryResult>>; full: boolean }> {
     const limit = settings.concurrency - inFlight.size;
     if (limit <= 0) return { sends: [], full: false };
+    // Taken before the claim is asked for, so it is no later than the lock's start in Postgres.
+    const claimedAt = Date.now();
     const batch = await outbox.claimDueDeliveries({
       workerId: settings.workerId,
       limit,
       lockMs: settings.lockMs,
     });
-    return { sends: batch.map(send), full: batch.length === limit };
+    // A send must end while the lock holds (a POST lasts up to timeoutMs; one second of margin),
+    // or at least start in its first half where a lock is set shorter than that (tests).
+    const { lockMs, timeoutMs } = settings;
+    const sendBy = claimedAt + Math.max(lockMs - timeoutMs - 1000, lockMs / 2);
+    return { sends: batch.map((delivery) => send(delivery, sendBy)), full: batch.length === limit };
   }
 
   async function drain(graceMs: number): Promise<boolean> {

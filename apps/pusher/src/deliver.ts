@@ -33,8 +33,19 @@ export interface DeliverDeps {
  * Never throws: the outcome is the result, and a store failure leaves the claim to lapse, which is
  * a duplicate at worst (at-least-once).
  */
-export async function deliver(delivery: ClaimedDelivery, deps: DeliverDeps): Promise<DeliveryResult> {
+export async function deliver(
+  delivery: ClaimedDelivery,
+  deps: DeliverDeps,
+  sendBy = Number.POSITIVE_INFINITY,
+): Promise<DeliveryResult> {
   const started = Date.now();
+  // A pusher frozen (SIGSTOP, a stalled event loop) between its claim and this send may wake after
+  // its lock lapsed and another pusher sent this event and later ones: sending it now would be a
+  // stale duplicate after newer events. Too late to finish inside the lock: leave it to the lapse.
+  if (started > sendBy) {
+    deps.log.warn(keyFields(delivery), 'push delivery claim too old to send; leaving it to lapse');
+    return { outcome: 'abandoned', reason: 'claim too old' };
+  }
   const sent = await attempt(delivery, deps, new Date(started));
   // Where it went, without path or query: those may carry the receiver's own secrets.
   const fields = {

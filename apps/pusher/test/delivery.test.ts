@@ -1,7 +1,9 @@
 import { createQueueKeys } from '@switchyard/queue';
 import { waitFor } from '@switchyard/testing';
 import { Webhook } from 'standardwebhooks';
+import { silentLogger } from '@switchyard/telemetry';
 import { describe, expect, it } from 'vitest';
+import { deliver, type DeliverDeps } from '../src/deliver.ts';
 import {
   appendEvents,
   createTask,
@@ -118,5 +120,24 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
     await waitFor(async () => Object.values(await pusher.ready()).every(Boolean), { what: 'ready' });
     const metrics = await pusher.metrics();
     expect(metrics.body).toContain('switchyard_push_pending');
+  });
+});
+
+describe('a claim too old to send', () => {
+  it('is left to lapse, never sent: a pusher frozen past its lock must not send a stale event', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/stale` });
+    await appendEvents(suite.env, tenantId, task, 1);
+    const pusher = scope.pusher();
+    const [claimed] = await pusher.outbox.claimDueDeliveries({
+      workerId: pusher.workerId,
+      limit: 1,
+      lockMs: 60_000,
+    });
+    // As if the process had been stopped between its claim and the send until the deadline passed.
+    const result = await deliver(claimed!, { log: silentLogger() } as DeliverDeps, Date.now() - 1);
+    expect(result).toEqual({ outcome: 'abandoned', reason: 'claim too old' });
+    expect(suite.receiver.requests.filter((r) => r.path === '/stale')).toEqual([]);
+    expect((await deliveriesOf(suite.env, tenantId, task.taskId))[0]).toMatchObject({ status: 'pending' });
   });
 });
