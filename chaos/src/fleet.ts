@@ -33,6 +33,7 @@ function roleEnv(role: Role, member: Member): Record<string, string> {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_TENANT_PER_SEC: '100000',
         RATE_LIMIT_KEY_PER_SEC: '100000',
+        SSE_MAX_STREAMS_PER_CREDENTIAL: '100000',
         BLOCKING_TIMEOUT_MS: '8000',
         SSE_HEARTBEAT_MS: '1000',
         SHUTDOWN_GRACE_MS: '200',

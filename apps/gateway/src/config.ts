@@ -44,6 +44,8 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   SSE_MAX_STREAMS: intVar(10_000, 1),
   /** Open SSE streams one tenant holds on one gateway process; more get 429. Default 2000. */
   SSE_MAX_STREAMS_PER_TENANT: intVar(2_000, 1),
+  /** Open SSE streams one API key or JWT subject may hold on this gateway process. Default 500. */
+  SSE_MAX_STREAMS_PER_CREDENTIAL: intVar(500, 1),
   /** TCP connections one gateway process accepts at once; more are refused at accept. Default 20000. */
   HTTP_MAX_CONNECTIONS: intVar(20_000, 1),
   /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */

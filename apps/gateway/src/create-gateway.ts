@@ -47,6 +47,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const streams = new StreamRegistry(metrics.sse, {
     perGateway: config.SSE_MAX_STREAMS,
     perTenant: config.SSE_MAX_STREAMS_PER_TENANT,
+    perCredential: config.SSE_MAX_STREAMS_PER_CREDENTIAL,
   });
   const tenants = new TenantStatus({ load: (tenantId) => services.admin.getTenant(tenantId) });
   const revocations = new RevocationChannel({

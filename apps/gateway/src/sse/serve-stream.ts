@@ -23,7 +23,8 @@ export async function serveStream(
 ): Promise<void> {
   const stop = new AbortController();
   const ctx = operationContext(req, stop.signal);
-  const release = deps.streams.reserve(ctx.caller.tenantId);
+  const owner = { tenantId: ctx.caller.tenantId, credentialId: a2aContextOf(req).identity.credentialId };
+  const release = deps.streams.reserve(owner);
   // Until the first item is ready: the client leaving or shutdown end the wait for it.
   const unwatch = watchClient(res, deps.shutdown, stop);
   let opened: OpenedStream;
@@ -39,7 +40,7 @@ export async function serveStream(
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,
     registry: deps.streams,
-    owner: { tenantId: ctx.caller.tenantId, credentialId: a2aContextOf(req).identity.credentialId },
+    owner,
     log: stateOf(req),
     onEnd: release,
   });

@@ -13,9 +13,11 @@ export interface StreamLimits {
   perGateway: number;
   /** Open streams one tenant holds at most on this gateway process. */
   perTenant: number;
+  /** Open streams one credential (API key, JWT subject) holds at most on this gateway process. */
+  perCredential: number;
 }
 
-const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity };
+const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity, perCredential: Infinity };
 
 /**
  * The SSE streams this gateway holds, so shutdown can end each with a final comment instead of
@@ -29,8 +31,9 @@ export class StreamRegistry {
   readonly #beats = new Map<number, { timer: NodeJS.Timeout; streams: Set<() => void> }>();
   readonly #metrics: StreamMetrics | undefined;
   readonly #limits: StreamLimits;
-  /** Streams reserved per tenant (a reservation is taken before any work is accepted). */
+  /** Streams reserved per tenant and per credential (taken before any work is accepted). */
   readonly #perTenant = new Map<string, number>();
+  readonly #perCredential = new Map<string, number>();
   #reserved = 0;
   /** Set by closeAll: a stream added later is ended at once with the same reason. */
   #closing: string | undefined;
@@ -41,26 +44,30 @@ export class StreamRegistry {
   }
 
   /**
-   * Takes a stream slot for `tenantId`, before the request creates a task or subscribes, so a
-   * refused stream changes nothing. Over a limit: ResourceExhausted (HTTP 429, Retry-After), as for
-   * rate limits. Call the returned function once the stream has ended.
+   * Takes a stream slot for the owner's tenant and credential, before the request creates a task or
+   * subscribes, so a refused stream changes nothing. Over a limit: ResourceExhausted (HTTP 429,
+   * Retry-After), as for rate limits. Call the returned function once the stream has ended. The
+   * credential's own limit keeps one key (or one leaked key) from taking its tenant's every slot.
    */
-  reserve(tenantId: string): () => void {
+  reserve({ tenantId, credentialId }: StreamOwner): () => void {
     const held = this.#perTenant.get(tenantId) ?? 0;
+    const heldByCredential = this.#perCredential.get(credentialId) ?? 0;
     if (this.#reserved >= this.#limits.perGateway)
       throw resourceExhausted(1, 'This gateway holds its maximum of open streams; retry shortly');
     if (held >= this.#limits.perTenant)
       throw resourceExhausted(1, 'Too many open streams for this tenant; close one or retry shortly');
+    if (heldByCredential >= this.#limits.perCredential)
+      throw resourceExhausted(1, 'Too many open streams for this credential; close one or retry shortly');
     this.#reserved++;
     this.#perTenant.set(tenantId, held + 1);
+    this.#perCredential.set(credentialId, heldByCredential + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#reserved--;
-      const now = (this.#perTenant.get(tenantId) ?? 1) - 1;
-      if (now === 0) this.#perTenant.delete(tenantId);
-      else this.#perTenant.set(tenantId, now);
+      decrement(this.#perTenant, tenantId);
+      decrement(this.#perCredential, credentialId);
     };
   }
 
@@ -143,4 +150,10 @@ export class StreamRegistry {
   get size(): number {
     return this.#open.size;
   }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const now = (counts.get(key) ?? 1) - 1;
+  if (now === 0) counts.delete(key);
+  else counts.set(key, now);
 }

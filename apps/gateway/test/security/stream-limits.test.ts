@@ -5,7 +5,8 @@ import { startHarness, type Harness, type RunningGateway } from '../support/harn
 import { userMessage } from '../support/messages.ts';
 
 // Issue 8, security suite: connection limits. Each gateway process holds at most
-// SSE_MAX_STREAMS streams and SSE_MAX_STREAMS_PER_TENANT per tenant; past either a stream request
+// SSE_MAX_STREAMS streams, SSE_MAX_STREAMS_PER_TENANT per tenant and SSE_MAX_STREAMS_PER_CREDENTIAL
+// per key; past any of them a stream request
 // is 429 with Retry-After and creates nothing. HTTP_MAX_CONNECTIONS caps open sockets.
 let h: Harness;
 let limited: RunningGateway;
@@ -84,6 +85,29 @@ describe('stream limits', () => {
     expect(rpc.status).toBe(429);
     const body = (await rpc.json()) as { id: unknown; error: { code: number } };
     expect(body.id).toBe(7);
+  });
+});
+
+describe('stream limit per credential', () => {
+  it('refuses one key past its own limit while another key of the tenant still opens streams', async () => {
+    const perKey = await h.startGateway({ SSE_MAX_STREAMS_PER_CREDENTIAL: '1' });
+    const stream = async (key: string) => {
+      const controller = new AbortController();
+      open.push(controller);
+      return fetch(`${perKey.url}/agents/acme/echo/rest/message:stream`, {
+        method: 'POST',
+        headers: { ...A2A_VERSION_HEADERS, 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ message: userMessage('per key') }),
+        signal: controller.signal,
+      });
+    };
+    expect((await stream(h.fixtures.keys.alice)).status).toBe(200);
+    const before = await taskCount();
+    const again = await stream(h.fixtures.keys.alice);
+    expect(again.status).toBe(429);
+    expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/credential/);
+    expect(await taskCount()).toBe(before);
+    expect((await stream(h.fixtures.keys.bob)).status).toBe(200);
   });
 });
 
