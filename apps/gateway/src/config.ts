@@ -64,6 +64,17 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   RATE_LIMIT_TENANT_PER_SEC: intVar(1000, 1),
   /** Requests per second per API key (or JWT subject). Default 500, so a tenant's keys share its budget. */
   RATE_LIMIT_KEY_PER_SEC: intVar(500, 1),
+  /**
+   * Failed authentications per second from one client address before its requests that need a key
+   * lookup get 429 (keys already cached still work). Default 20.
+   */
+  AUTH_FAILURES_PER_ADDRESS_PER_SEC: intVar(20, 1),
+  /**
+   * express's `trust proxy`: which proxies' X-Forwarded-For gives the client address, as a hop
+   * count, `true`, or a comma list of addresses/CIDRs/`loopback`/`uniquelocal`. Default unset: the
+   * socket's peer is the client.
+   */
+  TRUST_PROXY: optionalString.transform((v) => parseTrustProxy(v)),
   /** JWKS of the JWT issuer; JWT bearer auth is on when set. */
   JWT_JWKS_URL: optionalString.refine((v) => v === undefined || URL.canParse(v), 'must be a URL'),
   JWT_ISSUER: optionalString,
@@ -110,4 +121,15 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
     adminTokenIsDefault: parsed.SWITCHYARD_ADMIN_TOKEN === undefined,
     jwtEnabled: parsed.JWT_JWKS_URL !== undefined,
   });
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const v = value.trim();
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

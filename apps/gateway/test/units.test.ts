@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@switchyard/runtime';
 import type { ApiKeyIdentity } from '@switchyard/store';
+import { AuthFailureThrottle } from '../src/auth/auth-failure-throttle.ts';
 import { ApiKeyCache } from '../src/auth/api-key-cache.ts';
 import { DEV_ADMIN_TOKEN, loadGatewayConfig } from '../src/config.ts';
 import { isJsonMediaType } from '../src/http/read-json-body.ts';
@@ -225,5 +226,19 @@ describe('isJsonMediaType', () => {
     [undefined, false],
   ] as const)('%s → %s', (type, expected) => {
     expect(isJsonMediaType(type)).toBe(expected);
+  });
+});
+
+describe('AuthFailureThrottle', () => {
+  it("refuses lookups from an address past its failures this second, no one else's, and forgets next second", () => {
+    let now = 10_000;
+    const throttle = new AuthFailureThrottle({ perSecond: 2, now: () => now });
+    throttle.recordFailure('10.0.0.1');
+    expect(() => throttle.assertMayLookUp('10.0.0.1')).not.toThrow();
+    throttle.recordFailure('10.0.0.1');
+    expect(() => throttle.assertMayLookUp('10.0.0.1')).toThrow(/failed authentications/);
+    expect(() => throttle.assertMayLookUp('10.0.0.2')).not.toThrow();
+    now += 1_000;
+    expect(() => throttle.assertMayLookUp('10.0.0.1')).not.toThrow();
   });
 });

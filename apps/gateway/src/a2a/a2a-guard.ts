@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
+import { isA2AErrorOfKind } from '@switchyard/protocol';
 import type { AgentRegistration } from '@switchyard/engine';
+import type { AuthFailureThrottle } from '../auth/auth-failure-throttle.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { notFound } from '../http/edge-error.ts';
 import { pathParam } from '../http/path-param.ts';
@@ -8,6 +10,7 @@ import type { RequestLimiter } from '../rate-limit/request-limiter.ts';
 
 export interface A2AGuardDeps {
   authenticator: Authenticator;
+  failures: AuthFailureThrottle;
   limiter: RequestLimiter;
   resolveAgent: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
 }
@@ -20,12 +23,22 @@ export interface A2AGuardDeps {
  */
 export function a2aGuard(
   binding: Binding,
-  { authenticator, limiter, resolveAgent }: A2AGuardDeps,
+  { authenticator, failures, limiter, resolveAgent }: A2AGuardDeps,
 ): RequestHandler {
   return async (req, _res, next) => {
     const state = stateOf(req);
     state.binding = binding;
-    const identity = await authenticator.authenticate(req.headers);
+    // Only failures that cost a store lookup count: a wrong key repeated is answered from memory.
+    let lookedUp = false;
+    const identity = await authenticator
+      .authenticate(req.headers, () => {
+        failures.assertMayLookUp(req.ip);
+        lookedUp = true;
+      })
+      .catch((err: unknown) => {
+        if (lookedUp && isA2AErrorOfKind(err, 'Unauthenticated')) failures.recordFailure(req.ip);
+        throw err;
+      });
     state.identity = identity;
     await limiter.consume(identity);
     const tenantId = pathParam(req, 'tenantId');

@@ -41,7 +41,8 @@ export class ApiKeyCache {
     this.#maxEntries = maxEntries;
   }
 
-  async authenticate(plaintext: string): Promise<ApiKeyIdentity | null> {
+  /** `beforeLookup` runs only when the store must be asked (it may throw to refuse the request). */
+  async authenticate(plaintext: string, beforeLookup?: () => void): Promise<ApiKeyIdentity | null> {
     // Keyed by a digest so the maps never hold key material.
     const digest = createHash('sha256').update(plaintext, 'utf8').digest('base64url');
     const now = Date.now();
@@ -55,6 +56,7 @@ export class ApiKeyCache {
     const generation = this.#generation;
     const pending = this.#inFlight.get(digest);
     if (pending && pending.generation === generation) return pending.lookup;
+    beforeLookup?.();
     const lookup = this.#lookup(plaintext);
     this.#inFlight.set(digest, { generation, lookup });
     try {

@@ -40,10 +40,11 @@ export class Authenticator {
     this.#tenants = tenants;
   }
 
-  async authenticate(headers: IncomingHttpHeaders): Promise<Identity> {
+  /** `beforeLookup` runs when an API key must be looked up in the store (AuthFailureThrottle). */
+  async authenticate(headers: IncomingHttpHeaders, beforeLookup?: () => void): Promise<Identity> {
     const apiKey = headers[API_KEY_HEADER];
     if (typeof apiKey === 'string' && apiKey !== '') {
-      const found = await this.#apiKeys.authenticate(apiKey.trim());
+      const found = await this.#apiKeys.authenticate(apiKey.trim(), beforeLookup);
       if (!found) throw unauthenticated('Invalid API key');
       return {
         caller: {

@@ -7,6 +7,7 @@ import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
 import type { TenantStatus } from '../auth/tenant-status.ts';
 import type { RevocationChannel } from '../auth/revocation-channel.ts';
+import { AuthFailureThrottle } from '../auth/auth-failure-throttle.ts';
 import { authChallenges, Authenticator } from '../auth/authenticator.ts';
 import { createJwtVerifier } from '../auth/jwt-verifier.ts';
 import type { CardBuilder } from '../cards/card-builder.ts';
@@ -66,6 +67,8 @@ export function buildApp(
 
   const app = express();
   app.disable('x-powered-by');
+  // Which hops' X-Forwarded-For to believe for the client address (express's `trust proxy`).
+  if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
   // Cards carry their own strong ETag; nothing else should be cached by a generated one.
   app.set('etag', false);
   // The server span first: it continues the client's trace (traceparent) and is the parent of the
@@ -96,7 +99,12 @@ export function buildApp(
   app.use(
     '/agents/:tenantId/:agentId',
     agentRouter(
-      { authenticator: new Authenticator({ apiKeys, jwt, tenants }), limiter, resolveAgent },
+      {
+        authenticator: new Authenticator({ apiKeys, jwt, tenants }),
+        failures: new AuthFailureThrottle({ perSecond: config.AUTH_FAILURES_PER_ADDRESS_PER_SEC }),
+        limiter,
+        resolveAgent,
+      },
       {
         operations: new A2AOperations({ service: services.service, cards }),
         cards,

@@ -214,3 +214,20 @@ describe('operator routes refuse tenant credentials', () => {
     }
   });
 });
+
+describe('a flood of made-up keys from one address', () => {
+  it('is answered 429 without store lookups past the address budget, while known keys keep working', async () => {
+    const throttled = await h.startGateway({ AUTH_FAILURES_PER_ADDRESS_PER_SEC: '3' });
+    const url = `${throttled.url}/agents/acme/echo/rest/tasks`;
+    expect((await send('GET', url, { key: h.fixtures.keys.alice })).status).toBe(200); // now cached
+    const statuses: number[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 30; i++)
+      statuses.push((await send('GET', url, { key: `sy_made_up_${i}_${crypto.randomUUID()}` })).status);
+    expect(new Set(statuses)).toEqual(new Set([401, 429]));
+    // However the 30 fell across second boundaries, each second let at most 3 reach the store.
+    const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3 * seconds);
+    expect((await send('GET', url, { key: h.fixtures.keys.alice })).status).toBe(200);
+  });
+});
