@@ -25,6 +25,10 @@ describe('§9 rule 7 size limits (ProtocolLimits)', () => {
       maxIdLength: 256,
       maxUrlLength: 8192,
       maxJsonDepth: 64,
+      maxDataPartBytes: 1_048_576,
+      maxListItems: 64,
+      maxNameLength: 1024,
+      maxHeaderValueLength: 8192,
     });
     expect(Object.isFrozen(DEFAULT_PROTOCOL_LIMITS)).toBe(true);
   });

@@ -129,6 +129,10 @@ describe('protocol limits inside a body that fits (gateway README "Limits")', ()
       'metadata nested 65 levels',
       { metadata: JSON.parse(`${'{"a":'.repeat(65)}1${'}'.repeat(65)}`) as object },
     ],
+    ['a filename of 1025 characters', { parts: [{ raw: 'aGk=', filename: big(1025) }] }],
+    ['a mediaType of 1025 characters', { parts: [{ text: 'x', mediaType: big(1025) }] }],
+    ['65 extensions', { extensions: Array.from({ length: 65 }, (_, i) => `https://ext.example/${i}`) }],
+    ['65 referenceTaskIds', { referenceTaskIds: Array.from({ length: 65 }, (_, i) => `t${i}`) }],
   ])('%s is InvalidParams on both bindings and stores nothing', async (_what, patch) => {
     const before = await snapshotStore(h.db.pool);
     const params = {
@@ -144,6 +148,69 @@ describe('protocol limits inside a body that fits (gateway README "Limits")', ()
       key: h.fixtures.keys.alice,
       body: params,
     });
+    expect(rest.status).toBe(400);
+    expect(await snapshotStore(h.db.pool)).toEqual(before);
+  });
+});
+
+describe('bounded fields outside the message (gateway README "Limits")', () => {
+  const params = (configuration: Record<string, unknown>) => ({
+    message: userMessage('limit'),
+    configuration: { returnImmediately: true, ...configuration },
+  });
+  it.each<[string, string, Record<string, unknown>]>([
+    [
+      '65 acceptedOutputModes',
+      'configuration.acceptedOutputModes',
+      { acceptedOutputModes: Array.from({ length: 65 }, () => 'text/plain') },
+    ],
+    [
+      'an inline push token of 8193 characters',
+      'configuration.taskPushNotificationConfig.token',
+      { taskPushNotificationConfig: { url: 'http://127.0.0.1:9/t', token: 'x'.repeat(8193) } },
+    ],
+  ])('%s is InvalidParams naming %s on both bindings and stores nothing', async (_what, field, patch) => {
+    const before = await snapshotStore(h.db.pool);
+    const rpc = await send('POST', `${h.url}/agents/acme/echo/rpc`, {
+      key: h.fixtures.keys.alice,
+      body: { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: params(patch) },
+    });
+    expect(rpc.body).toMatchObject({ error: { code: -32602 } });
+    expect(JSON.stringify(rpc.body)).toContain(`"field":"${field}"`);
+    const rest = await send('POST', `${h.url}/agents/acme/echo/rest/message:send`, {
+      key: h.fixtures.keys.alice,
+      body: params(patch),
+    });
+    expect(rest.status).toBe(400);
+    expect(JSON.stringify(rest.body)).toContain(`"field":"${field}"`);
+    expect(await snapshotStore(h.db.pool)).toEqual(before);
+  });
+
+  it('push config credentials over 8192 characters are InvalidParams and store nothing', async () => {
+    const before = await snapshotStore(h.db.pool);
+    const config = {
+      url: 'http://127.0.0.1:9/creds',
+      authentication: { scheme: 'Bearer', credentials: 'x'.repeat(8193) },
+    };
+    const rpc = await send('POST', `${h.url}/agents/acme/echo/rpc`, {
+      key: h.fixtures.keys.alice,
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'CreateTaskPushNotificationConfig',
+        params: { taskId, ...config },
+      },
+    });
+    expect(rpc.body).toMatchObject({ error: { code: -32602 } });
+    expect(JSON.stringify(rpc.body)).toContain('"field":"authentication.credentials"');
+    const rest = await send(
+      'POST',
+      `${h.url}/agents/acme/echo/rest/tasks/${taskId}/pushNotificationConfigs`,
+      {
+        key: h.fixtures.keys.alice,
+        body: config,
+      },
+    );
     expect(rest.status).toBe(400);
     expect(await snapshotStore(h.db.pool)).toEqual(before);
   });

@@ -15,6 +15,7 @@ import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { canSee } from './access.ts';
 import { checkContentTypes } from './content-types.ts';
+import { pushConfigLimitReached } from './push-config-operations.ts';
 import { hasPushConfig, messageIdReused, sameMessage } from './retry-check.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -109,8 +110,12 @@ async function continueTask(
   };
   const ensurePushConfig = async () => {
     // Found by URL (and the client's id if it gave one), so a webhook registered before is kept.
-    if (webhook && !(await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig!)))
-      await deps.pushConfigs.createPushConfig(caller.tenantId, taskId, webhook);
+    if (!webhook || (await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig!))) return;
+    // Refused by the per-task limit before the CAS, so the continuation changes nothing.
+    if (!(await deps.pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, webhook))) {
+      const max = deps.pushConfigs.maxConfigsPerTask;
+      throw pushConfigLimitReached(taskId, max, 'configuration.taskPushNotificationConfig');
+    }
   };
   for (let attempt = 0; ; attempt++) {
     const record = await deps.store.getTaskRecord(caller.tenantId, taskId);

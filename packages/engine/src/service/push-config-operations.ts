@@ -1,6 +1,7 @@
 import {
   invalidParams,
   taskNotFound,
+  type A2AError,
   type ListTaskPushNotificationConfigsResponse,
   type TaskPushNotificationConfig,
 } from '@switchyard/protocol';
@@ -8,6 +9,17 @@ import { InvalidPageTokenError, type Caller, type NewPushConfig } from '@switchy
 import { checkWebhookUrl, UrlRefusedError } from '../push/url-policy.ts';
 import { loadVisibleRecord } from './access.ts';
 import type { ServiceDeps } from './service-deps.ts';
+
+/**
+ * A config refused because its task already has the most it may have (README "Limits"). The spec
+ * names no error for this; InvalidParams, as for the other limits, with `field` naming the input.
+ */
+export function pushConfigLimitReached(taskId: string, max: number, field: string): A2AError {
+  const why = `task ${taskId} already has ${max} push notification configs, the most one task may have`;
+  return invalidParams(`${why}; delete one, or re-register an existing config id or URL`, [
+    { field, description: `the task already has ${max} push notification configs (the limit)` },
+  ]);
+}
 
 /** The four push config operations (digest §3, §8), scoped like every task operation. */
 export class PushConfigOperations {
@@ -46,7 +58,10 @@ export class PushConfigOperations {
     const taskId = config.taskId ?? '';
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
     const prepared = await this.prepare(config, 'config', caller);
-    return this.deps.pushConfigs.createPushConfig(caller.tenantId, taskId, prepared);
+    const { pushConfigs } = this.deps;
+    const created = await pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, prepared);
+    if (!created) throw pushConfigLimitReached(taskId, pushConfigs.maxConfigsPerTask, 'taskId');
+    return created;
   }
 
   async get(

@@ -44,11 +44,17 @@ export function exceedsUtf8Bytes(text: string, limit: number): boolean {
   return encoder.encode(text).byteLength > limit;
 }
 
-/** `google.protobuf.Value`: any JSON value, `null` included (`Part.data`). */
-export function jsonValueSchema(maxDepth: number) {
-  return z.custom<JsonValue>((v) => v !== undefined && isJsonValue(v, maxDepth), {
-    error: `must be a JSON value nested at most ${maxDepth} levels`,
-  });
+/** `google.protobuf.Value`: any JSON value, `null` included (`Part.data`), within depth and size. */
+export function jsonValueSchema(maxDepth: number, maxBytes: number) {
+  return z
+    .custom<JsonValue>((v) => v !== undefined && isJsonValue(v, maxDepth), {
+      error: `must be a JSON value nested at most ${maxDepth} levels`,
+    })
+    .superRefine((value, ctx) => {
+      if (exceedsUtf8Bytes(JSON.stringify(value), maxBytes)) {
+        ctx.addIssue({ code: 'custom', message: `must be at most ${maxBytes} bytes of JSON` });
+      }
+    });
 }
 
 /** `google.protobuf.Struct` used as `metadata`: a JSON object within depth and size limits. */

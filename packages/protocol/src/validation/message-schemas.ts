@@ -3,7 +3,7 @@ import { Role, type Part } from '../types/message.ts';
 import { jsonValueSchema, metadataSchema } from './json-value.ts';
 import type { ProtocolLimits } from './limits.ts';
 import { protoObject } from './proto-object.ts';
-import { absoluteUrlSchema, base64Schema, idSchema, optionalId, roleSchema } from './scalars.ts';
+import { absoluteUrlSchema, base64Schema, boundedList, idSchema, optionalId, roleSchema } from './scalars.ts';
 
 const PART_CONTENT = ['text', 'raw', 'url', 'data'] as const;
 
@@ -17,10 +17,10 @@ export function partSchema(limits: ProtocolLimits) {
       text: z.string().max(limits.maxTextPartLength).optional(),
       raw: base64Schema().optional(),
       url: absoluteUrlSchema(limits.maxUrlLength, false).optional(),
-      data: jsonValueSchema(limits.maxJsonDepth).optional(),
+      data: jsonValueSchema(limits.maxJsonDepth, limits.maxDataPartBytes).optional(),
       metadata: metadataOf(limits).optional(),
-      filename: z.string().optional(),
-      mediaType: z.string().optional(),
+      filename: z.string().max(limits.maxNameLength).optional(),
+      mediaType: z.string().max(limits.maxNameLength).optional(),
     },
     // `data` is a google.protobuf.Value, for which JSON null is a value, not "unset" (digest §1).
     { keepNull: ['data'] },
@@ -68,7 +68,7 @@ export function messageSchema(limits: ProtocolLimits, options: MessageSchemaOpti
     role,
     parts: partsSchema(limits),
     metadata: metadataOf(limits).optional(),
-    extensions: z.array(z.string()).optional(),
-    referenceTaskIds: z.array(idSchema(limits.maxIdLength)).optional(),
+    extensions: boundedList(z.string().max(limits.maxUrlLength), limits.maxListItems).optional(),
+    referenceTaskIds: boundedList(idSchema(limits.maxIdLength), limits.maxListItems).optional(),
   });
 }

@@ -10,11 +10,11 @@ import {
 } from './scalars.ts';
 
 /** AuthenticationInfo: `scheme` is required whenever `authentication` is present (digest §2.4). */
-function authenticationSchema() {
+function authenticationSchema(limits: ProtocolLimits) {
   return protoObject({
-    scheme: authSchemeSchema(),
+    scheme: authSchemeSchema(limits.maxNameLength),
     // Sent as `Authorization: <scheme> <credentials>` by the pusher (digest §8).
-    credentials: optionalHeaderValue(),
+    credentials: optionalHeaderValue(limits.maxHeaderValueLength),
   });
 }
 
@@ -31,7 +31,7 @@ export function pushConfigSchema(limits: ProtocolLimits, options: PushConfigSche
     taskId: options.taskIdRequired ? idSchema(limits.maxIdLength) : optionalId(limits.maxIdLength),
     url: absoluteUrlSchema(limits.maxUrlLength, true),
     // Sent as the `X-A2A-Notification-Token` header (digest §12 #6).
-    token: optionalHeaderValue(),
-    authentication: authenticationSchema().optional(),
+    token: optionalHeaderValue(limits.maxHeaderValueLength),
+    authentication: authenticationSchema(limits).optional(),
   });
 }

@@ -6,10 +6,11 @@ import { messageSchema, metadataOf } from './message-schemas.ts';
 import { protoObject } from './proto-object.ts';
 import { pushConfigSchema } from './push-config-schemas.ts';
 import {
+  boundedList,
   idSchema,
   int32,
   optionalId,
-  optionalString,
+  pageTokenSchema,
   taskStateSchema,
   tenantSchema,
   timestampSchema,
@@ -36,7 +37,7 @@ function build(limits: ProtocolLimits): RequestSchemas {
     tenant,
     message: messageSchema(limits, { userOnly: true }),
     configuration: protoObject({
-      acceptedOutputModes: z.array(z.string()).optional(),
+      acceptedOutputModes: boundedList(z.string().max(limits.maxNameLength), limits.maxListItems).optional(),
       taskPushNotificationConfig: pushConfigSchema(limits, { taskIdRequired: false }).optional(),
       historyLength: historyLength(),
       returnImmediately: z.boolean().optional(),
@@ -56,7 +57,7 @@ function build(limits: ProtocolLimits): RequestSchemas {
         .transform((s) => (s === TaskState.UNSPECIFIED ? undefined : s))
         .optional(),
       pageSize: listTasksPageSize(),
-      pageToken: optionalString(),
+      pageToken: pageTokenSchema(),
       historyLength: historyLength(),
       statusTimestampAfter: timestampSchema().optional(),
       includeArtifacts: z.boolean().optional(),
@@ -69,7 +70,7 @@ function build(limits: ProtocolLimits): RequestSchemas {
       tenant,
       taskId: id,
       pageSize: pushConfigsPageSize(),
-      pageToken: optionalString(),
+      pageToken: pageTokenSchema(),
     }),
     DeleteTaskPushNotificationConfig: taskAndConfigId,
     GetExtendedAgentCard: protoObject({ tenant }),

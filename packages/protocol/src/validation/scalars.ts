@@ -18,8 +18,24 @@ const orRequired =
   (issue: { input?: unknown }): string =>
     issue.input === undefined ? 'is required' : message;
 
-/** An optional string where "" means unset. */
-export const optionalString = () => z.preprocess(emptyToUndefined, z.string().optional());
+/**
+ * Longest `pageToken` accepted. The server's own tokens are base64url of a small cursor holding at
+ * most one id (well under 2,100 characters even for a 256-character id of escaped characters), so
+ * a longer one cannot be a token this server issued.
+ */
+export const MAX_PAGE_TOKEN_LENGTH = 4096;
+
+/** `pageToken`: opaque and server-issued (digest §7.4 rule 22); "" means the first page. */
+export const pageTokenSchema = () =>
+  z.preprocess(emptyToUndefined, z.string().max(MAX_PAGE_TOKEN_LENGTH).optional());
+
+/**
+ * A repeated field of at most `max` entries. The count is checked before any entry is parsed, so
+ * a huge array fails fast with one violation instead of one per entry.
+ */
+export function boundedList<T extends z.ZodType>(item: T, max: number) {
+  return z.array(z.unknown()).max(max, `must contain at most ${max} entries`).pipe(z.array(item));
+}
 
 /** A required identifier: non-empty, bounded, and usable as one URL path segment (digest §4.2). */
 export function idSchema(maxLength: number) {
@@ -110,18 +126,20 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Visible ASCII, space and tab: anything else (CR, LF, NUL…) could split or corrupt a header.
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
-export const authSchemeSchema = () =>
+export const authSchemeSchema = (maxLength: number) =>
   z
     .string()
     .min(1)
+    .max(maxLength)
     .refine((s) => TOKEN.test(s), { message: 'must be an HTTP auth scheme token such as Bearer' });
 
 /** An optional string that is sent later as (part of) an HTTP header value; "" means unset. */
-export const optionalHeaderValue = () =>
+export const optionalHeaderValue = (maxLength: number) =>
   z.preprocess(
     emptyToUndefined,
     z
       .string()
+      .max(maxLength)
       .refine((s) => HEADER_VALUE.test(s), { message: 'must contain only printable ASCII characters' })
       .optional(),
   );

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { TaskPushNotificationConfig } from '@switchyard/protocol';
+import { sql, type Selectable } from 'kysely';
+import type { PushConfigsTable } from '../database.ts';
+import type { Db } from '../db.ts';
+import type { SecretBox } from '../secret-box.ts';
+import type { NewPushConfig } from '../task-store.ts';
+import { pushConfigValues } from './create-push-config.ts';
+import { toPushConfigView } from './push-config-view.ts';
+
+/**
+ * Webhooks one task may have (README "Limits"). Every event of a task is queued once per config,
+ * and the pushers deliver in one order shared by all tenants, so a task's configs multiply the
+ * work its events cost everyone: 300 of them turned one cancel into 300 deliveries ahead of other
+ * tenants'. A client needs one webhook per task, a few when observers follow it too (0.3 servers
+ * kept one per task, and the SDKs give an id-less config the task's id, so it replaces the last);
+ * 10 leaves room for that and caps a task's fan-out at 10 deliveries per event.
+ */
+export const DEFAULT_MAX_PUSH_CONFIGS_PER_TASK = 10;
+
+// Advisory-lock class of the per-task push config lock (two-int keys, a space of their own).
+const PUSH_CONFIG_LOCK_CLASS = 0x70636667;
+
+/**
+ * Adds a config to an existing task, or updates one it has, with secrets sealed; null, and nothing
+ * changed, when it would be new and the task already has `maxPerTask`. It is not new when its id is
+ * registered (an upsert, so a retried create is idempotent), or, given without an id, when its URL
+ * is (the oldest config with that URL is updated, keeping its id): re-registering a webhook never
+ * adds a delivery per event. The same URL under a new id is a new config. Shape only: URL and SSRF
+ * checks belong to the engine (ARCHITECTURE.md §7).
+ *
+ * The limit is enforced by the insert itself: it runs only WHERE the config exists or the task has
+ * fewer than `maxPerTask`. Alone, two concurrent inserts could each count the other's row as
+ * missing (each statement sees the rows committed when it started) and both go through; so a
+ * transaction-scoped advisory lock on (tenant, task) is taken first, in its own statement. The
+ * insert then starts after any rival's commit, sees its row, and the count is exact: a task never
+ * holds more than `maxPerTask` configs added this way. The lock touches no row, so the task's own
+ * writes and deliveries never wait on it; only creates on the same task do, for one statement.
+ */
+export async function addPushConfig(
+  db: Db,
+  secrets: SecretBox | undefined,
+  tenantId: string,
+  taskId: string,
+  config: NewPushConfig,
+  maxPerTask: number,
+): Promise<TaskPushNotificationConfig | null> {
+  const v = pushConfigValues(secrets, config);
+  const run = async (trx: Db) => {
+    const lockKey = `${tenantId}/${taskId}`;
+    await sql`SELECT pg_advisory_xact_lock(${PUSH_CONFIG_LOCK_CLASS}, hashtext(${lockKey}))`.execute(trx);
+    const sameConfig = config.id === undefined ? sql`url = ${config.url}` : sql`id = ${config.id}`;
+    const { rows } = await sql<Selectable<PushConfigsTable>>`
+      WITH existing AS (
+        SELECT id FROM push_configs
+        WHERE tenant_id = ${tenantId} AND task_id = ${taskId} AND ${sameConfig}
+        ORDER BY created_at, id
+        LIMIT 1
+      )
+      INSERT INTO push_configs
+        (tenant_id, task_id, id, url, token_enc, auth_scheme, auth_credentials_enc, wire_version)
+      SELECT ${tenantId}, ${taskId}::uuid, coalesce((SELECT id FROM existing), ${config.id ?? randomUUID()}),
+             ${v.url}, ${v.token_enc}::bytea, ${v.auth_scheme}::text, ${v.auth_credentials_enc}::bytea,
+             ${v.wire_version}
+      WHERE EXISTS (SELECT 1 FROM existing)
+         OR (SELECT count(*) FROM push_configs WHERE tenant_id = ${tenantId} AND task_id = ${taskId})
+            < ${maxPerTask}
+      ON CONFLICT (tenant_id, task_id, id) DO UPDATE SET
+        url = excluded.url, token_enc = excluded.token_enc, auth_scheme = excluded.auth_scheme,
+        auth_credentials_enc = excluded.auth_credentials_enc, wire_version = excluded.wire_version
+      RETURNING *`.execute(trx);
+    return rows[0] ? toPushConfigView(rows[0]) : null;
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
