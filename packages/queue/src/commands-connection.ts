@@ -31,7 +31,10 @@ export function isRedisAway(redis: Pick<Redis, 'status'>): boolean {
  * Redis queues its commands until it reconnects (the BullMQ connection never gives up), so a bare
  * PING would hang the probe for the whole outage instead of answering "not ready".
  */
-export async function redisAnswers(redis: Pick<Redis, 'status' | 'ping'>, timeoutMs = 1000): Promise<boolean> {
+export async function redisAnswers(
+  redis: Pick<Redis, 'status' | 'ping'>,
+  timeoutMs = 1000,
+): Promise<boolean> {
   if (redis.status !== 'ready') return false;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolve) => {

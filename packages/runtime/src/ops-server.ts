@@ -17,7 +17,10 @@ export interface OpsHandlers {
 
 /** The readiness checks every process shares: Postgres reachable and migrated, Redis answering. */
 export async function serviceReadiness(pool: pg.Pool, redis: Redis): Promise<Record<string, boolean>> {
-  const [{ postgres, migrations }, redisOk] = await Promise.all([databaseReadiness(pool), redisAnswers(redis)]);
+  const [{ postgres, migrations }, redisOk] = await Promise.all([
+    databaseReadiness(pool),
+    redisAnswers(redis),
+  ]);
   return { postgres, migrations, redis: redisOk };
 }
 
