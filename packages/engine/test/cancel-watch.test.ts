@@ -7,7 +7,16 @@ import { alice, startPlatform, userMessage, type Platform } from './platform-fix
 // A run listens for cancels only after its first moments (task-runner's watchForCancel): these
 // prove a cancel is heard both before and after that point by an agent that never writes.
 let p: Platform;
-const started = new Map<string, () => void>();
+// A run may start before the test has its task id back from the send: remember starts, so the
+// test's wait resolves whichever comes first.
+const started = new Set<string>();
+const onStart = new Map<string, () => void>();
+const markStarted = (id: string) => {
+  started.add(id);
+  onStart.get(id)?.();
+};
+const whenStarted = (id: string) =>
+  new Promise<void>((resolve) => (started.has(id) ? resolve() : onStart.set(id, resolve)));
 const aborted = new Set<string>();
 const quiet: Agent = {
   executor: 'quiet',
@@ -20,7 +29,7 @@ const quiet: Agent = {
     defaultOutputModes: ['text/plain'],
   },
   async execute(ctx) {
-    started.get(ctx.task.id)?.();
+    markStarted(ctx.task.id);
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
     aborted.add(ctx.task.id);
   },
@@ -32,7 +41,7 @@ const slowWriter: Agent = {
   executor: 'slow-writer',
   card: { ...quiet.card, name: 'slow-writer', description: 'one slow status write, then waits' },
   async execute(ctx) {
-    started.get(ctx.task.id)?.();
+    markStarted(ctx.task.id);
     await ctx.setStatus({ parts: [{ text: 'slow' }] });
     wrote.add(ctx.task.id);
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
@@ -57,7 +66,7 @@ async function runAndCancel(delayBeforeCancelMs: number) {
   });
   if (!('task' in r)) throw new Error('expected a task');
   const id = r.task.id;
-  await new Promise<void>((resolve) => started.set(id, resolve));
+  await whenStarted(id);
   if (delayBeforeCancelMs) await new Promise((resolve) => setTimeout(resolve, delayBeforeCancelMs));
   const canceled = await p.service.cancelTask(alice, 'quiet', id);
   expect(canceled.status.state).toBe(TaskState.CANCELED);
@@ -95,7 +104,7 @@ describe('while a run waits on its own write', () => {
       });
       if (!('task' in r)) throw new Error('expected a task');
       const id = r.task.id;
-      await new Promise<void>((resolve) => started.set(id, resolve));
+      await whenStarted(id);
       const redis = p.redis.connect();
       const listeners = async () =>
         Number(((await redis.pubsub('NUMSUB', p.keys.taskChannel('acme', id))) as [string, number])[1]);

@@ -401,17 +401,26 @@ export class TaskRunner {
         );
   }
 
-  /** The claim failed: if only because of retry backoff, schedule the dispatch for later. */
+  /**
+   * The claim failed. For a live task nobody holds, the only reason is that it is not due yet
+   * (retry backoff) by Postgres's clock, which the claim reads: schedule the dispatch again. Not by
+   * comparing run_after with this process's clock: one running ahead of Postgres's took the task
+   * for due, dropped the dispatch, and left it to the reaper (found in review). A second at least,
+   * so a clock far ahead costs one claim a second until Postgres's catches up; a fresh job id
+   * (nonce), since this very job may carry the id a plain re-enqueue would.
+   */
   private async deferIfEarly(job: RunTaskJob): Promise<void> {
     const record = await this.deps.store.getTaskRecord(job.tenantId, job.taskId);
-    if (!record || record.leaseOwner || record.runAfter.getTime() <= Date.now()) return;
+    if (!record || record.leaseOwner) return;
     if (record.state !== TaskState.SUBMITTED && record.state !== TaskState.WORKING) return;
+    const now = Date.now();
     await this.deps.dispatcher.enqueue({
       tenantId: record.tenantId,
       taskId: record.id,
       version: record.version,
       attempts: record.attempts,
-      runAfter: record.runAfter,
+      runAfter: new Date(Math.max(record.runAfter.getTime(), now + 1000)),
+      nonce: `e${now}`,
     });
   }
 }
