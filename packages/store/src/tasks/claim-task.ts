@@ -1,8 +1,15 @@
 import { TaskState } from '@switchyard/protocol';
 import { sql } from 'kysely';
-import { loadRunInputs, runInputsSelection, toRunInputs, type RunInputsColumns } from './load-run-inputs.ts';
+import {
+  loadRunInputs,
+  runInputsSelection,
+  toRunInputs,
+  type RunInputs,
+  type RunInputsColumns,
+} from './load-run-inputs.ts';
+import { releaseLease } from './release-lease.ts';
 import type { Db } from '../db.ts';
-import type { ClaimInput, ClaimResult } from '../task-store.ts';
+import type { ClaimInput, ClaimResult, TaskRecord } from '../task-store.ts';
 import { msFromNow } from './sql-time.ts';
 import { isTaskId, toTaskRecord, type TaskRow } from './task-row.ts';
 
@@ -50,15 +57,34 @@ export async function claimTasks(db: Db, inputs: readonly ClaimInput[]): Promise
     // the previous owner (lease lapsed, but still its writer) committed a change: its chunk is
     // not in that snapshot, and the run would write it again. Read the inputs anew.
     const inputsCurrent = snapshot_version === row.version - (movedToWorking ? 1 : 0);
-    results[byId.get(row.id)!] = {
-      task: { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due },
-      movedToWorking,
-      inputs: inputsCurrent
-        ? toRunInputs({ history, chunks, generation_start })
-        : await loadRunInputs(db, first.tenantId, row.id),
-    };
+    const task = { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due };
+    const inputs = inputsCurrent
+      ? toRunInputs({ history, chunks, generation_start })
+      : await rereadInputs(db, task);
+    results[byId.get(row.id)!] = inputs ? { task, movedToWorking, inputs } : null;
   }
   return results;
+}
+
+/**
+ * The run inputs read after the claim committed. Its failure must not fail the batch: the claims
+ * have committed, and a batch that throws is retried claim by claim, each then refused, leaving
+ * every task of it leased to a run that never starts. So a failed re-read gives only its own task
+ * back (lease released, the attempt refunded, due at once) and answers null for it, as a lost
+ * claim does; if even that fails, the lease lapses and the reaper takes the task.
+ */
+async function rereadInputs(db: Db, task: TaskRecord): Promise<RunInputs | null> {
+  try {
+    return await loadRunInputs(db, task.tenantId, task.id);
+  } catch {
+    await releaseLease(db, {
+      tenantId: task.tenantId,
+      taskId: task.id,
+      leaseOwner: task.leaseOwner!,
+      refundAttempt: true,
+    }).catch(() => false);
+    return null;
+  }
 }
 
 /**
