@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@switchyard/runtime';
 import type { ApiKeyIdentity } from '@switchyard/store';
-import { AuthFailureThrottle } from '../src/auth/auth-failure-throttle.ts';
+import { addressKey, AuthFailureThrottle } from '../src/auth/auth-failure-throttle.ts';
 import { ApiKeyCache } from '../src/auth/api-key-cache.ts';
 import { DEV_ADMIN_TOKEN, loadGatewayConfig } from '../src/config.ts';
 import { isJsonMediaType } from '../src/http/read-json-body.ts';
@@ -233,12 +233,28 @@ describe('AuthFailureThrottle', () => {
   it("refuses lookups from an address past its failures this second, no one else's, and forgets next second", () => {
     let now = 10_000;
     const throttle = new AuthFailureThrottle({ perSecond: 2, now: () => now });
-    throttle.recordFailure('10.0.0.1');
-    expect(() => throttle.assertMayLookUp('10.0.0.1')).not.toThrow();
-    throttle.recordFailure('10.0.0.1');
-    expect(() => throttle.assertMayLookUp('10.0.0.1')).toThrow(/failed authentications/);
-    expect(() => throttle.assertMayLookUp('10.0.0.2')).not.toThrow();
+    throttle.beginLookup('10.0.0.1').end(true);
+    expect(() => throttle.beginLookup('10.0.0.1').end(false)).not.toThrow();
+    throttle.beginLookup('10.0.0.1').end(true);
+    expect(() => throttle.beginLookup('10.0.0.1')).toThrow(/failed authentications/);
+    expect(() => throttle.beginLookup('10.0.0.2').end(false)).not.toThrow();
     now += 1_000;
-    expect(() => throttle.assertMayLookUp('10.0.0.1')).not.toThrow();
+    expect(() => throttle.beginLookup('10.0.0.1').end(false)).not.toThrow();
+  });
+
+  it('counts lookups still in flight, so a burst cannot pass the budget before any has failed', () => {
+    const throttle = new AuthFailureThrottle({ perSecond: 3, now: () => 5_000 });
+    const tickets = [1, 2, 3].map(() => throttle.beginLookup('10.0.0.1'));
+    expect(() => throttle.beginLookup('10.0.0.1')).toThrow(/failed authentications/);
+    tickets[0]!.end(false); // a known key: the slot is free again
+    expect(() => throttle.beginLookup('10.0.0.1')).not.toThrow();
+  });
+
+  it('counts IPv6 clients by /64 and IPv4-mapped ones as IPv4', () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
   });
 });

@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import { isA2AErrorOfKind } from '@switchyard/protocol';
 import type { AgentRegistration } from '@switchyard/engine';
 import type { AuthFailureThrottle } from '../auth/auth-failure-throttle.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
@@ -28,17 +27,9 @@ export function a2aGuard(
   return async (req, _res, next) => {
     const state = stateOf(req);
     state.binding = binding;
-    // Only failures that cost a store lookup count: a wrong key repeated is answered from memory.
-    let lookedUp = false;
-    const identity = await authenticator
-      .authenticate(req.headers, () => {
-        failures.assertMayLookUp(req.ip);
-        lookedUp = true;
-      })
-      .catch((err: unknown) => {
-        if (lookedUp && isA2AErrorOfKind(err, 'Unauthenticated')) failures.recordFailure(req.ip);
-        throw err;
-      });
+    // Only lookups of keys the gateway does not know are limited; a wrong key repeated is
+    // answered from memory.
+    const identity = await authenticator.authenticate(req.headers, () => failures.beginLookup(req.ip));
     state.identity = identity;
     await limiter.consume(identity);
     const tenantId = pathParam(req, 'tenantId');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApiKeyIdentity } from '@switchyard/store';
+import type { LookupTicket } from './auth-failure-throttle.ts';
 
 export interface ApiKeyCacheOptions {
   /** The store lookup (PostgresAdminStore.authenticateApiKey). */
@@ -41,8 +42,11 @@ export class ApiKeyCache {
     this.#maxEntries = maxEntries;
   }
 
-  /** `beforeLookup` runs only when the store must be asked (it may throw to refuse the request). */
-  async authenticate(plaintext: string, beforeLookup?: () => void): Promise<ApiKeyIdentity | null> {
+  /**
+   * `beginLookup` runs only when the store must be asked; it may throw to refuse the request, and
+   * its ticket hears whether the key was unknown (AuthFailureThrottle).
+   */
+  async authenticate(plaintext: string, beginLookup?: () => LookupTicket): Promise<ApiKeyIdentity | null> {
     // Keyed by a digest so the maps never hold key material.
     const digest = createHash('sha256').update(plaintext, 'utf8').digest('base64url');
     const now = Date.now();
@@ -56,8 +60,12 @@ export class ApiKeyCache {
     const generation = this.#generation;
     const pending = this.#inFlight.get(digest);
     if (pending && pending.generation === generation) return pending.lookup;
-    beforeLookup?.();
+    const ticket = beginLookup?.();
     const lookup = this.#lookup(plaintext);
+    lookup.then(
+      (identity) => ticket?.end(identity === null),
+      () => ticket?.end(false),
+    );
     this.#inFlight.set(digest, { generation, lookup });
     try {
       const identity = await lookup;

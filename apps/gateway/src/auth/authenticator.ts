@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { unauthenticated, unavailable } from '@switchyard/protocol';
 import type { Identity } from '../http/request-state.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
+import type { LookupTicket } from './auth-failure-throttle.ts';
 import type { JwtVerifier } from './jwt-verifier.ts';
 
 import type { TenantStatus } from './tenant-status.ts';
@@ -40,11 +41,11 @@ export class Authenticator {
     this.#tenants = tenants;
   }
 
-  /** `beforeLookup` runs when an API key must be looked up in the store (AuthFailureThrottle). */
-  async authenticate(headers: IncomingHttpHeaders, beforeLookup?: () => void): Promise<Identity> {
+  /** `beginLookup` runs when an API key must be looked up in the store (AuthFailureThrottle). */
+  async authenticate(headers: IncomingHttpHeaders, beginLookup?: () => LookupTicket): Promise<Identity> {
     const apiKey = headers[API_KEY_HEADER];
     if (typeof apiKey === 'string' && apiKey !== '') {
-      const found = await this.#apiKeys.authenticate(apiKey.trim(), beforeLookup);
+      const found = await this.#apiKeys.authenticate(apiKey.trim(), beginLookup);
       if (!found) throw unauthenticated('Invalid API key');
       return {
         caller: {
