@@ -33,7 +33,7 @@ function write(res: express.Response, format: SseFormat): void {
     heartbeatMs: 60_000,
     maxBufferBytes: 1024 * 1024,
     registry: new StreamRegistry(),
-    owner: { tenantId: 'acme', credentialId: 'key:k1' },
+    slot: new StreamRegistry().reserve({ tenantId: 'acme', credentialId: 'key:k1' }),
     log: { log: silentLogger() },
     onEnd: () => undefined,
   });

@@ -50,11 +50,12 @@ async function serve(
 ): Promise<{ url: string; port: number }> {
   const app = express();
   app.get('/', (_req, res) => {
+    const registry = options.registry ?? new StreamRegistry();
     streamSse(res, make(), options.format ?? restSseFormat('v1.0.1'), {
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
-      registry: options.registry ?? new StreamRegistry(),
-      owner: { tenantId: 'acme', credentialId: 'key:k1' },
+      registry,
+      slot: registry.reserve({ tenantId: 'acme', credentialId: 'key:k1' }),
       log: { log: silentLogger() },
       onEnd: options.onEnd ?? (() => undefined),
     });
@@ -237,13 +238,10 @@ describe('streamSse', () => {
     const ended: string[] = [];
     // As an SseStream does: its close unregisters it.
     const open = (name: string, tenantId: string, credentialId: string) => {
-      const unregister = registry.add(
-        (reason) => {
-          ended.push(`${name}: ${reason}`);
-          unregister();
-        },
-        { tenantId, credentialId },
-      );
+      const unregister = registry.add((reason) => {
+        ended.push(`${name}: ${reason}`);
+        unregister();
+      }, registry.reserve({ tenantId, credentialId }));
     };
     open('a1', 'acme', 'key:a');
     open('a2', 'acme', 'key:a');
@@ -254,6 +252,23 @@ describe('streamSse', () => {
     expect(registry.closeOwnedBy({ tenantId: 'acme' }, 'tenant disabled')).toBe(1);
     expect(ended.at(-1)).toBe('b: tenant disabled');
     expect(registry.size).toBe(1);
+  });
+
+  it('a stream still opening when its credential was revoked ends as it registers', () => {
+    const registry = new StreamRegistry();
+    const owner = { tenantId: 'acme', credentialId: 'key:a' };
+    const opening = registry.reserve(owner);
+    const unrelated = registry.reserve({ tenantId: 'acme', credentialId: 'key:b' });
+    // The revocation lands while the stream's first item is being prepared: nothing to close yet.
+    expect(registry.closeOwnedBy({ credentialId: 'key:a' }, 'credential revoked')).toBe(0);
+    const reasons: string[] = [];
+    registry.add((reason) => reasons.push(reason), opening);
+    expect(reasons).toEqual(['credential revoked']);
+    registry.add((reason) => reasons.push(`b: ${reason}`), unrelated);
+    // A slot taken after the revocation (a new request, authenticated afresh) is not affected.
+    registry.add((reason) => reasons.push(`later: ${reason}`), registry.reserve(owner));
+    expect(reasons).toEqual(['credential revoked']);
+    expect(registry.size).toBe(2);
   });
 
   it('a stream that starts after shutdown began (its closeAll has run) ends at once', async () => {

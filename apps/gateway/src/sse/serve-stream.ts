@@ -24,14 +24,14 @@ export async function serveStream(
   const stop = new AbortController();
   const ctx = operationContext(req, stop.signal);
   const owner = { tenantId: ctx.caller.tenantId, credentialId: a2aContextOf(req).identity.credentialId };
-  const release = deps.streams.reserve(owner);
+  const slot = deps.streams.reserve(owner);
   // Until the first item is ready: the client leaving or shutdown end the wait for it.
   const unwatch = watchClient(res, deps.shutdown, stop);
   let opened: OpenedStream;
   try {
     opened = await open(ctx);
   } catch (err) {
-    release();
+    slot.release();
     throw err;
   } finally {
     unwatch();
@@ -40,8 +40,8 @@ export async function serveStream(
     heartbeatMs: deps.heartbeatMs,
     maxBufferBytes: deps.maxBufferBytes,
     registry: deps.streams,
-    owner,
+    slot,
     log: stateOf(req),
-    onEnd: release,
+    onEnd: slot.release,
   });
 }

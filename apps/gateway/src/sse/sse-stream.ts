@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { fromUnknown, type A2AError } from '@switchyard/protocol';
 import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
-import type { StreamOwner, StreamRegistry } from './stream-registry.ts';
+import type { StreamRegistry, StreamSlot } from './stream-registry.ts';
 
 /** How one binding frames stream items and a mid-stream error (digest §4.1, §4.2, §12 #16). */
 export interface SseFormat {
@@ -22,8 +22,8 @@ export interface SseOptions {
   maxBufferBytes: number;
   /** Ends the stream at shutdown, also one that starts after shutdown began (StreamRegistry.add). */
   registry: StreamRegistry;
-  /** The credential that opened it: a revocation of it ends the stream (closeOwnedBy). */
-  owner: StreamOwner;
+  /** The stream's slot, from `registry.reserve`: a revocation of its owner ends the stream. */
+  slot: StreamSlot;
   /** Where the request's logger is, asked for only when there is something to log. */
   log: { readonly log: Logger };
   /** Called once when the stream has ended, however it ended (the stream's slot goes back). */
@@ -100,7 +100,7 @@ class SseStream implements StreamSink {
       this.#write(': keep-alive\n\n'),
     );
     if (opened.first) this.item(opened.first);
-    this.#unregister = registry.add((reason) => this.#close(reason), this.#options.owner);
+    this.#unregister = registry.add((reason) => this.#close(reason), this.#options.slot);
     if (this.#ended) return;
     const stop = opened.follow(this);
     if (this.#ended) stop();

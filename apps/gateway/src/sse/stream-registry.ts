@@ -8,6 +8,18 @@ export interface StreamOwner {
   credentialId: string;
 }
 
+/** A stream's slot, taken before the stream opens (reserve), handed to `add` once it has. */
+export interface StreamSlot {
+  owner: StreamOwner;
+  /** Gives the slot back; once, whatever happens. */
+  release(): void;
+  /** The registry's revocation count when the slot was taken (see closeOwnedBy). */
+  readonly revocationsBefore: number;
+}
+
+/** Revocations remembered for streams still opening; far more than can happen in one opening. */
+const MAX_REMEMBERED_REVOCATIONS = 10_000;
+
 export interface StreamLimits {
   /** Open streams this gateway process holds at most. */
   perGateway: number;
@@ -37,6 +49,9 @@ export class StreamRegistry {
   #reserved = 0;
   /** Set by closeAll: a stream added later is ended at once with the same reason. */
   #closing: string | undefined;
+  /** Revocations so far, and the number of the last one per credential (`c:`) or tenant (`t:`). */
+  #revocations = 0;
+  readonly #revokedAt = new Map<string, number>();
 
   constructor(metrics?: StreamMetrics, limits: StreamLimits = UNLIMITED) {
     this.#metrics = metrics;
@@ -49,7 +64,8 @@ export class StreamRegistry {
    * Retry-After), as for rate limits. Call the returned function once the stream has ended. The
    * credential's own limit keeps one key (or one leaked key) from taking its tenant's every slot.
    */
-  reserve({ tenantId, credentialId }: StreamOwner): () => void {
+  reserve(owner: StreamOwner): StreamSlot {
+    const { tenantId, credentialId } = owner;
     const held = this.#perTenant.get(tenantId) ?? 0;
     const heldByCredential = this.#perCredential.get(credentialId) ?? 0;
     if (this.#reserved >= this.#limits.perGateway)
@@ -62,12 +78,16 @@ export class StreamRegistry {
     this.#perTenant.set(tenantId, held + 1);
     this.#perCredential.set(credentialId, heldByCredential + 1);
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#reserved--;
-      decrement(this.#perTenant, tenantId);
-      decrement(this.#perCredential, credentialId);
+    return {
+      owner,
+      revocationsBefore: this.#revocations,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#reserved--;
+        decrement(this.#perTenant, tenantId);
+        decrement(this.#perCredential, credentialId);
+      },
     };
   }
 
@@ -75,9 +95,19 @@ export class StreamRegistry {
    * Holds an open stream until the returned function is called; closeAll ends it with `close`.
    * After closeAll, `close` is called at once: the stream started while the gateway was stopping.
    */
-  add(close: (reason: string) => void, owner: StreamOwner): () => void {
+  add(close: (reason: string) => void, slot: StreamSlot): () => void {
+    const { owner } = slot;
     if (this.#closing !== undefined) {
       close(this.#closing);
+      return () => undefined;
+    }
+    // A revocation that came while this stream was opening (its first item being prepared) did
+    // not see it: it ends now, as it would have then.
+    const revoked =
+      (this.#revokedAt.get(`c:${owner.credentialId}`) ?? -1) >= slot.revocationsBefore ||
+      (this.#revokedAt.get(`t:${owner.tenantId}`) ?? -1) >= slot.revocationsBefore;
+    if (revoked) {
+      close('credential revoked');
       return () => undefined;
     }
     this.#open.set(close, owner);
@@ -133,6 +163,13 @@ export class StreamRegistry {
    * client's resume then meets the 401. A scan of this gateway's streams: revocations are rare.
    */
   closeOwnedBy(match: { credentialId: string } | { tenantId: string }, reason: string): number {
+    // Remembered for the streams still opening (add checks it): numbered, so "after my slot was
+    // taken" needs no clock.
+    const key = 'credentialId' in match ? `c:${match.credentialId}` : `t:${match.tenantId}`;
+    this.#revokedAt.delete(key);
+    if (this.#revokedAt.size >= MAX_REMEMBERED_REVOCATIONS)
+      this.#revokedAt.delete(this.#revokedAt.keys().next().value!);
+    this.#revokedAt.set(key, this.#revocations++);
     let closed = 0;
     for (const [close, owner] of [...this.#open]) {
       const matches =
