@@ -150,10 +150,12 @@ export function createPusher(options: PusherOptions) {
       limit,
       lockMs: settings.lockMs,
     });
-    // A send must end while the lock holds (a POST lasts up to timeoutMs; one second of margin),
-    // or at least start in its first half where a lock is set shorter than that (tests).
+    // A send must end while the lock holds: it starts at the latest a POST's timeout before the
+    // lock ends, less a margin (a second, or half the slack where the lock leaves less; the
+    // config requires PUSH_LOCK_MS > PUSH_TIMEOUT_MS, so there is always some).
     const { lockMs, timeoutMs } = settings;
-    const sendBy = claimedAt + Math.max(lockMs - timeoutMs - 1000, lockMs / 2);
+    const slack = lockMs - timeoutMs;
+    const sendBy = claimedAt + slack - Math.min(1000, slack / 2);
     return { sends: batch.map((delivery) => send(delivery, sendBy)), full: batch.length === limit };
   }
 

@@ -42,7 +42,8 @@ describe('lifecycle RUNNING → DRAINING → STOPPED', () => {
     const { tenantId } = await newTenant(suite.env);
     const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
     suite.receiver.respond = (_req, i) => ({ status: 204, delayMs: i === 0 ? 1000 : 0 });
-    const first = scope.pusher({ shutdownGraceMs: 20, lockMs: 400 });
+    // A short lock that still outlasts a POST's timeout, as the config requires.
+    const first = scope.pusher({ shutdownGraceMs: 20, lockMs: 1500, timeoutMs: 1200 });
     await first.start();
     await waitFor(() => suite.receiver.pending === 1, { what: 'a send in flight' });
 
