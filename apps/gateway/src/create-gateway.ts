@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import type { PostgresAdminStore } from '@switchyard/store';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { TenantStatus } from './auth/tenant-status.ts';
+import { recheckOpenStreams } from './auth/recheck-streams.ts';
 import { RevocationChannel } from './auth/revocation-channel.ts';
 import { CardBuilder } from './cards/card-builder.ts';
 import { buildApp } from './compose/build-app.ts';
@@ -66,6 +67,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
     resync: () => {
       apiKeys.clear();
       tenants.forget();
+      // Announcements missed while away may have revoked the credentials of open streams.
+      recheckOpenStreams({
+        streams,
+        liveApiKeyIds: (keyIds) => services.admin.liveApiKeyIds(keyIds),
+        isTenantActive: (tenantId) => tenants.isActive(tenantId),
+      }).then(
+        (closed) =>
+          closed > 0 && log.info({ closed }, 'ended streams whose credential was revoked meanwhile'),
+        (err: unknown) => log.warn({ err }, 'could not re-check the credentials of open streams'),
+      );
     },
   });
   const shutdown = new AbortController();

@@ -8,6 +8,7 @@ import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { jsonRpcSseFormat, jsonRpcV03SseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
 import { streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
+import { recheckOpenStreams } from '../src/auth/recheck-streams.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';
 import { openSse } from './support/http.ts';
 
@@ -252,6 +253,31 @@ describe('streamSse', () => {
     expect(registry.closeOwnedBy({ tenantId: 'acme' }, 'tenant disabled')).toBe(1);
     expect(ended.at(-1)).toBe('b: tenant disabled');
     expect(registry.size).toBe(1);
+  });
+
+  it('after a resync, open streams of keys revoked or tenants disabled meanwhile end; the others stay', async () => {
+    const registry = new StreamRegistry();
+    const ended: string[] = [];
+    const open = (name: string, tenantId: string, credentialId: string) => {
+      const unregister = registry.add((reason) => {
+        ended.push(`${name}: ${reason}`);
+        unregister();
+      }, registry.reserve({ tenantId, credentialId }));
+    };
+    open('live', 'acme', 'key:k-live');
+    open('revoked', 'acme', 'key:k-revoked');
+    open('jwt', 'acme', 'jwt:acme:alice');
+    open('paused', 'paused', 'key:k-paused');
+    const asked: string[][] = [];
+    const closed = await recheckOpenStreams({
+      streams: registry,
+      liveApiKeyIds: async (ids) => (asked.push([...ids].sort()), new Set(['k-live'])),
+      isTenantActive: async (tenantId) => tenantId !== 'paused',
+    });
+    expect(closed).toBe(2);
+    expect(asked).toEqual([['k-live', 'k-revoked']]);
+    expect(ended.sort()).toEqual(['paused: tenant disabled', 'revoked: credential revoked']);
+    expect(registry.size).toBe(2);
   });
 
   it('a stream still opening when its credential was revoked ends as it registers', () => {

@@ -225,3 +225,25 @@ describe('API keys', () => {
     );
   });
 });
+
+describe('liveApiKeyIds', () => {
+  it('keeps the keys that still authenticate: not revoked, not expired, tenant enabled', async () => {
+    await store.createTenant({ id: 'on-hold', name: 'On hold' });
+    const live = await store.createApiKey({ tenantId: 'acme', principal: 'live', role: 'user' });
+    const revoked = await store.createApiKey({ tenantId: 'acme', principal: 'gone', role: 'user' });
+    const expired = await store.createApiKey({
+      tenantId: 'acme',
+      principal: 'old',
+      role: 'user',
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const paused = await store.createApiKey({ tenantId: 'on-hold', principal: 'p', role: 'user' });
+    await store.revokeApiKey('acme', revoked.key.id);
+    await store.setTenantDisabled('on-hold', true);
+    const ids = [live, revoked, expired, paused].map((k) => k.key.id);
+    expect(await store.liveApiKeyIds([...ids, 'not-a-uuid', crypto.randomUUID()])).toEqual(
+      new Set([live.key.id]),
+    );
+    expect(await store.liveApiKeyIds([])).toEqual(new Set());
+  });
+});

@@ -146,6 +146,17 @@ export class StreamRegistry {
     };
   }
 
+  /** The distinct credentials and tenants of the open streams (for a re-check after a resync). */
+  owners(): { credentialIds: Set<string>; tenantIds: Set<string> } {
+    const credentialIds = new Set<string>();
+    const tenantIds = new Set<string>();
+    for (const owner of this.#open.values()) {
+      credentialIds.add(owner.credentialId);
+      tenantIds.add(owner.tenantId);
+    }
+    return { credentialIds, tenantIds };
+  }
+
   /** One event written to a stream. */
   sent(): void {
     this.#metrics?.events(1);

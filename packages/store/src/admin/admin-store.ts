@@ -111,6 +111,8 @@ export interface AdminStore {
   createApiKey(input: NewApiKey): Promise<IssuedApiKey>;
   /** Null for an unknown, revoked or expired key, or a key of a disabled tenant. */
   authenticateApiKey(plaintext: string): Promise<ApiKeyIdentity | null>;
+  /** The ids among `keyIds` that still authenticate (not revoked or expired, tenant enabled). */
+  liveApiKeyIds(keyIds: readonly string[]): Promise<Set<string>>;
   /** Idempotent (the first revocation time is kept); false for an unknown key. */
   revokeApiKey(tenantId: string, keyId: string): Promise<boolean>;
   /** Revokes a live key and issues its replacement atomically; null when the key is not live. */

@@ -12,7 +12,7 @@ import type {
   TenantRecord,
   TenantWithSecret,
 } from './admin-store.ts';
-import { authenticateApiKey } from './authenticate-api-key.ts';
+import { authenticateApiKey, liveApiKeyIds } from './authenticate-api-key.ts';
 import { createApiKey } from './create-api-key.ts';
 import { createTenant } from './create-tenant.ts';
 import { deleteAgent } from './delete-agent.ts';
@@ -85,6 +85,9 @@ export class PostgresAdminStore implements AdminStore {
   }
   authenticateApiKey(plaintext: string): Promise<ApiKeyIdentity | null> {
     return authenticateApiKey(this.#db, plaintext);
+  }
+  liveApiKeyIds(keyIds: readonly string[]): Promise<Set<string>> {
+    return liveApiKeyIds(this.#db, keyIds);
   }
   revokeApiKey(tenantId: string, keyId: string): Promise<boolean> {
     return revokeApiKey(this.#db, tenantId, keyId);

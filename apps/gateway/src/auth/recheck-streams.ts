@@ -1,0 +1,41 @@
+import type { StreamRegistry } from '../sse/stream-registry.ts';
+
+export interface RecheckDeps {
+  streams: StreamRegistry;
+  /** The key ids among these that still authenticate (PostgresAdminStore.liveApiKeyIds). */
+  liveApiKeyIds: (keyIds: string[]) => Promise<Set<string>>;
+  /** Whether the tenant is enabled (TenantStatus.isActive, after its cache was cleared). */
+  isTenantActive: (tenantId: string) => Promise<boolean>;
+}
+
+const KEY_PREFIX = 'key:';
+
+/**
+ * After the revocation channel resubscribed (it may have missed announcements while Redis was
+ * away), the open streams' credentials are checked against the store: a stream of a key revoked
+ * meanwhile, or of a tenant disabled meanwhile, ends as an announcement would have ended it.
+ * One query for the keys, one cached lookup per tenant. JWT streams are checked by tenant only
+ * (a token cannot be revoked here). Returns how many streams it ended.
+ */
+export async function recheckOpenStreams({
+  streams,
+  liveApiKeyIds,
+  isTenantActive,
+}: RecheckDeps): Promise<number> {
+  let closed = 0;
+  for (const tenantId of streams.owners().tenantIds) {
+    if (!(await isTenantActive(tenantId))) closed += streams.closeOwnedBy({ tenantId }, 'tenant disabled');
+  }
+  // The keys of the streams still open: a disabled tenant's are gone already.
+  const { credentialIds } = streams.owners();
+  const keyIds = [...credentialIds]
+    .filter((c) => c.startsWith(KEY_PREFIX))
+    .map((c) => c.slice(KEY_PREFIX.length));
+  if (keyIds.length === 0) return closed;
+  const live = await liveApiKeyIds(keyIds);
+  for (const keyId of keyIds) {
+    if (!live.has(keyId))
+      closed += streams.closeOwnedBy({ credentialId: `${KEY_PREFIX}${keyId}` }, 'credential revoked');
+  }
+  return closed;
+}
