@@ -280,6 +280,21 @@ describe('streamSse', () => {
     expect(registry.size).toBe(2);
   });
 
+  it('a revocation after the request took its mark (before authenticating) reaches its stream, with its reason', () => {
+    const registry = new StreamRegistry();
+    const mark = registry.revocationMark();
+    // Revoked while the request was authenticated, rate-limited or reading its body.
+    registry.closeOwnedBy({ tenantId: 'acme' }, 'tenant disabled');
+    const slot = registry.reserve({ tenantId: 'acme', credentialId: 'key:a' }, mark);
+    expect(registry.revokedSince(slot)).toBe('tenant disabled');
+    const reasons: string[] = [];
+    registry.add((reason) => reasons.push(reason), slot);
+    expect(reasons).toEqual(['tenant disabled']);
+    expect(
+      registry.revokedSince(registry.reserve({ tenantId: 'acme', credentialId: 'key:a' })),
+    ).toBeUndefined();
+  });
+
   it('a stream still opening when its credential was revoked ends as it registers', () => {
     const registry = new StreamRegistry();
     const owner = { tenantId: 'acme', credentialId: 'key:a' };

@@ -9,6 +9,8 @@ import type { RequestLimiter } from '../rate-limit/request-limiter.ts';
 
 export interface A2AGuardDeps {
   authenticator: Authenticator;
+  /** StreamRegistry.revocationMark: taken before authenticating, for the request's stream slot. */
+  revocationMark?: () => number;
   failures: AuthFailureThrottle;
   limiter: RequestLimiter;
   resolveAgent: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
@@ -22,11 +24,13 @@ export interface A2AGuardDeps {
  */
 export function a2aGuard(
   binding: Binding,
-  { authenticator, failures, limiter, resolveAgent }: A2AGuardDeps,
+  { authenticator, failures, limiter, resolveAgent, revocationMark }: A2AGuardDeps,
 ): RequestHandler {
   return async (req, _res, next) => {
     const state = stateOf(req);
     state.binding = binding;
+    // Before the credential is checked: a revocation from here on reaches the request's stream.
+    if (revocationMark) state.revocationMark = revocationMark();
     // Only lookups of keys the gateway does not know are limited; a wrong key repeated is
     // answered from memory.
     const identity = await authenticator.authenticate(req.headers, () => failures.beginLookup(req.ip));

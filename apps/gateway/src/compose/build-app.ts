@@ -104,6 +104,7 @@ export function buildApp(
         failures: new AuthFailureThrottle({ perSecond: config.AUTH_FAILURES_PER_ADDRESS_PER_SEC }),
         limiter,
         resolveAgent,
+        revocationMark: () => streams.revocationMark(),
       },
       {
         operations: new A2AOperations({ service: services.service, cards }),

@@ -26,6 +26,8 @@ export class RequestState {
   /** The negotiated A2A version of a JSON-RPC request: `0.3` writes errors in 0.3 shape. */
   protocolVersion?: '1.0' | '0.3';
   identity?: Identity;
+  /** StreamRegistry.revocationMark() taken before the credential was checked (streams only). */
+  revocationMark?: number;
   agent?: AgentRegistration;
   /** A2A method name, for logs. */
   method?: string;

@@ -24,7 +24,7 @@ export async function serveStream(
   const stop = new AbortController();
   const ctx = operationContext(req, stop.signal);
   const owner = { tenantId: ctx.caller.tenantId, credentialId: a2aContextOf(req).identity.credentialId };
-  const slot = deps.streams.reserve(owner);
+  const slot = deps.streams.reserve(owner, stateOf(req).revocationMark);
   // Until the first item is ready: the client leaving or shutdown end the wait for it.
   const unwatch = watchClient(res, deps.shutdown, stop);
   let opened: OpenedStream;

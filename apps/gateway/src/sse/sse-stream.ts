@@ -96,6 +96,9 @@ class SseStream implements StreamSink {
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
     forgetRequest(res.req);
+    // Revoked while it opened: not even its first item goes to the revoked credential.
+    const revoked = registry.revokedSince(this.#options.slot);
+    if (revoked !== undefined) return this.#close(revoked);
     this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () =>
       this.#write(': keep-alive\n\n'),
     );

@@ -49,9 +49,31 @@ export class StreamRegistry {
   #reserved = 0;
   /** Set by closeAll: a stream added later is ended at once with the same reason. */
   #closing: string | undefined;
-  /** Revocations so far, and the number of the last one per credential (`c:`) or tenant (`t:`). */
+  /** Revocations so far, and the last one per credential (`c:`) or tenant (`t:`): number, reason. */
   #revocations = 0;
-  readonly #revokedAt = new Map<string, number>();
+  readonly #revokedAt = new Map<string, { at: number; reason: string }>();
+
+  /**
+   * The revocations' count now: a request takes it before it authenticates (a2a-guard), and its
+   * stream's slot is reserved with it, so a revocation any time after the credential was checked
+   * reaches the stream (revokedSince).
+   */
+  revocationMark(): number {
+    return this.#revocations;
+  }
+
+  /**
+   * Why the slot's owner was revoked since the slot's mark, if it was: a revocation that came while
+   * its stream was opening (authenticated, its first item being prepared) did not see the stream.
+   */
+  revokedSince(slot: StreamSlot): string | undefined {
+    const { owner, revocationsBefore } = slot;
+    for (const key of [`c:${owner.credentialId}`, `t:${owner.tenantId}`]) {
+      const revoked = this.#revokedAt.get(key);
+      if (revoked && revoked.at >= revocationsBefore) return revoked.reason;
+    }
+    return undefined;
+  }
 
   constructor(metrics?: StreamMetrics, limits: StreamLimits = UNLIMITED) {
     this.#metrics = metrics;
@@ -64,7 +86,7 @@ export class StreamRegistry {
    * Retry-After), as for rate limits. Call the returned function once the stream has ended. The
    * credential's own limit keeps one key (or one leaked key) from taking its tenant's every slot.
    */
-  reserve(owner: StreamOwner): StreamSlot {
+  reserve(owner: StreamOwner, revocationsBefore = this.#revocations): StreamSlot {
     const { tenantId, credentialId } = owner;
     const held = this.#perTenant.get(tenantId) ?? 0;
     const heldByCredential = this.#perCredential.get(credentialId) ?? 0;
@@ -80,7 +102,7 @@ export class StreamRegistry {
     let released = false;
     return {
       owner,
-      revocationsBefore: this.#revocations,
+      revocationsBefore,
       release: () => {
         if (released) return;
         released = true;
@@ -101,13 +123,9 @@ export class StreamRegistry {
       close(this.#closing);
       return () => undefined;
     }
-    // A revocation that came while this stream was opening (its first item being prepared) did
-    // not see it: it ends now, as it would have then.
-    const revoked =
-      (this.#revokedAt.get(`c:${owner.credentialId}`) ?? -1) >= slot.revocationsBefore ||
-      (this.#revokedAt.get(`t:${owner.tenantId}`) ?? -1) >= slot.revocationsBefore;
-    if (revoked) {
-      close('credential revoked');
+    const revoked = this.revokedSince(slot);
+    if (revoked !== undefined) {
+      close(revoked);
       return () => undefined;
     }
     this.#open.set(close, owner);
@@ -180,7 +198,7 @@ export class StreamRegistry {
     this.#revokedAt.delete(key);
     if (this.#revokedAt.size >= MAX_REMEMBERED_REVOCATIONS)
       this.#revokedAt.delete(this.#revokedAt.keys().next().value!);
-    this.#revokedAt.set(key, this.#revocations++);
+    this.#revokedAt.set(key, { at: this.#revocations++, reason });
     let closed = 0;
     for (const [close, owner] of [...this.#open]) {
       const matches =
