@@ -57,8 +57,9 @@ function roleEnv(role: Role, member: Member): Record<string, string> {
         LOG_LEVEL: 'warn',
         PUSHER_OPS_PORT: '0',
         PUSHER_CONCURRENCY: '8',
+        // Two seconds for a send to start after its claim (it must end inside the lock).
         PUSH_TIMEOUT_MS: '2000',
-        PUSH_LOCK_MS: '3000',
+        PUSH_LOCK_MS: '5000',
         PUSH_POLL_MS: '200',
         PUSH_RETRY_BASE_MS: '50',
         PUSH_RETRY_MAX_MS: '1000',

@@ -65,8 +65,9 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Requests per second per API key (or JWT subject). Default 500, so a tenant's keys share its budget. */
   RATE_LIMIT_KEY_PER_SEC: intVar(500, 1),
   /**
-   * Failed authentications per second from one client address before its requests that need a key
-   * lookup get 429 (keys already cached still work). Default 20.
+   * API key lookups from one client address (IPv6: its /64): failed ones per second, and ones in
+   * flight, before its requests that need a lookup get 429 (keys already cached still work).
+   * Default 20.
    */
   AUTH_FAILURES_PER_ADDRESS_PER_SEC: intVar(20, 1),
   /**

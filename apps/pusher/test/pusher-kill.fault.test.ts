@@ -22,7 +22,7 @@ import {
 // fault tests kill and restart real processes). The outbox must deliver every event at least once
 // and, per task, in order: the receiver's first-seen seqs are 1..N with no gap.
 const EVENTS = 30;
-const LOCK_MS = 2000;
+const LOCK_MS = 3000;
 let env: PusherTestEnv;
 let redis: TestRedis;
 let receiver: Receiver;
@@ -38,7 +38,8 @@ function startPusher(id: string): RunningProcess {
     PUSHER_ID: id,
     PUSHER_OPS_PORT: '0',
     PUSHER_CONCURRENCY: '4',
-    PUSH_TIMEOUT_MS: '1500',
+    // A send starts only while it can end inside the lock: a second of slack between the two.
+    PUSH_TIMEOUT_MS: '1000',
     PUSH_LOCK_MS: String(LOCK_MS),
     PUSH_POLL_MS: '100',
     PUSH_RETRY_BASE_MS: '50',

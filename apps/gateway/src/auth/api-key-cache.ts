@@ -61,7 +61,13 @@ export class ApiKeyCache {
     const pending = this.#inFlight.get(digest);
     if (pending && pending.generation === generation) return pending.lookup;
     const ticket = beginLookup?.();
-    const lookup = this.#lookup(plaintext);
+    let lookup: Promise<ApiKeyIdentity | null>;
+    try {
+      lookup = this.#lookup(plaintext);
+    } catch (err) {
+      ticket?.end(false);
+      throw err;
+    }
     lookup.then(
       (identity) => ticket?.end(identity === null),
       () => ticket?.end(false),
