@@ -235,15 +235,7 @@ describe('streamSse', () => {
   });
 
   it('closeOwnedBy ends the streams of one credential, or of a whole tenant, and no others', () => {
-    const registry = new StreamRegistry();
-    const ended: string[] = [];
-    // As an SseStream does: its close unregisters it.
-    const open = (name: string, tenantId: string, credentialId: string) => {
-      const unregister = registry.add((reason) => {
-        ended.push(`${name}: ${reason}`);
-        unregister();
-      }, registry.reserve({ tenantId, credentialId }));
-    };
+    const { registry, ended, open } = registryOfNamedStreams();
     open('a1', 'acme', 'key:a');
     open('a2', 'acme', 'key:a');
     open('b', 'acme', 'key:b');
@@ -256,14 +248,7 @@ describe('streamSse', () => {
   });
 
   it('after a resync, open streams of keys revoked or tenants disabled meanwhile end; the others stay', async () => {
-    const registry = new StreamRegistry();
-    const ended: string[] = [];
-    const open = (name: string, tenantId: string, credentialId: string) => {
-      const unregister = registry.add((reason) => {
-        ended.push(`${name}: ${reason}`);
-        unregister();
-      }, registry.reserve({ tenantId, credentialId }));
-    };
+    const { registry, ended, open } = registryOfNamedStreams();
     open('live', 'acme', 'key:k-live');
     open('revoked', 'acme', 'key:k-revoked');
     open('jwt', 'acme', 'jwt:acme:alice');
@@ -384,3 +369,17 @@ describe('StreamRegistry keep-alives', () => {
     }
   });
 });
+
+/** A registry and a way to open named streams in it that record how they ended. */
+function registryOfNamedStreams() {
+  const registry = new StreamRegistry();
+  const ended: string[] = [];
+  // As an SseStream does: its close unregisters it.
+  const open = (name: string, tenantId: string, credentialId: string) => {
+    const unregister = registry.add((reason) => {
+      ended.push(`${name}: ${reason}`);
+      unregister();
+    }, registry.reserve({ tenantId, credentialId }));
+  };
+  return { registry, ended, open };
+}
