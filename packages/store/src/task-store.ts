@@ -334,4 +334,16 @@ export interface PushConfigStore {
   ): Promise<{ configs: TaskPushNotificationConfig[]; nextPageToken: string }>;
   /** Idempotent: true when a row was deleted. Pending deliveries for it go too. */
   deletePushConfig(tenantId: string, taskId: string, id: string): Promise<boolean>;
+  /** Most configs one task may have (README "Limits"). */
+  readonly maxConfigsPerTask: number;
+  /**
+   * Adds a config, or updates the one with its id (or, without an id, its URL); null, and nothing
+   * changed, when it would be new and the task already has `maxConfigsPerTask`. The service adds
+   * configs only through it.
+   */
+  tryCreatePushConfig(
+    tenantId: string,
+    taskId: string,
+    config: NewPushConfig,
+  ): Promise<TaskPushNotificationConfig | null>;
 }

@@ -1,31 +1,15 @@
 import type { VersionSweep } from '@switchyard/events';
-import type { TaskPushNotificationConfig } from '@switchyard/protocol';
 import type { Logger } from '@switchyard/telemetry';
-import type { NewPushConfig, PushConfigStore, TaskStore } from '@switchyard/store';
+import type { PushConfigStore, TaskStore } from '@switchyard/store';
 import type { EngineConfig } from '../engine-config.ts';
 import type { AgentDirectory, Dispatcher, HintSource } from '../ports.ts';
 import type { UrlPolicy } from '../push/url-policy.ts';
 import type { TaskWriter } from '../task-writer.ts';
 
-/**
- * The push config store with the create that keeps to the per-task limit (README "Limits"),
- * which PostgresPushConfigStore provides: the service adds configs only through it.
- */
-export interface LimitedPushConfigStore extends PushConfigStore {
-  /** Most configs one task may have. */
-  readonly maxConfigsPerTask: number;
-  /** Null, and nothing changed, when the config would be new and the task is full. */
-  tryCreatePushConfig(
-    tenantId: string,
-    taskId: string,
-    config: NewPushConfig,
-  ): Promise<TaskPushNotificationConfig | null>;
-}
-
 /** What the task service needs, passed as one options object. */
 export interface ServiceDeps {
   store: TaskStore;
-  pushConfigs: LimitedPushConfigStore;
+  pushConfigs: PushConfigStore;
   writer: TaskWriter;
   dispatcher: Dispatcher;
   hub: HintSource;
