@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import type { PostgresAdminStore } from '@switchyard/store';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { TenantStatus } from './auth/tenant-status.ts';
+import { apiKeyCredentialId } from './auth/authenticator.ts';
 import { recheckOpenStreams } from './auth/recheck-streams.ts';
 import { RevocationChannel } from './auth/revocation-channel.ts';
 import { CardBuilder } from './cards/card-builder.ts';
@@ -61,7 +62,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       if (r.kind === 'tenant') tenants.forget(r.tenantId);
       // Streams outlive their requests: the revoked credential's end now, not when they would.
       if (r.kind === 'api-key')
-        streams.closeOwnedBy({ credentialId: `key:${r.keyId}` }, 'credential revoked');
+        streams.closeOwnedBy({ credentialId: apiKeyCredentialId(r.keyId) }, 'credential revoked');
       else if (r.disabled !== false) streams.closeOwnedBy({ tenantId: r.tenantId }, 'tenant disabled');
     },
     resync: () => {

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findBundledAgent } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { silentLogger } from '@switchyard/telemetry';
 import type { Dispatch } from '@switchyard/queue';
-import { TaskRunner, TaskWriter } from '../src/index.ts';
-import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { alice, bareRunner, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
 // Found in review: a retry's dispatch that arrived before its run_after by Postgres's clock was
 // dropped when this process's clock ran ahead (it took the task for due), leaving the task to the
@@ -34,20 +32,10 @@ describe('a dispatch that arrives before its task is due', () => {
       [claimed.task.id],
     );
     const enqueued: Dispatch[] = [];
-    const runner = new TaskRunner({
-      store: p.store,
-      writer: new TaskWriter({
-        store: p.store,
-        hints: { publish: async () => undefined, publishPushDue: async () => undefined },
-        log: silentLogger(),
-      }),
-      dispatcher: { enqueue: async (d: Dispatch) => void enqueued.push(d) },
-      hub: { watch: () => () => undefined },
-      agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
-      findAgent: findBundledAgent,
-      config: p.config,
+    const runner = bareRunner(p, {
+      agent: findBundledAgent,
       workerId: 'fast-clock',
-      log: silentLogger(),
+      dispatcher: { enqueue: async (d: Dispatch) => void enqueued.push(d) },
     });
     // This process's clock runs a minute ahead of Postgres's.
     const skewed = Date.now() + 60_000;

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { silentLogger } from '@switchyard/telemetry';
-import { TaskRunner, TaskWriter } from '../src/index.ts';
-import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { alice, bareRunner, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
 // Found by the fault-injection suite (chaos/): during a Redis outage the hint published after a
 // claim stalled for longer than the lease, the lease lapsed before the agent even started, and
@@ -33,25 +31,14 @@ describe('a run whose hint publish stalls (Redis down)', () => {
       },
     };
     let stalled = true;
-    const writer = new TaskWriter({
-      store: p.store,
+    const runner = bareRunner(p, {
+      agent: counting,
+      workerId: 'stalled-worker',
       // The first publish (the claim's) hangs for three leases, as on a Redis that is restarting.
       hints: {
         publish: () => (stalled ? new Promise((r) => setTimeout(r, 3 * LEASE_MS)) : Promise.resolve()),
         publishPushDue: async () => undefined,
       },
-      log: silentLogger(),
-    });
-    const runner = new TaskRunner({
-      store: p.store,
-      writer,
-      dispatcher: { enqueue: async () => undefined },
-      hub: { watch: () => () => undefined },
-      agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
-      findAgent: () => counting,
-      config: p.config,
-      workerId: 'stalled-worker',
-      log: silentLogger(),
     });
     const run = runner.run({ tenantId: 'acme', taskId });
     await new Promise((r) => setTimeout(r, 2 * LEASE_MS));

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { silentLogger } from '@switchyard/telemetry';
-import { TaskRunner, TaskWriter } from '../src/index.ts';
-import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import type { TaskRunner } from '../src/index.ts';
+import { alice, bareRunner, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
 // Found in review: the lease owner used to be the worker process's id, so when a stalled process's
 // lease lapsed and the reaper's re-dispatch came back to the same process, the stale run's writes
@@ -42,22 +41,7 @@ function gatedAgent(card: Agent['card']) {
 }
 
 function runner(agent: Agent) {
-  const writer = new TaskWriter({
-    store: p.store,
-    hints: { publish: async () => undefined, publishPushDue: async () => undefined },
-    log: silentLogger(),
-  });
-  return new TaskRunner({
-    store: p.store,
-    writer,
-    dispatcher: { enqueue: async () => undefined },
-    hub: { watch: () => () => undefined },
-    agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
-    findAgent: () => agent,
-    config: p.config,
-    workerId: 'same-process',
-    log: silentLogger(),
-  });
+  return bareRunner(p, { agent, workerId: 'same-process' });
 }
 
 async function startedTask(): Promise<string> {
@@ -101,39 +85,37 @@ async function waitForChunks(taskId: string, n: number): Promise<void> {
   while ((await chunkTexts(taskId)).length < n) await new Promise((r) => setTimeout(r, 20));
 }
 
+/**
+ * Run 1 stores two chunks and stalls; its lease lapses and the reaper requeues the task; run 2
+ * (from `runnerFor(2)`) re-claims it and stores two more; run 1 wakes, then run 2 finishes.
+ */
+async function staleRunRace(runnerFor: (run: 1 | 2, agent: Agent) => TaskRunner) {
+  const card = (await p.agent('echo')).card as unknown as Agent['card'];
+  const { agent, runs, releaseFirst, releaseSecond } = gatedAgent(card);
+  const taskId = await startedTask();
+  const first = runnerFor(1, agent).run({ tenantId: 'acme', taskId });
+  await waitForChunks(taskId, 2);
+  await lapseAndRequeue(taskId);
+  const second = runnerFor(2, agent).run({ tenantId: 'acme', taskId });
+  await waitForChunks(taskId, 4);
+  releaseFirst();
+  await first;
+  releaseSecond();
+  await second;
+  return { taskId, runs };
+}
+
 describe('a stale run re-claimed by its own worker process', () => {
   it('is stopped by the new claim in the same runner, and every chunk is stored once', async () => {
-    const card = (await p.agent('echo')).card as unknown as Agent['card'];
-    const { agent, runs, releaseFirst, releaseSecond } = gatedAgent(card);
-    const worker = runner(agent);
-    const taskId = await startedTask();
-    const first = worker.run({ tenantId: 'acme', taskId });
-    await waitForChunks(taskId, 2);
-    await lapseAndRequeue(taskId);
-    const second = worker.run({ tenantId: 'acme', taskId });
-    await waitForChunks(taskId, 4);
-    releaseFirst();
-    await first;
-    releaseSecond();
-    await second;
+    let worker: TaskRunner | undefined;
+    const { taskId, runs } = await staleRunRace((_run, agent) => (worker ??= runner(agent)));
     expect(runs).toEqual([1, 2]);
     expect(await chunkTexts(taskId)).toEqual(['r1-k0', 'r1-k1', 'r2-k2', 'r2-k3', 'r2-k4', 'r2-k5']);
     expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.COMPLETED);
   });
 
   it('is fenced by the lease token even where nothing stops it (two runners, one worker id)', async () => {
-    const card = (await p.agent('echo')).card as unknown as Agent['card'];
-    const { agent, runs, releaseFirst, releaseSecond } = gatedAgent(card);
-    const taskId = await startedTask();
-    const first = runner(agent).run({ tenantId: 'acme', taskId });
-    await waitForChunks(taskId, 2);
-    await lapseAndRequeue(taskId);
-    const second = runner(agent).run({ tenantId: 'acme', taskId });
-    await waitForChunks(taskId, 4);
-    releaseFirst();
-    await first;
-    releaseSecond();
-    await second;
+    const { taskId, runs } = await staleRunRace((_run, agent) => runner(agent));
     expect(runs).toEqual([1, 2]);
     expect(await chunkTexts(taskId)).toEqual(['r1-k0', 'r1-k1', 'r2-k2', 'r2-k3', 'r2-k4', 'r2-k5']);
     const events = await p.store.readEvents('acme', taskId, 0);

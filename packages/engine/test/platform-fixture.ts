@@ -14,8 +14,11 @@ import {
   createTaskService,
   createWorkerRuntime,
   engineConfig,
+  TaskRunner,
   TaskService,
+  TaskWriter,
   type AgentRegistration,
+  type Dispatcher,
   type EngineConfig,
   type WorkerRuntime,
 } from '../src/index.ts';
@@ -164,4 +167,36 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
 
 export function userMessage(text: string, extra: Record<string, unknown> = {}) {
   return { messageId: crypto.randomUUID(), role: 'ROLE_USER' as const, parts: [{ text }], ...extra };
+}
+
+/**
+ * A TaskRunner outside any worker runtime, for tests that drive `run(job)` themselves: one agent
+ * for every executor, no hub (no cancel hints), hints that go nowhere and a dispatcher that drops
+ * re-dispatches unless the test passes its own.
+ */
+export function bareRunner(
+  p: Platform,
+  options: {
+    agent: Agent | ((executor: string) => Agent | undefined);
+    workerId: string;
+    dispatcher?: Dispatcher;
+    hints?: ConstructorParameters<typeof TaskWriter>[0]['hints'];
+  },
+): TaskRunner {
+  const { agent, workerId } = options;
+  return new TaskRunner({
+    store: p.store,
+    writer: new TaskWriter({
+      store: p.store,
+      hints: options.hints ?? { publish: async () => undefined, publishPushDue: async () => undefined },
+      log: silentLogger(),
+    }),
+    dispatcher: options.dispatcher ?? { enqueue: async () => undefined },
+    hub: { watch: () => () => undefined },
+    agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
+    findAgent: typeof agent === 'function' ? agent : () => agent,
+    config: p.config,
+    workerId,
+    log: silentLogger(),
+  });
 }

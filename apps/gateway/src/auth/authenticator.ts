@@ -9,6 +9,20 @@ import type { TenantStatus } from './tenant-status.ts';
 
 export const API_KEY_HEADER = 'x-api-key';
 
+const API_KEY_CREDENTIAL = 'key:';
+
+/** Identity.credentialId of an API key (rate limits, stream limits and revocations name it). */
+export function apiKeyCredentialId(keyId: string): string {
+  return `${API_KEY_CREDENTIAL}${keyId}`;
+}
+
+/** The API key id of a credentialId, or undefined for another kind of credential (a JWT). */
+export function apiKeyIdOf(credentialId: string): string | undefined {
+  return credentialId.startsWith(API_KEY_CREDENTIAL)
+    ? credentialId.slice(API_KEY_CREDENTIAL.length)
+    : undefined;
+}
+
 /**
  * The `WWW-Authenticate` challenges of every 401 (digest §9 rule 2), one per scheme the cards
  * declare: the API key header and, when JWT is configured, Bearer.
@@ -53,7 +67,7 @@ export class Authenticator {
           principal: found.principal,
           admin: found.role === 'tenant_admin',
         },
-        credentialId: `key:${found.keyId}`,
+        credentialId: apiKeyCredentialId(found.keyId),
       };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];

@@ -1,4 +1,5 @@
 import type { StreamRegistry } from '../sse/stream-registry.ts';
+import { apiKeyCredentialId, apiKeyIdOf } from './authenticator.ts';
 
 export interface RecheckDeps {
   streams: StreamRegistry;
@@ -7,8 +8,6 @@ export interface RecheckDeps {
   /** Whether the tenant is enabled (TenantStatus.isActive, after its cache was cleared). */
   isTenantActive: (tenantId: string) => Promise<boolean>;
 }
-
-const KEY_PREFIX = 'key:';
 
 /**
  * After the revocation channel resubscribed (it may have missed announcements while Redis was
@@ -28,14 +27,12 @@ export async function recheckOpenStreams({
   }
   // The keys of the streams still open: a disabled tenant's are gone already.
   const { credentialIds } = streams.owners();
-  const keyIds = [...credentialIds]
-    .filter((c) => c.startsWith(KEY_PREFIX))
-    .map((c) => c.slice(KEY_PREFIX.length));
+  const keyIds = [...credentialIds].flatMap((c) => apiKeyIdOf(c) ?? []);
   if (keyIds.length === 0) return closed;
   const live = await liveApiKeyIds(keyIds);
   for (const keyId of keyIds) {
     if (!live.has(keyId))
-      closed += streams.closeOwnedBy({ credentialId: `${KEY_PREFIX}${keyId}` }, 'credential revoked');
+      closed += streams.closeOwnedBy({ credentialId: apiKeyCredentialId(keyId) }, 'credential revoked');
   }
   return closed;
 }
