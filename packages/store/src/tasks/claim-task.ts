@@ -92,8 +92,15 @@ async function rereadInputs(db: Db, task: TaskRecord): Promise<RunInputs | null>
  * and its push outbox rows off the guarded UPDATE, only for the tasks the claim moved out of
  * SUBMITTED. `prev` locks the rows in id order (two batches never wait on each other in a cycle)
  * and reads their state before the UPDATE: Postgres 15 has no RETURNING old.*, and the lock makes
- * prev_state the state of exactly the row version the UPDATE re-checks. The status timestamp is
+ * prev_state the state of exactly the row version the UPDATE then writes. The status timestamp is
  * cut to milliseconds so the event's RFC 3339 text and the row agree exactly.
+ *
+ * The guard (live, unleased or lapsed, due) is evaluated in `prev`, on the locked row version
+ * (a row changed since the statement's snapshot is re-read when locked), not in the UPDATE's own
+ * WHERE: a condition on `state` there lets the planner reach the rows through the state index or
+ * the partial lease index, and with statistics taken while the backlog was small it did, reading
+ * every queued task of the tenant to claim one (20 ms a claim with 20,000 queued, growing with
+ * the backlog). Keyed only by tenant and ids, the UPDATE reads its own rows by primary key.
  *
  * Every read of a partitioned table names the tenant as a parameter and the tasks as `= any` of
  * an array parameter, never only through a join: with the generic plan a named statement runs
@@ -105,7 +112,11 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
   const submitted = sql.lit(TaskState.SUBMITTED);
   return sql<ClaimRow>`
     WITH prev AS (
-      SELECT t.id, t.state AS prev_state FROM tasks t
+      SELECT t.id, t.state AS prev_state,
+             t.state IN (${submitted}, ${sql.lit(TaskState.WORKING)})
+               AND (t.lease_owner IS NULL OR t.lease_expires_at < now())
+               AND t.run_after <= now() AS claimable
+        FROM tasks t
        WHERE t.tenant_id = ${tenantId} AND t.id = ANY(${taskIds}::uuid[])
        ORDER BY t.id
          FOR UPDATE OF t
@@ -120,10 +131,8 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
         attempts = tasks.attempts + 1,
         updated_at = now()
       FROM prev
-      WHERE tasks.tenant_id = ${tenantId} AND tasks.id = prev.id
-        AND tasks.state IN (${submitted}, ${sql.lit(TaskState.WORKING)})
-        AND (tasks.lease_owner IS NULL OR tasks.lease_expires_at < now())
-        AND tasks.run_after <= now()
+      WHERE tasks.tenant_id = ${tenantId} AND tasks.id = ANY(${taskIds}::uuid[])
+        AND tasks.id = prev.id AND prev.claimable
       RETURNING tasks.*, prev.prev_state
     ), ev AS (
       INSERT INTO task_events (tenant_id, task_id, seq, kind, payload)

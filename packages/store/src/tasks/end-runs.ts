@@ -127,7 +127,9 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
              pre_payload, artifact_id, append, last_chunk, name, description, parts, metadata,
              extensions)
     ), locked AS (
-      SELECT t.id FROM tasks t
+      -- The state is checked here, on the locked row version, and not in the UPDATE's WHERE,
+      -- where it would let the planner reach the rows through the state index (claim-task.ts).
+      SELECT t.id, t.state = ${sql.lit(TaskState.WORKING)} AS working FROM tasks t
        WHERE t.tenant_id = ${first.tenantId} AND t.id = ANY(${ids}::uuid[])
        ORDER BY t.id
          FOR UPDATE OF t
@@ -143,9 +145,9 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         version = tasks.version + CASE WHEN b.pre_kind IS NULL THEN 1 ELSE 2 END,
         updated_at = now()
       FROM b JOIN locked ON locked.id = b.id
-      WHERE tasks.tenant_id = ${first.tenantId} AND tasks.id = b.id
+      WHERE tasks.tenant_id = ${first.tenantId} AND tasks.id = ANY(${ids}::uuid[])
+        AND tasks.id = b.id AND locked.working
         AND tasks.version = b.expected_version
-        AND tasks.state = ${sql.lit(TaskState.WORKING)}
         AND tasks.lease_owner = b.lease_owner
       RETURNING tasks.*, b.kind, b.payload, b.pre_kind, b.pre_payload, b.artifact_id, b.append,
         b.last_chunk, b.name, b.description, b.parts, b.metadata AS chunk_metadata, b.extensions

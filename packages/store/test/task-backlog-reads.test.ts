@@ -1,0 +1,151 @@
+import { TaskState } from '@switchyard/protocol';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, createPool, type Db } from '../src/db.ts';
+import { claimTasks } from '../src/tasks/claim-task.ts';
+import { changeTask } from '../src/tasks/change-task.ts';
+import { endRuns } from '../src/tasks/end-runs.ts';
+import { renewLease } from '../src/tasks/renew-lease.ts';
+import type { TaskRecord } from '../src/task-store.ts';
+import {
+  createdTask,
+  newTask,
+  openTaskTestEnv,
+  statusEvent,
+  tenant,
+  type TaskTestEnv,
+} from './task-fixtures.ts';
+
+// The hot statements run as named statements with generic plans, planned with the statistics of
+// the last ANALYZE (prepared-statements.ts, upkeep-tables.ts). A tenant with a long history whose
+// backlog then grows (a burst of sends) changes too few rows for a new ANALYZE, so the statistics
+// still say nothing is queued. These tests check that a claim and a run ending then read their own
+// rows of `tasks`, not the tenant's queue.
+
+let env: TaskTestEnv;
+/** One connection, so the statements named on their second use run with their generic plans. */
+let db: Db;
+beforeAll(async () => {
+  env = await openTaskTestEnv();
+  db = createDb(createPool({ connectionString: env.testDb.url, maxConnections: 1 }));
+});
+afterAll(async () => {
+  await db.destroy();
+  await env.testDb.drop();
+});
+
+const HISTORY = 20_000;
+const BACKLOG = 1_500;
+
+/** A tenant with HISTORY finished tasks, analyzed, then BACKLOG queued ones the statistics miss. */
+async function tenantWithUnseenBacklog(): Promise<string> {
+  const tenantId = tenant();
+  const insert = (state: TaskState, count: number) =>
+    env.testDb.pool.query(
+      `INSERT INTO tasks (tenant_id, id, context_id, agent_id, owner, visibility, state, version, status_timestamp)
+       SELECT $1, gen_random_uuid(), 'c', 'echo', 'alice', 'task', $2, 3, now() FROM generate_series(1, $3)`,
+      [tenantId, state, count],
+    );
+  await insert(TaskState.COMPLETED, HISTORY);
+  await env.testDb.pool.query('ANALYZE tasks');
+  await insert(TaskState.SUBMITTED, BACKLOG);
+  return tenantId;
+}
+
+/** Rows of the task partitions this transaction's statements read (the backend's own counters). */
+async function tasksRowsRead(work: (trx: Db) => Promise<unknown>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await work(trx);
+    const { rows } = await sql<{ n: number }>`
+      SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int AS n
+        FROM pg_stat_xact_user_tables WHERE relname ~ '^tasks_p[0-9]+$'`.execute(trx);
+    return rows[0]!.n;
+  });
+}
+
+const claimOne = (d: Db, task: TaskRecord) =>
+  claimTasks(d, [{ tenantId: task.tenantId, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }]);
+
+async function queuedTasks(tenantId: string, count: number): Promise<TaskRecord[]> {
+  const tasks: TaskRecord[] = [];
+  for (let k = 0; k < count; k++) tasks.push(await createdTask(env.store, newTask(tenantId)));
+  return tasks;
+}
+
+/** Tasks claimed by w1, and the backlog running too (claimed by w2), as after a burst of claims. */
+async function runningTasks(tenantId: string, count: number): Promise<TaskRecord[]> {
+  const running: TaskRecord[] = [];
+  for (const task of await queuedTasks(tenantId, count))
+    running.push((await claimOne(env.db, task))[0]!.task);
+  await env.testDb.pool.query(
+    `UPDATE tasks SET state = 'TASK_STATE_WORKING', lease_owner = 'w2/x', lease_expires_at = now() + interval '1 hour'
+      WHERE tenant_id = $1 AND state = 'TASK_STATE_SUBMITTED'`,
+    [tenantId],
+  );
+  return running;
+}
+
+describe('reads of a claim and a run ending, with a backlog the statistics do not show', () => {
+  it('a claim reads its own task, not the queue', async () => {
+    const tenantId = await tenantWithUnseenBacklog();
+    const tasks = await queuedTasks(tenantId, 3);
+    // The first two name the statement on this connection; the third runs it with its generic plan.
+    for (const task of tasks.slice(0, 2)) expect((await claimOne(db, task))[0]).not.toBeNull();
+    let claimed = false;
+    const read = await tasksRowsRead(async (trx) => {
+      claimed = (await claimOne(trx, tasks[2]!))[0] !== null;
+    });
+    expect(claimed).toBe(true);
+    expect(read).toBeLessThan(10);
+  });
+
+  it('a run ending reads its own task, not the tenant’s running ones', async () => {
+    const tenantId = await tenantWithUnseenBacklog();
+    const running = await runningTasks(tenantId, 3);
+    const end = (d: Db, task: TaskRecord) =>
+      endRuns(d, [
+        {
+          tenantId,
+          taskId: task.id,
+          expectedVersion: task.version,
+          fromStates: [TaskState.WORKING],
+          leaseOwner: task.leaseOwner!,
+          patch: { state: TaskState.COMPLETED, statusMessage: null, clearLease: true },
+          event: statusEvent(task, TaskState.COMPLETED),
+        },
+      ]);
+    for (const task of running.slice(0, 2)) expect((await end(db, task))[0]).not.toBeInstanceOf(Error);
+    let ended: unknown;
+    const read = await tasksRowsRead(async (trx) => {
+      ended = (await end(trx, running[2]!))[0];
+    });
+    expect(ended).toMatchObject({ state: TaskState.COMPLETED });
+    expect(read).toBeLessThan(10);
+  });
+
+  it('a single change and a lease renewal read their own task', async () => {
+    const tenantId = await tenantWithUnseenBacklog();
+    const running = await runningTasks(tenantId, 3);
+    const change = (d: Db, task: TaskRecord) =>
+      changeTask(d, {
+        tenantId,
+        taskId: task.id,
+        expectedVersion: task.version,
+        fromStates: [TaskState.WORKING],
+        leaseOwner: task.leaseOwner!,
+        patch: { state: TaskState.INPUT_REQUIRED, clearLease: true },
+        event: statusEvent(task, TaskState.INPUT_REQUIRED),
+      });
+    const renew = (d: Db, task: TaskRecord) =>
+      renewLease(d, { tenantId, taskId: task.id, leaseOwner: task.leaseOwner!, leaseMs: 60_000 });
+    for (const task of running.slice(0, 2)) {
+      expect((await renew(db, task)).ok).toBe(true);
+      await change(db, task);
+    }
+    const read = await tasksRowsRead(async (trx) => {
+      expect((await renew(trx, running[2]!)).ok).toBe(true);
+      expect(await change(trx, running[2]!)).toMatchObject({ state: TaskState.INPUT_REQUIRED });
+    });
+    expect(read).toBeLessThan(10);
+  });
+});
