@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   invalidParams,
   isInterrupted,
@@ -99,20 +99,17 @@ async function continueTask(
   const taskId = message.taskId as string;
   // The webhook a continuation names is registered before the CAS, so the events that CAS and the
   // run write are delivered to it; a retry finds it there, or registers it if the first try died
-  // in between. Without an id of its own it gets one derived from the task, the message and the
-  // URL, so concurrent retries upsert one row instead of adding one each. It is never taken back:
-  // an answer refused because a rival answer or a cancel won the race leaves it on the caller's
-  // own task, since the row may be the very one the winner named (same URL), and removing it could
-  // also follow a write that did commit before its connection died.
-  const webhook = pushConfig && {
-    ...pushConfig,
-    id: pushConfig.id ?? derivedId(`${taskId}\n${message.messageId}\n${pushConfig.url}`),
-  };
+  // in between. Concurrent sends naming one URL without an id (retries of this answer, or a rival
+  // answer) register one row: an id-less create updates the task's config for that URL, under the
+  // task's push-config lock (add-push-config.ts). It is never taken back: an answer refused because
+  // a rival answer or a cancel won the race leaves it on the caller's own task, since the row may
+  // be the very one the winner named (same URL), and removing it could also follow a write that
+  // did commit before its connection died.
   const ensurePushConfig = async () => {
     // Found by URL (and the client's id if it gave one), so a webhook registered before is kept.
-    if (!webhook || (await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig!))) return;
+    if (!pushConfig || (await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig))) return;
     // Refused by the per-task limit before the CAS, so the continuation changes nothing.
-    if (!(await deps.pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, webhook))) {
+    if (!(await deps.pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, pushConfig))) {
       const max = deps.pushConfigs.maxConfigsPerTask;
       throw pushConfigLimitReached(taskId, max, 'configuration.taskPushNotificationConfig');
     }
@@ -177,10 +174,4 @@ async function continueTask(
       if (!isConflict(err) || attempt >= 3) throw err;
     }
   }
-}
-
-/** A UUID-shaped id that the same input always gives. */
-function derivedId(input: string): string {
-  const h = createHash('sha256').update(input).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
