@@ -1,5 +1,5 @@
-import { TaskState } from '@switchyard/protocol';
 import type { Db } from '../db.ts';
+import { LIVE_STATE_LITERALS } from './live-states.ts';
 import type { DispatchableTask } from '../task-store.ts';
 import { msAgo } from './sql-time.ts';
 
@@ -12,7 +12,7 @@ export async function findDispatchable(db: Db, minAgeMs: number, limit: number):
   const rows = await db
     .selectFrom('tasks')
     .select(['tenant_id', 'id', 'agent_id', 'version', 'attempts', 'run_after'])
-    .where('state', 'in', [TaskState.SUBMITTED, TaskState.WORKING])
+    .where('state', 'in', LIVE_STATE_LITERALS)
     .where('lease_owner', 'is', null)
     .where('run_after', '<=', msAgo(minAgeMs))
     .where('updated_at', '<=', msAgo(minAgeMs))

@@ -5,6 +5,8 @@ import { createDb, createPool, type Db } from '../src/db.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
 import { changeTask } from '../src/tasks/change-task.ts';
 import { endRuns } from '../src/tasks/end-runs.ts';
+import { findDispatchable } from '../src/tasks/find-dispatchable.ts';
+import { findLapsedLeases } from '../src/tasks/find-lapsed-leases.ts';
 import { renewLease } from '../src/tasks/renew-lease.ts';
 import type { TaskRecord } from '../src/task-store.ts';
 import {
@@ -19,8 +21,9 @@ import {
 // The hot statements run as named statements with generic plans, planned with the statistics of
 // the last ANALYZE (prepared-statements.ts, upkeep-tables.ts). A tenant with a long history whose
 // backlog then grows (a burst of sends) changes too few rows for a new ANALYZE, so the statistics
-// still say nothing is queued. These tests check that a claim and a run ending then read their own
-// rows of `tasks`, not the tenant's queue.
+// still say nothing is queued. These tests count the rows of `tasks` each statement reads (the
+// backend's own counters) and check that claims, run endings, changes and the reaper's sweeps read
+// the rows they act on, not the tenant's queue or its history.
 
 let env: TaskTestEnv;
 /** One connection, so the statements named on their second use run with their generic plans. */
@@ -147,5 +150,25 @@ describe('reads of a claim and a run ending, with a backlog the statistics do no
       expect(await change(trx, running[2]!)).toMatchObject({ state: TaskState.INPUT_REQUIRED });
     });
     expect(read).toBeLessThan(10);
+  });
+});
+
+describe('the reaper’s sweeps', () => {
+  it('read the live tasks they return, not the tenants’ history', async () => {
+    const tenantId = await tenantWithUnseenBacklog();
+    // Three lapsed leases among the backlog, which is due and unleased.
+    await env.testDb.pool.query(
+      `UPDATE tasks SET state = 'TASK_STATE_WORKING', lease_owner = 'w9/x', lease_expires_at = now() - interval '1 minute'
+        WHERE tenant_id = $1 AND id IN (SELECT id FROM tasks WHERE tenant_id = $1 AND state = 'TASK_STATE_SUBMITTED' LIMIT 3)`,
+      [tenantId],
+    );
+    const sweep = async (d: Db) => [await findLapsedLeases(d, 5), await findDispatchable(d, 0, 5)];
+    for (let k = 0; k < 2; k++) await sweep(db);
+    let found: unknown[][] = [];
+    const read = await tasksRowsRead(async (trx) => {
+      found = await sweep(trx);
+    });
+    expect(found.map((rows) => rows.length)).toEqual([3, 5]);
+    expect(read).toBeLessThan(50);
   });
 });
