@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
+import { createDb, createPool, type Db } from '../src/db.ts';
+import { markDelivered } from '../src/outbox/mark-delivered.ts';
+import { deleteDeliveredPushes } from '../src/retention/delete-delivered-pushes.ts';
+import { deleteExpiredContextMemory } from '../src/retention/delete-expired-context-memory.ts';
+import { deleteExpiredIdempotencyKeys } from '../src/retention/delete-expired-idempotency-keys.ts';
+import { seedPushConfig, seedTask } from './outbox-fixtures.ts';
+import { createSecretBox } from '../src/secret-box.ts';
+import { tenant } from './task-fixtures.ts';
+
+// Like task-bounded-reads.test.ts for the outbox and the retention: each statement reads the rows
+// it acts on, not every pending delivery or every row of its table, under the generic plans every
+// platform connection uses (prepared-statements.ts).
+
+let testDb: TestDatabase;
+/** One connection, so statements named on their second use run with their generic plans. */
+let db: Db;
+let seed: Db;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  testDb.pool.on('error', () => {});
+  seed = createDb(testDb.pool);
+  db = createDb(createPool({ connectionString: testDb.url, maxConnections: 1 }));
+});
+afterAll(async () => {
+  await db.destroy();
+  await testDb.drop();
+});
+
+/** Rows of the tables named `<table>_p<n>` that `work` read (a difference within one transaction). */
+async function rowsRead(table: string, work: (trx: Db) => Promise<unknown>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const counted = async () =>
+      (
+        await sql<{ n: number }>`
+          SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int AS n
+            FROM pg_stat_xact_user_tables WHERE relname ~ ${`^${table}_p[0-9]+$`}`.execute(trx)
+      ).rows[0]!.n;
+    const before = await counted();
+    await work(trx);
+    return (await counted()) - before;
+  });
+}
+
+/** A task with one webhook, and `count` deliveries of `status` from seq `from` on. */
+async function deliveries(tenantId: string, taskId: string, from: number, count: number, status: string) {
+  await sql`
+    INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq, status, next_attempt_at, delivered_at)
+    SELECT ${tenantId}, ${taskId}::uuid, 'hook', g, ${status}, now() - interval '1 second',
+           CASE WHEN ${status} = 'delivered' THEN now() - interval '30 days' END
+      FROM generate_series(${from}::int, ${from + count - 1}::int) AS g`.execute(seed);
+}
+
+describe('bounded reads of the outbox and the retention', () => {
+  it('a delivered mark reads its own delivery, not the partition’s pending ones', async () => {
+    const tenantId = tenant();
+    const taskId = await seedTask(seed, { tenantId });
+    await seedPushConfig(seed, createSecretBox('outbox-bounded-reads-key-0123'), { tenantId, taskId });
+    await deliveries(tenantId, taskId, 1, 20_000, 'delivered');
+    await sql`ANALYZE push_deliveries`.execute(seed);
+    // A webhook that fell behind: thousands pending, which the statistics do not know of.
+    await deliveries(tenantId, taskId, 20_001, 3_000, 'pending');
+    await sql`UPDATE push_deliveries SET locked_by = 'p1' WHERE tenant_id = ${tenantId} AND seq > 20000`.execute(
+      seed,
+    );
+    const mark = (d: Db, seq: number) =>
+      markDelivered(d, [{ tenantId, taskId, configId: 'hook', seq, workerId: 'p1', status: 204 }]);
+    for (const seq of [20_001, 20_002]) expect(await mark(db, seq)).toEqual([true]);
+    let marked: boolean[] = [];
+    const read = await rowsRead('push_deliveries', async (trx) => {
+      marked = await mark(trx, 20_003);
+    });
+    expect(marked).toEqual([true]);
+    expect(read).toBeLessThan(10);
+  });
+
+  it('retention batches read their batch, not the whole table', async () => {
+    const tenantId = tenant();
+    await sql`
+      INSERT INTO idempotency_keys (tenant_id, message_id, principal, task_id, created_at)
+      SELECT ${tenantId}, 'm' || g, 'alice', gen_random_uuid(),
+             CASE WHEN g <= 1000 THEN now() - interval '30 days' ELSE now() END
+        FROM generate_series(1, 20000) AS g`.execute(seed);
+    await sql`
+      INSERT INTO context_memory (tenant_id, agent_id, owner, context_id, key, value, updated_at)
+      SELECT ${tenantId}, 'echo', 'alice', 'c' || g, 'k', '1',
+             CASE WHEN g <= 1000 THEN now() - interval '30 days' ELSE now() END
+        FROM generate_series(1, 20000) AS g`.execute(seed);
+    const taskId = await seedTask(seed, { tenantId });
+    await seedPushConfig(seed, createSecretBox('outbox-bounded-reads-key-0123'), { tenantId, taskId });
+    await deliveries(tenantId, taskId, 1, 5_000, 'delivered');
+    await sql`ANALYZE`.execute(seed);
+    const cutoff = new Date(Date.now() - 86_400_000);
+    const batches: Array<[string, (d: Db) => Promise<number>]> = [
+      ['idempotency_keys', (d) => deleteExpiredIdempotencyKeys(d, cutoff, 100)],
+      ['context_memory', (d) => deleteExpiredContextMemory(d, cutoff, 100)],
+      ['push_deliveries', (d) => deleteDeliveredPushes(d, cutoff, 100)],
+    ];
+    for (const [table, batch] of batches) {
+      for (let k = 0; k < 2; k++) expect(await batch(db)).toBe(100);
+      let deleted = 0;
+      const read = await rowsRead(table, async (trx) => {
+        deleted = await batch(trx);
+      });
+      expect(deleted).toBe(100);
+      // The batch read by the age index, then deleted by primary key: about two reads a row.
+      expect({ table, read: read < 400 }).toEqual({ table, read: true });
+    }
+  });
+});
