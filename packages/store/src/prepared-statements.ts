@@ -12,8 +12,9 @@ import type pg from 'pg';
  * partitioned tables the generic one (all partitions, pruned at run time) always looks dearer, so
  * it would plan every execution anyway. Our statements are keyed lookups whose best plan does not
  * depend on the values, so the pool's sessions start with `plan_cache_mode = force_generic_plan`
- * (GENERIC_PLAN_OPTIONS); it applies to named statements only (an unnamed statement is always
- * planned with its values).
+ * (GENERIC_PLAN_OPTIONS). The setting reaches unnamed statements too: they are planned on every
+ * execution, but generically, without their values. A statement whose best index depends on its
+ * values (ListTasks: whose list it is) sets `plan_cache_mode` back for its own transaction.
  *
  * Which texts are named is bounded, because each one costs memory in every backend that runs it:
  * a text is named from its second use, and at most `limit` distinct texts per process are ever

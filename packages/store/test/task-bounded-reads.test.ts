@@ -7,6 +7,7 @@ import { changeTask } from '../src/tasks/change-task.ts';
 import { endRuns } from '../src/tasks/end-runs.ts';
 import { findDispatchable } from '../src/tasks/find-dispatchable.ts';
 import { findLapsedLeases } from '../src/tasks/find-lapsed-leases.ts';
+import { listTasks } from '../src/tasks/list-tasks.ts';
 import { renewLease } from '../src/tasks/renew-lease.ts';
 import type { TaskRecord } from '../src/task-store.ts';
 import {
@@ -55,14 +56,22 @@ async function tenantWithUnseenBacklog(): Promise<string> {
   return tenantId;
 }
 
-/** Rows of the task partitions this transaction's statements read (the backend's own counters). */
+/**
+ * Rows of the task partitions `work` reads, from the backend's own counters. Those also hold what
+ * earlier transactions of the connection read until the backend reports them (at most once a
+ * second, when idle), so the reading is a difference within one transaction.
+ */
 async function tasksRowsRead(work: (trx: Db) => Promise<unknown>): Promise<number> {
   return db.transaction().execute(async (trx) => {
+    const counted = async () =>
+      (
+        await sql<{ n: number }>`
+          SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int AS n
+            FROM pg_stat_xact_user_tables WHERE relname ~ '^tasks_p[0-9]+$'`.execute(trx)
+      ).rows[0]!.n;
+    const before = await counted();
     await work(trx);
-    const { rows } = await sql<{ n: number }>`
-      SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int AS n
-        FROM pg_stat_xact_user_tables WHERE relname ~ '^tasks_p[0-9]+$'`.execute(trx);
-    return rows[0]!.n;
+    return (await counted()) - before;
   });
 }
 
@@ -170,5 +179,37 @@ describe('the reaper’s sweeps', () => {
     });
     expect(found.map((rows) => rows.length)).toEqual([3, 5]);
     expect(read).toBeLessThan(50);
+  });
+});
+
+describe('ListTasks', () => {
+  it('reads a principal’s own tasks, not the tenant’s, when another principal owns most of them', async () => {
+    const tenantId = tenant();
+    const insert = (owner: string, count: number) =>
+      env.testDb.pool.query(
+        `INSERT INTO tasks (tenant_id, id, context_id, agent_id, owner, visibility, state, version, status_timestamp)
+         SELECT $1, gen_random_uuid(), 'c', 'echo', $2, 'task', 'TASK_STATE_COMPLETED', 3,
+                now() - make_interval(secs => g) FROM generate_series(1, $3) AS g`,
+        [tenantId, owner, count],
+      );
+    // A service account's long history, and a person's few tasks, older than all of it.
+    await insert('service', HISTORY);
+    await env.testDb.pool.query(
+      `UPDATE tasks SET status_timestamp = status_timestamp + interval '1 day' WHERE tenant_id = $1`,
+      [tenantId],
+    );
+    await insert('bob', 60);
+    await env.testDb.pool.query('ANALYZE tasks');
+    const caller = { tenantId, principal: 'bob', admin: false };
+    const list = (d: Db) => listTasks(d, { caller, pageSize: 50, includeArtifacts: false });
+    for (let k = 0; k < 2; k++) await list(db);
+    let page: Awaited<ReturnType<typeof list>> | undefined;
+    const read = await tasksRowsRead(async (trx) => {
+      page = await list(trx);
+    });
+    expect(page?.tasks).toHaveLength(50);
+    expect(page?.totalSize).toBe(60);
+    // The page (51 rows) and the count (60), through bob's own index range.
+    expect(read).toBeLessThan(200);
   });
 });
