@@ -2,11 +2,14 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
 import { createDb, createPool, type Db } from '../src/db.ts';
+import { claimDueDeliveries } from '../src/outbox/claim-due-deliveries.ts';
 import { markDelivered } from '../src/outbox/mark-delivered.ts';
+import { markFailed } from '../src/outbox/mark-failed.ts';
 import { deleteDeliveredPushes } from '../src/retention/delete-delivered-pushes.ts';
 import { deleteExpiredContextMemory } from '../src/retention/delete-expired-context-memory.ts';
 import { deleteExpiredIdempotencyKeys } from '../src/retention/delete-expired-idempotency-keys.ts';
-import { seedPushConfig, seedTask } from './outbox-fixtures.ts';
+import { seedEvents, seedPushConfig, seedTask } from './outbox-fixtures.ts';
+import { PostgresAdminStore } from '../src/admin/index.ts';
 import { createSecretBox } from '../src/secret-box.ts';
 import { tenant } from './task-fixtures.ts';
 
@@ -53,11 +56,62 @@ async function deliveries(tenantId: string, taskId: string, from: number, count:
       FROM generate_series(${from}::int, ${from + count - 1}::int) AS g`.execute(seed);
 }
 
+const secrets = createSecretBox('outbox-bounded-reads-key-0123');
+
 describe('bounded reads of the outbox and the retention', () => {
+  it('a claim reads the deliveries it takes, not those waiting behind a receiver that is down', async () => {
+    const tenantId = tenant();
+    // Claims join the tenant's signing secret.
+    await new PostgresAdminStore({ db: seed, secrets }).createTenant({ id: tenantId, name: tenantId });
+    // History: 2,000 tasks with a webhook each, ten events each delivered.
+    await sql`
+      INSERT INTO push_configs (tenant_id, task_id, id, url)
+      SELECT ${tenantId}, md5(${tenantId} || g)::uuid, 'hook', 'https://hooks.example/a2a'
+        FROM generate_series(1, 2000) AS g`.execute(seed);
+    await sql`
+      INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq, status, delivered_at)
+      SELECT ${tenantId}, md5(${tenantId} || g)::uuid, 'hook', s, 'delivered', now()
+        FROM generate_series(1, 2000) AS g, generate_series(1, 10) AS s`.execute(seed);
+    const taskOf = async (g: number) =>
+      (await sql<{ id: string }>`SELECT md5(${tenantId} || ${g}::int)::uuid::text AS id`.execute(seed))
+        .rows[0]!.id;
+    // Statistics as the table upkeep leaves them, before the receiver went down.
+    await sql`ANALYZE`.execute(seed);
+    // Task 1's receiver is down: seq 11 is in flight (claimed by p1), 3,000 later events wait.
+    const down = await taskOf(1);
+    await deliveries(tenantId, down, 11, 3_001, 'pending');
+    await sql`UPDATE push_deliveries SET locked_by = 'p1', locked_until = now() + interval '1 minute'
+               WHERE tenant_id = ${tenantId} AND task_id = ${down}::uuid AND seq = 11`.execute(seed);
+    const failed = await markFailed(seed, {
+      tenantId,
+      taskId: down,
+      configId: 'hook',
+      seq: 11,
+      workerId: 'p1',
+      error: 'HTTP 503',
+      nextAttemptAt: new Date(Date.now() + 3_600_000),
+    });
+    expect(failed).toBe(true);
+    // Other tasks' receivers are fine: one due delivery each, with its event.
+    for (let g = 2; g < 14; g++) {
+      const taskId = await taskOf(g);
+      await deliveries(tenantId, taskId, 11, 1, 'pending');
+      await seedEvents(seed, tenantId, taskId, [11]);
+    }
+    const claim = (d: Db) => claimDueDeliveries(d, secrets, { workerId: 'p2', limit: 4, lockMs: 60_000 });
+    for (let k = 0; k < 2; k++) expect(await claim(db)).toHaveLength(4);
+    let claimed = 0;
+    const read = await rowsRead('push_deliveries', async (trx) => {
+      claimed = (await claim(trx)).length;
+    });
+    expect(claimed).toBe(4);
+    expect(read).toBeLessThan(50);
+  });
+
   it('a delivered mark reads its own delivery, not the partition’s pending ones', async () => {
     const tenantId = tenant();
     const taskId = await seedTask(seed, { tenantId });
-    await seedPushConfig(seed, createSecretBox('outbox-bounded-reads-key-0123'), { tenantId, taskId });
+    await seedPushConfig(seed, secrets, { tenantId, taskId });
     await deliveries(tenantId, taskId, 1, 20_000, 'delivered');
     await sql`ANALYZE push_deliveries`.execute(seed);
     // A webhook that fell behind: thousands pending, which the statistics do not know of.
@@ -89,7 +143,7 @@ describe('bounded reads of the outbox and the retention', () => {
              CASE WHEN g <= 1000 THEN now() - interval '30 days' ELSE now() END
         FROM generate_series(1, 20000) AS g`.execute(seed);
     const taskId = await seedTask(seed, { tenantId });
-    await seedPushConfig(seed, createSecretBox('outbox-bounded-reads-key-0123'), { tenantId, taskId });
+    await seedPushConfig(seed, secrets, { tenantId, taskId });
     await deliveries(tenantId, taskId, 1, 5_000, 'delivered');
     await sql`ANALYZE`.execute(seed);
     const cutoff = new Date(Date.now() - 86_400_000);

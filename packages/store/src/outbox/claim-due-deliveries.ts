@@ -4,6 +4,7 @@ import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
 import { markFailed } from './mark-failed.ts';
+import { NOT_PENDING } from './not-pending.ts';
 import {
   deliveryIdOf,
   type ClaimDeliveriesInput,
@@ -21,7 +22,10 @@ import {
  *
  * Per-task order (§7): a delivery is a candidate only when no earlier seq for the same
  * (tenant, task, config) is still pending, in flight or not. Delivered and dead rows do not
- * block, so one poisoned event cannot stall the rest. The NOT EXISTS probes the primary key.
+ * block, so one poisoned event cannot stall the rest. The NOT EXISTS is one probe of the partial
+ * index push_deliveries_pending_order per candidate. Candidates come oldest-due first, so the
+ * deliveries waiting behind one in backoff would be read and refused at the front of every claim
+ * while its receiver is down: markFailed moves them to its retry time, the earliest they can go.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -60,7 +64,11 @@ export async function claimDueDeliveries(
                       .whereRef('e.task_id', '=', 'd.task_id')
                       .whereRef('e.config_id', '=', 'd.config_id')
                       .whereRef('e.seq', '<', 'd.seq')
-                      .where('e.status', '=', sql.lit('pending')),
+                      // Pending, spelled so push_deliveries_pending_order serves the probe.
+                      .where('e.status', 'not in', NOT_PENDING)
+                      // A probe per candidate: pulled up into an anti join, the planner hashed
+                      // every pending delivery instead.
+                      .offset(0),
                   ),
                 ),
               )

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { NOT_PENDING } from './not-pending.ts';
 import type { MarkFailedInput } from './outbox-store.ts';
 
 const MAX_ERROR_LENGTH = 1000;
@@ -7,6 +9,11 @@ const MAX_ERROR_LENGTH = 1000;
  * A failed attempt, guarded like markDelivered. Either back to pending at `nextAttemptAt` (the
  * pusher computes backoff and jitter) or dead. Dead unblocks the later deliveries of the same
  * config: the per-task order only waits on pending rows.
+ *
+ * Back to pending, it also moves the later pending deliveries of the same config to its retry time
+ * (never earlier than they were due): none of them can go before it, and left due they sat at the
+ * front of every pusher's claim (oldest due first), read and refused on each claim while the
+ * receiver was down. When this one is delivered or dies, they are due at once.
  */
 export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolean> {
   const common = {
@@ -15,7 +22,7 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
     locked_by: null,
     locked_until: null,
   };
-  const result = await db
+  const failed = db
     .updateTable('push_deliveries')
     .set(input.dead ? { ...common, status: 'dead' } : { ...common, next_attempt_at: input.nextAttemptAt })
     .where('tenant_id', '=', input.tenantId)
@@ -23,7 +30,25 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
     .where('config_id', '=', input.configId)
     .where('seq', '=', input.seq)
     .where('locked_by', '=', input.workerId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    .where('status', '=', 'pending');
+  if (input.dead) return (await failed.executeTakeFirst()).numUpdatedRows > 0n;
+  const rows = await db
+    .with('failed', () => failed.returning('seq'))
+    .with('later', (qc) =>
+      qc
+        .updateTable('push_deliveries')
+        .set({ next_attempt_at: sql<Date>`greatest(next_attempt_at, ${input.nextAttemptAt})` })
+        .where('tenant_id', '=', input.tenantId)
+        .where('task_id', '=', input.taskId)
+        .where('config_id', '=', input.configId)
+        .where('seq', '>', input.seq)
+        // Pending, spelled so push_deliveries_pending_order serves the range.
+        .where('status', 'not in', NOT_PENDING)
+        .where(({ exists, selectFrom }) => exists(selectFrom('failed').select('seq')))
+        .returning('seq'),
+    )
+    .selectFrom('failed')
+    .select('seq')
+    .execute();
+  return rows.length > 0;
 }
