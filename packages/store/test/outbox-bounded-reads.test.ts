@@ -11,6 +11,7 @@ import { deleteExpiredIdempotencyKeys } from '../src/retention/delete-expired-id
 import { seedEvents, seedPushConfig, seedTask } from './outbox-fixtures.ts';
 import { PostgresAdminStore } from '../src/admin/index.ts';
 import { createSecretBox } from '../src/secret-box.ts';
+import { rowsRead } from './rows-read.ts';
 import { tenant } from './task-fixtures.ts';
 
 // Like task-bounded-reads.test.ts for the outbox and the retention: each statement reads the rows
@@ -31,21 +32,6 @@ afterAll(async () => {
   await db.destroy();
   await testDb.drop();
 });
-
-/** Rows of the tables named `<table>_p<n>` that `work` read (a difference within one transaction). */
-async function rowsRead(table: string, work: (trx: Db) => Promise<unknown>): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const counted = async () =>
-      (
-        await sql<{ n: number }>`
-          SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int AS n
-            FROM pg_stat_xact_user_tables WHERE relname ~ ${`^${table}_p[0-9]+$`}`.execute(trx)
-      ).rows[0]!.n;
-    const before = await counted();
-    await work(trx);
-    return (await counted()) - before;
-  });
-}
 
 /** A task with one webhook, and `count` deliveries of `status` from seq `from` on. */
 async function deliveries(tenantId: string, taskId: string, from: number, count: number, status: string) {
@@ -101,7 +87,7 @@ describe('bounded reads of the outbox and the retention', () => {
     const claim = (d: Db) => claimDueDeliveries(d, secrets, { workerId: 'p2', limit: 4, lockMs: 60_000 });
     for (let k = 0; k < 2; k++) expect(await claim(db)).toHaveLength(4);
     let claimed = 0;
-    const read = await rowsRead('push_deliveries', async (trx) => {
+    const read = await rowsRead(db, 'push_deliveries', async (trx) => {
       claimed = (await claim(trx)).length;
     });
     expect(claimed).toBe(4);
@@ -123,7 +109,7 @@ describe('bounded reads of the outbox and the retention', () => {
       markDelivered(d, [{ tenantId, taskId, configId: 'hook', seq, workerId: 'p1', status: 204 }]);
     for (const seq of [20_001, 20_002]) expect(await mark(db, seq)).toEqual([true]);
     let marked: boolean[] = [];
-    const read = await rowsRead('push_deliveries', async (trx) => {
+    const read = await rowsRead(db, 'push_deliveries', async (trx) => {
       marked = await mark(trx, 20_003);
     });
     expect(marked).toEqual([true]);
@@ -155,7 +141,7 @@ describe('bounded reads of the outbox and the retention', () => {
     for (const [table, batch] of batches) {
       for (let k = 0; k < 2; k++) expect(await batch(db)).toBe(100);
       let deleted = 0;
-      const read = await rowsRead(table, async (trx) => {
+      const read = await rowsRead(db, table, async (trx) => {
         deleted = await batch(trx);
       });
       expect(deleted).toBe(100);

@@ -1,5 +1,4 @@
 import { TaskState } from '@switchyard/protocol';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../src/db.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
@@ -10,6 +9,7 @@ import { findLapsedLeases } from '../src/tasks/find-lapsed-leases.ts';
 import { listTasks } from '../src/tasks/list-tasks.ts';
 import { renewLease } from '../src/tasks/renew-lease.ts';
 import type { TaskRecord } from '../src/task-store.ts';
+import { rowsRead } from './rows-read.ts';
 import {
   createdTask,
   newTask,
@@ -56,24 +56,7 @@ async function tenantWithUnseenBacklog(): Promise<string> {
   return tenantId;
 }
 
-/**
- * Rows of the task partitions `work` reads, from the backend's own counters. Those also hold what
- * earlier transactions of the connection read until the backend reports them (at most once a
- * second, when idle), so the reading is a difference within one transaction.
- */
-async function tasksRowsRead(work: (trx: Db) => Promise<unknown>): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const counted = async () =>
-      (
-        await sql<{ n: number }>`
-          SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::int AS n
-            FROM pg_stat_xact_user_tables WHERE relname ~ '^tasks_p[0-9]+$'`.execute(trx)
-      ).rows[0]!.n;
-    const before = await counted();
-    await work(trx);
-    return (await counted()) - before;
-  });
-}
+const tasksRowsRead = (work: (trx: Db) => Promise<unknown>) => rowsRead(db, 'tasks', work);
 
 const claimOne = (d: Db, task: TaskRecord) =>
   claimTasks(d, [{ tenantId: task.tenantId, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }]);
