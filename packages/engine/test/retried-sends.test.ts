@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isA2AErrorOfKind, TaskState, type SendMessageRequest } from '@switchyard/protocol';
-import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { createDb, createSecretBox, loadPushConfigSecrets } from '@switchyard/store';
+import { alice, SECRET, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
 let p: Platform;
 beforeAll(async () => {
@@ -86,27 +87,32 @@ describe('a send that reuses a messageId (ARCHITECTURE.md §3 rule 5)', () => {
     expect(configs?.map((c) => c.url)).toEqual([hook('continued').url]);
   });
 
-  it('concurrent retries of a continuation register its webhook once, and a rival answer never takes it away', async () => {
+  it('concurrent retries of a continuation register its webhook once, with the winner’s token', async () => {
     const first = await send({ message: userMessage('book a flight to Quito') }, 'booking');
     const answer = userMessage('2', { taskId: first.id });
     const rival = userMessage('3', { taskId: first.id });
     const booking = await p.agent('booking');
-    // The rival names the same webhook: whichever answer wins, its webhook must stay.
+    // The rival names the same webhook with its own token: whichever answer wins, the webhook is
+    // registered once, with the winner's token; the refused answer registers nothing.
+    const named = (token: string) => ({ taskPushNotificationConfig: { ...hook('answer'), token } });
     const outcomes = await Promise.allSettled([
       ...Array.from({ length: 3 }, () =>
-        p.service.send(alice, booking, {
-          message: answer,
-          configuration: { taskPushNotificationConfig: hook('answer') },
-        }),
+        p.service.send(alice, booking, { message: answer, configuration: named('answer-token') }),
       ),
-      p.service.send(alice, booking, {
-        message: rival,
-        configuration: { taskPushNotificationConfig: hook('answer') },
-      }),
+      p.service.send(alice, booking, { message: rival, configuration: named('rival-token') }),
     ]);
-    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBeGreaterThan(0);
+    const rivalWon = outcomes[3]!.status === 'fulfilled';
+    expect(outcomes.filter((o) => o.status === 'fulfilled').length).toBe(rivalWon ? 1 : 3);
     const { configs } = await p.service.push.list(alice, 'booking', first.id, { pageSize: 10 });
     expect(configs?.map((c) => c.url)).toEqual([hook('answer').url]);
+    const stored = await loadPushConfigSecrets(
+      createDb(p.db.pool),
+      createSecretBox(SECRET),
+      'acme',
+      first.id,
+      configs![0]!.id!,
+    );
+    expect(stored?.token).toBe(rivalWon ? 'rival-token' : 'answer-token');
   });
 
   it('continuing a task: a retry is not appended again, a different message is refused', async () => {

@@ -39,3 +39,23 @@ export class InvalidPageTokenError extends Error {
 export function isInvalidPageToken(e: unknown): e is InvalidPageTokenError {
   return e instanceof InvalidPageTokenError;
 }
+
+/**
+ * A change that was to register a webhook (ChangeTaskInput.registerPushConfig) found the task at
+ * its limit of push configs; nothing was changed. The engine maps it to InvalidParams.
+ */
+export class PushConfigLimitError extends Error {
+  override readonly name = 'PushConfigLimitError';
+  readonly taskId: string;
+  readonly max: number;
+
+  constructor(taskId: string, max: number) {
+    super(`task ${taskId} already has ${max} push notification configs`);
+    this.taskId = taskId;
+    this.max = max;
+  }
+}
+
+export function isPushConfigLimit(e: unknown): e is PushConfigLimitError {
+  return e instanceof PushConfigLimitError;
+}

@@ -13,7 +13,14 @@ export { createDb, createPool, type Db, type DbOptions } from './db.ts';
 export { StatementTimeoutError } from './statement-timeout.ts';
 export type * from './database.ts';
 export { createSecretBox, type SecretBox } from './secret-box.ts';
-export { ConflictError, InvalidPageTokenError, isConflict, isInvalidPageToken } from './errors.ts';
+export {
+  ConflictError,
+  InvalidPageTokenError,
+  isConflict,
+  isInvalidPageToken,
+  isPushConfigLimit,
+  PushConfigLimitError,
+} from './errors.ts';
 
 export type * from './task-store.ts';
 export type { RunInputs } from './tasks/load-run-inputs.ts';

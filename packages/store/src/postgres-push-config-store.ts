@@ -55,6 +55,20 @@ export class PostgresPushConfigStore implements PushConfigStore {
   ): Promise<TaskPushNotificationConfig | null> {
     return addPushConfig(this.#db, this.#secrets, tenantId, taskId, config, this.maxConfigsPerTask);
   }
+  /**
+   * Registers a webhook named in a message unless the task already has it (same URL, and same id
+   * when one is given), which is then returned untouched; null when it would be new and the task
+   * already has `maxConfigsPerTask` (add-push-config.ts).
+   */
+  ensurePushConfig(
+    tenantId: string,
+    taskId: string,
+    config: NewPushConfig,
+  ): Promise<TaskPushNotificationConfig | null> {
+    return addPushConfig(this.#db, this.#secrets, tenantId, taskId, config, this.maxConfigsPerTask, {
+      keepExisting: true,
+    });
+  }
   getPushConfig(tenantId: string, taskId: string, id: string): Promise<TaskPushNotificationConfig | null> {
     return getPushConfig(this.#db, tenantId, taskId, id);
   }

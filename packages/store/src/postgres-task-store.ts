@@ -19,8 +19,11 @@ import type {
   StoredEvent,
   TaskRecord,
   TaskStore,
+  NewPushConfig,
 } from './task-store.ts';
 import { changeTask } from './tasks/change-task.ts';
+import { PushConfigLimitError } from './errors.ts';
+import { addPushConfig, DEFAULT_MAX_PUSH_CONFIGS_PER_TASK } from './push-configs/add-push-config.ts';
 import { endRunBatch, isRunEnding, runEndingBatchKey } from './tasks/end-runs.ts';
 import { claimBatchKey, claimTasks } from './tasks/claim-task.ts';
 import { coalescedStatements } from './coalesced-calls.ts';
@@ -93,7 +96,20 @@ export class PostgresTaskStore implements TaskStore {
     return input.pushConfig ? createTask(this.#db, this.#secrets, input) : this.#create(input);
   }
   changeTask(input: ChangeTaskInput): Promise<TaskRecord> {
+    if (input.registerPushConfig) return this.#changeRegistering(input, input.registerPushConfig);
     return isRunEnding(input) ? this.#endRun(input) : changeTask(this.#db, input);
+  }
+  /** The webhook and the change in one transaction (ChangeTaskInput.registerPushConfig). */
+  #changeRegistering(input: ChangeTaskInput, config: NewPushConfig): Promise<TaskRecord> {
+    const max = DEFAULT_MAX_PUSH_CONFIGS_PER_TASK;
+    return this.#db.transaction().execute(async (trx) => {
+      const { tenantId, taskId } = input;
+      const registered = await addPushConfig(trx, this.#secrets, tenantId, taskId, config, max, {
+        keepExisting: true,
+      });
+      if (!registered) throw new PushConfigLimitError(taskId, max);
+      return changeTask(trx, input);
+    });
   }
   getTaskRecord(tenantId: string, taskId: string): Promise<TaskRecord | null> {
     return getTaskRecord(this.#db, tenantId, taskId);

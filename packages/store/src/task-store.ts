@@ -161,6 +161,14 @@ export interface ChangeTaskInput {
    * by two). A worker writes a run's last chunk with its ending this way: one transaction less.
    */
   precededBy?: { artifactChunk: ArtifactChunkInput; event: StreamResponse };
+  /**
+   * A webhook named in the message this change answers (a continuation), registered in the same
+   * transaction just before the change, unless the task already has it (same URL, and same id when
+   * given), which is left untouched. The change's own event is queued for it; a change that fails
+   * (a rival answer or a cancel won) registers nothing. At the task's limit of push configs the
+   * change fails with PushConfigLimitError and nothing changes.
+   */
+  registerPushConfig?: NewPushConfig;
 }
 
 export interface ClaimInput {
@@ -342,6 +350,15 @@ export interface PushConfigStore {
    * configs only through it.
    */
   tryCreatePushConfig(
+    tenantId: string,
+    taskId: string,
+    config: NewPushConfig,
+  ): Promise<TaskPushNotificationConfig | null>;
+  /**
+   * Like tryCreatePushConfig, but a config the task already has for the URL (and the id, when
+   * given) is returned untouched instead of updated: for webhooks named in a message.
+   */
+  ensurePushConfig(
     tenantId: string,
     taskId: string,
     config: NewPushConfig,

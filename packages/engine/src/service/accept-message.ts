@@ -9,7 +9,13 @@ import {
   type Message,
   type SendMessageRequest,
 } from '@switchyard/protocol';
-import { isConflict, type Caller, type NewPushConfig, type TaskRecord } from '@switchyard/store';
+import {
+  isConflict,
+  isPushConfigLimit,
+  type Caller,
+  type NewPushConfig,
+  type TaskRecord,
+} from '@switchyard/store';
 import { injectTraceContext } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
@@ -97,22 +103,20 @@ async function continueTask(
 ): Promise<Accepted> {
   const { message } = request;
   const taskId = message.taskId as string;
-  // The webhook a continuation names is registered before the CAS, so the events that CAS and the
-  // run write are delivered to it; a retry finds it there, or registers it if the first try died
-  // in between. Concurrent sends naming one URL without an id (retries of this answer, or a rival
-  // answer) register one row: an id-less create updates the task's config for that URL, under the
-  // task's push-config lock (add-push-config.ts). It is never taken back: an answer refused because
-  // a rival answer or a cancel won the race leaves it on the caller's own task, since the row may
-  // be the very one the winner named (same URL), and removing it could also follow a write that
-  // did commit before its connection died.
+  // The webhook a continuation names is registered in the CAS's own transaction, just before it,
+  // so the events that CAS and the run write are delivered to it, and a send that loses its race
+  // (a rival answer, a cancel) registers nothing: the webhook is the winner's alone, with its own
+  // token. A retry of an answer that went through finds the webhook there (by URL, and the client's
+  // id if it gave one) and leaves it as it is, or registers it if the first try named none.
+  const limitReached = () =>
+    pushConfigLimitReached(
+      taskId,
+      deps.pushConfigs.maxConfigsPerTask,
+      'configuration.taskPushNotificationConfig',
+    );
   const ensurePushConfig = async () => {
-    // Found by URL (and the client's id if it gave one), so a webhook registered before is kept.
-    if (!pushConfig || (await hasPushConfig(deps.pushConfigs, caller.tenantId, taskId, pushConfig))) return;
-    // Refused by the per-task limit before the CAS, so the continuation changes nothing.
-    if (!(await deps.pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, pushConfig))) {
-      const max = deps.pushConfigs.maxConfigsPerTask;
-      throw pushConfigLimitReached(taskId, max, 'configuration.taskPushNotificationConfig');
-    }
+    if (pushConfig && !(await deps.pushConfigs.ensurePushConfig(caller.tenantId, taskId, pushConfig)))
+      throw limitReached();
   };
   for (let attempt = 0; ; attempt++) {
     const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
@@ -146,7 +150,6 @@ async function continueTask(
         `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
       );
     }
-    await ensurePushConfig();
     try {
       const updated = await deps.writer.change({
         tenantId: caller.tenantId,
@@ -167,9 +170,12 @@ async function continueTask(
           { ...message, contextId: record.contextId, taskId },
         ],
         event: statusEvent(record, TaskState.WORKING),
+        ...(pushConfig ? { registerPushConfig: pushConfig } : {}),
       });
       return { record: updated, dispatch: true };
     } catch (err) {
+      // Refused by the per-task limit: the continuation changed nothing.
+      if (isPushConfigLimit(err)) throw limitReached();
       // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
       if (!isConflict(err) || attempt >= 3) throw err;
     }

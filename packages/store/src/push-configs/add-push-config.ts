@@ -36,6 +36,10 @@ const PUSH_CONFIG_LOCK_CLASS = 0x70636667;
  * insert then starts after any rival's commit, sees its row, and the count is exact: a task never
  * holds more than `maxPerTask` configs added this way. The lock touches no row, so the task's own
  * writes and deliveries never wait on it; only creates on the same task do, for one statement.
+ *
+ * With `keepExisting`, a config the task already has for the URL (and the id, when given) is
+ * returned as it is, not updated: for a webhook named in a message, where a send that loses its
+ * race (a rival answer) must not replace the winner's token or credentials on the shared row.
  */
 export async function addPushConfig(
   db: Db,
@@ -44,11 +48,27 @@ export async function addPushConfig(
   taskId: string,
   config: NewPushConfig,
   maxPerTask: number,
+  { keepExisting = false }: { keepExisting?: boolean } = {},
 ): Promise<TaskPushNotificationConfig | null> {
   const v = pushConfigValues(secrets, config);
   const run = async (trx: Db) => {
     const lockKey = `${tenantId}/${taskId}`;
     await sql`SELECT pg_advisory_xact_lock(${PUSH_CONFIG_LOCK_CLASS}, hashtext(${lockKey}))`.execute(trx);
+    if (keepExisting) {
+      // The task already has this webhook (its URL, and its id when one is given): left as it is.
+      const existing = await trx
+        .selectFrom('push_configs')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('task_id', '=', taskId)
+        .where('url', '=', config.url)
+        .$if(config.id !== undefined, (q) => q.where('id', '=', config.id ?? ''))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      if (existing) return toPushConfigView(existing);
+    }
     const sameConfig = config.id === undefined ? sql`url = ${config.url}` : sql`id = ${config.id}`;
     const { rows } = await sql<Selectable<PushConfigsTable>>`
       WITH existing AS (

@@ -26,6 +26,7 @@ export function isRunEnding(input: ChangeTaskInput): boolean {
     input.fromStates[0] === TaskState.WORKING &&
     input.leaseOwner !== undefined &&
     !input.appendMessages?.length &&
+    input.registerPushConfig === undefined &&
     input.artifactChunk === undefined &&
     patch.state !== undefined &&
     // Set or cleared (null), never left as it was: the batched statement always writes it.
