@@ -4,6 +4,10 @@
 -- Postgres hashed every pending delivery of every tenant on each claim, and with one receiver down
 -- and 5,000 deliveries waiting for it, matched each candidate against all of them (108,473 rows
 -- compared, 18 ms a claim).
+-- The build reads the whole push_deliveries table (delivered rows included) and, like every
+-- migration here, runs in one transaction: writers of deliveries (run endings, claims, pushers)
+-- wait for it. With retention at its default the table holds days of deliveries; on a large one,
+-- migrate in a quiet window.
 -- FROZEN once landed.
 -- The predicate names the other statuses, not 'pending', so that a query matching it (the probe)
 -- cannot be served by push_deliveries_due as well: with statistics taken while few deliveries were

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { NOT_PENDING } from './not-pending.ts';
 import type { MarkFailedInput } from './outbox-store.ts';
@@ -10,8 +9,8 @@ const MAX_ERROR_LENGTH = 1000;
  * pusher computes backoff and jitter) or dead. Dead unblocks the later deliveries of the same
  * config: the per-task order only waits on pending rows.
  *
- * Back to pending, it also moves the later pending deliveries of the same config to its retry time
- * (never earlier than they were due): none of them can go before it, and left due they sat at the
+ * Back to pending, it also moves the later pending deliveries of the same config that were due
+ * before its retry time to that time: none of them can go before it, and left due they sat at the
  * front of every pusher's claim (oldest due first), read and refused on each claim while the
  * receiver was down. When this one is delivered or dies, they are due at once.
  */
@@ -37,11 +36,13 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
     .with('later', (qc) =>
       qc
         .updateTable('push_deliveries')
-        .set({ next_attempt_at: sql<Date>`greatest(next_attempt_at, ${input.nextAttemptAt})` })
+        .set({ next_attempt_at: input.nextAttemptAt })
         .where('tenant_id', '=', input.tenantId)
         .where('task_id', '=', input.taskId)
         .where('config_id', '=', input.configId)
         .where('seq', '>', input.seq)
+        // Only rows due before the retry are rewritten (each rewrite is a new row version).
+        .where('next_attempt_at', '<', input.nextAttemptAt)
         // Pending, spelled so push_deliveries_pending_order serves the range.
         .where('status', 'not in', NOT_PENDING)
         .where(({ exists, selectFrom }) => exists(selectFrom('failed').select('seq')))

@@ -23,10 +23,31 @@ const CURSOR = {
  * wherever it is. `totalSize` counts every match, ignoring the cursor.
  */
 export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTasksPage> {
-  return db.isTransaction ? listIn(db, input) : db.transaction().execute((trx) => listIn(trx, input));
+  const { pageSize } = input;
+  // (Inside a caller's transaction the setting would outlast this call: none passes one.)
+  const { rows, totalSize } = db.isTransaction
+    ? await matches(db, input)
+    : await db.transaction().execute((trx) => matches(trx, input));
+  // One row past the page tells whether another page exists without a second query.
+  const page = rows.slice(0, pageSize);
+  const last = page.at(-1);
+  const nextPageToken =
+    rows.length > pageSize && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
+  const tasks = await loadTaskViews(
+    db,
+    input.caller.tenantId,
+    page.map(({ cursor_ts: _, ...row }) => toTaskRecord(row)),
+    {
+      historyLength: input.historyLength,
+      includeArtifacts: input.includeArtifacts,
+      keepEmptyArtifacts: true,
+    },
+  );
+  return { tasks, nextPageToken, pageSize, totalSize };
 }
 
-async function listIn(db: Db, input: ListTasksInput): Promise<ListTasksPage> {
+/** The page (and one row past it) and the count, in the caller's transaction. */
+async function matches(db: Db, input: ListTasksInput) {
   // Planned with their values, not generically as the pool's sessions plan (prepared-statements.ts):
   // which index serves a list depends on whose list it is. With a generic plan, a principal's
   // share of the tenant was taken as 1 / (number of principals), and a person's first page in a
@@ -71,20 +92,5 @@ async function listIn(db: Db, input: ListTasksInput): Promise<ListTasksPage> {
       ? rows.length
       : (await scoped.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
 
-  // One row past the page tells whether another page exists without a second query.
-  const page = rows.slice(0, pageSize);
-  const last = page.at(-1);
-  const nextPageToken =
-    rows.length > pageSize && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
-  const tasks = await loadTaskViews(
-    db,
-    caller.tenantId,
-    page.map(({ cursor_ts: _, ...row }) => toTaskRecord(row)),
-    {
-      historyLength: input.historyLength,
-      includeArtifacts: input.includeArtifacts,
-      keepEmptyArtifacts: true,
-    },
-  );
-  return { tasks, nextPageToken, pageSize, totalSize };
+  return { rows, totalSize };
 }
