@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { QueueKeys } from '@switchyard/queue';
+import { isRedisAway, type QueueKeys } from '@switchyard/queue';
 import { decodeHint, type TaskHint } from './task-hint.ts';
 
 export type HintListener = (hint: TaskHint | 'resync') => void;
@@ -14,6 +14,12 @@ export class SubscriptionHub {
   private readonly sub: Redis;
   private readonly keys: QueueKeys;
   private readonly watchers = new Map<string, Set<HintListener>>();
+  /**
+   * The channels asked of Redis. While the connection is away nothing is asked (ioredis would queue
+   * every SUBSCRIBE and UNSUBSCRIBE of the outage in memory, one pair per blocking send or stream);
+   * on reconnect this is reconciled with the watched channels.
+   */
+  private readonly subscribed = new Set<string>();
   private hadConnection = false;
 
   constructor({ subscriber, keys }: { subscriber: Redis; keys: QueueKeys }) {
@@ -25,7 +31,10 @@ export class SubscriptionHub {
       for (const listener of this.watchers.get(channel) ?? []) listener(hint);
     });
     this.sub.on('ready', () => {
-      if (this.hadConnection) this.broadcast('resync');
+      if (this.hadConnection) {
+        this.reconcile();
+        this.broadcast('resync');
+      }
       this.hadConnection = true;
     });
   }
@@ -37,8 +46,12 @@ export class SubscriptionHub {
     if (!set) {
       set = new Set();
       this.watchers.set(channel, set);
-      // ioredis queues the command while reconnecting and re-subscribes after a reconnect.
-      this.sub.subscribe(channel).catch(() => listener('resync'));
+      // While Redis is away the channel is subscribed on reconnect (reconcile), and the watcher
+      // then gets 'resync' and reads the log; ioredis re-subscribes what was asked before.
+      if (!isRedisAway(this.sub)) {
+        this.subscribed.add(channel);
+        this.sub.subscribe(channel).catch(() => listener('resync'));
+      }
     }
     set.add(listener);
     return () => {
@@ -47,7 +60,10 @@ export class SubscriptionHub {
       current.delete(listener);
       if (current.size === 0) {
         this.watchers.delete(channel);
-        this.sub.unsubscribe(channel).catch(() => undefined);
+        if (this.subscribed.has(channel) && !isRedisAway(this.sub)) {
+          this.subscribed.delete(channel);
+          this.sub.unsubscribe(channel).catch(() => undefined);
+        }
       }
     };
   }
@@ -55,6 +71,16 @@ export class SubscriptionHub {
   /** Number of channels currently subscribed (metrics, tests). */
   get channelCount(): number {
     return this.watchers.size;
+  }
+
+  /** After a reconnect: subscribe what is watched and was not asked, drop what no one watches. */
+  private reconcile(): void {
+    const stale = [...this.subscribed].filter((channel) => !this.watchers.has(channel));
+    const missing = [...this.watchers.keys()].filter((channel) => !this.subscribed.has(channel));
+    for (const channel of stale) this.subscribed.delete(channel);
+    for (const channel of missing) this.subscribed.add(channel);
+    if (stale.length) this.sub.unsubscribe(...stale).catch(() => undefined);
+    if (missing.length) this.sub.subscribe(...missing).catch(() => undefined);
   }
 
   private broadcast(signal: 'resync'): void {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createTestRedis, waitFor } from '@switchyard/testing';
+import { createTestRedis, startTcpProxy, waitFor } from '@switchyard/testing';
 import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, isRedisAway, TaskQueue } from '../src/index.ts';
 
 const redis = createTestRedis();
@@ -74,6 +74,39 @@ describe('TaskQueue backlog counter (fairness)', () => {
     } finally {
       counters.disconnect();
       await queue.close();
+    }
+  });
+});
+
+describe('TaskQueue while Redis is away', () => {
+  it('refuses an add at once instead of queueing it in memory, and adds again once Redis is back', async () => {
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(redis.url).port || 6379));
+    const connection = new Redis(`redis://127.0.0.1:${proxy.port}`, {
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 50,
+    });
+    connection.on('error', () => undefined);
+    const keys = createQueueKeys(`${redis.prefix}-outage`);
+    const queue = new TaskQueue({ connection, keys });
+    try {
+      await queue.enqueue({ tenantId: 'acme', taskId: 'before', version: 1, attempts: 0 });
+      await proxy.cut();
+      await waitFor(() => isRedisAway(connection));
+      for (let i = 0; i < 50; i++)
+        await expect(
+          queue.enqueue({ tenantId: 'acme', taskId: `during-${i}`, version: 1, attempts: 0 }),
+        ).rejects.toThrow(/Redis is unreachable/);
+      // Nothing waits in ioredis's offline queue for the reconnect.
+      expect((connection as unknown as { offlineQueue: { length: number } }).offlineQueue.length).toBe(0);
+      await proxy.restore();
+      await waitFor(() => connection.status === 'ready');
+      await queue.enqueue({ tenantId: 'acme', taskId: 'after', version: 1, attempts: 0 });
+      const ids = (await queue.queue.getJobs(['prioritized'])).map((j) => j.data.taskId).sort();
+      expect(ids).toEqual(['after', 'before']);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+      await proxy.close();
     }
   });
 });
