@@ -51,7 +51,11 @@ const slowWriter: Agent = {
 const agents: Record<string, Agent> = { quiet, 'slow-writer': slowWriter };
 
 beforeAll(async () => {
-  p = await startPlatform();
+  // A lease well past the slow write below (2 s of pg_sleep, and the trigger slows every lease
+  // renewal of that task as much). With the fixture's 1.5 s lease it lapsed during the write, and
+  // on a loaded machine the reaper sometimes took the task over mid-test: the run the test
+  // follows was fenced, its write never landed, and the test timed out.
+  p = await startPlatform({ leaseMs: 15_000 });
   await p.registerAgent(quiet);
   await p.registerAgent(slowWriter);
   p.startWorker({ findAgent: (e) => agents[e] ?? findBundledAgent(e) });
