@@ -52,6 +52,12 @@ export interface PostgresTaskStoreOptions {
    * if a secret arrives without it.
    */
   secrets?: SecretBox;
+  /**
+   * The most push configs a task may have, for a change that registers a continuation's webhook
+   * (ChangeTaskInput.registerPushConfig). Give it the value the push-config store was given, so
+   * both ways of adding a webhook stop at the same count. Default 10, as that store's.
+   */
+  maxPushConfigsPerTask?: number;
 }
 
 /** Claims, run endings or sends per statement at most. */
@@ -61,6 +67,7 @@ const MAX_BATCH = 64;
 export class PostgresTaskStore implements TaskStore {
   readonly #db: Db;
   readonly #secrets: SecretBox | undefined;
+  readonly #maxPushConfigsPerTask: number;
   /** A worker's claims, coalesced per tenant, worker and lease (coalescedStatements). */
   readonly #claim: (input: ClaimInput) => Promise<ClaimResult | null>;
   /** A gateway's sends without a push config (create-tasks.ts), coalesced per tenant. */
@@ -72,6 +79,11 @@ export class PostgresTaskStore implements TaskStore {
     const { db } = options;
     this.#db = db;
     this.#secrets = options.secrets;
+    this.#maxPushConfigsPerTask = options.maxPushConfigsPerTask ?? DEFAULT_MAX_PUSH_CONFIGS_PER_TASK;
+    if (!Number.isInteger(this.#maxPushConfigsPerTask) || this.#maxPushConfigsPerTask < 1)
+      throw new RangeError(
+        `maxPushConfigsPerTask must be a positive integer, got ${this.#maxPushConfigsPerTask}`,
+      );
     this.#claim = coalescedStatements(
       claimBatchKey,
       (inputs) => claimTasks(db, inputs),
@@ -101,7 +113,7 @@ export class PostgresTaskStore implements TaskStore {
   }
   /** The webhook and the change in one transaction (ChangeTaskInput.registerPushConfig). */
   #changeRegistering(input: ChangeTaskInput, config: NewPushConfig): Promise<TaskRecord> {
-    const max = DEFAULT_MAX_PUSH_CONFIGS_PER_TASK;
+    const max = this.#maxPushConfigsPerTask;
     return this.#db.transaction().execute(async (trx) => {
       const { tenantId, taskId } = input;
       const registered = await addPushConfig(trx, this.#secrets, tenantId, taskId, config, max, {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isConflict, isPushConfigLimit } from '../src/errors.ts';
 import { DEFAULT_MAX_PUSH_CONFIGS_PER_TASK } from '../src/push-configs/add-push-config.ts';
 import { PostgresPushConfigStore } from '../src/postgres-push-config-store.ts';
+import { PostgresTaskStore } from '../src/postgres-task-store.ts';
 import type { ChangeTaskInput, TaskRecord } from '../src/task-store.ts';
 import {
   createdTask,
@@ -86,5 +87,20 @@ describe('a change that registers a webhook', () => {
       version: 1,
       state: TaskState.SUBMITTED,
     });
+  });
+
+  it('stops at the limit the store was given, and says which', async () => {
+    const store = new PostgresTaskStore({ db: env.db, secrets: env.secrets, maxPushConfigsPerTask: 1 });
+    const task = await createdTask(store, newTask(tenant()));
+    await push.createPushConfig(task.tenantId, task.id, { url: 'https://hooks.example/first' });
+    const refused = await store.changeTask(answer(task, 1, 'second')).catch((err: unknown) => err);
+    expect(isPushConfigLimit(refused) && refused.max).toBe(1);
+    expect((await push.listPushConfigs(task.tenantId, task.id, { pageSize: 10 })).configs).toHaveLength(1);
+  });
+
+  it('refuses a limit that is not a positive count', () => {
+    expect(() => new PostgresTaskStore({ db: env.db, maxPushConfigsPerTask: 0 })).toThrow(
+      /maxPushConfigsPerTask/,
+    );
   });
 });

@@ -108,12 +108,8 @@ async function continueTask(
   // (a rival answer, a cancel) registers nothing: the webhook is the winner's alone, with its own
   // token. A retry of an answer that went through finds the webhook there (by URL, and the client's
   // id if it gave one) and leaves it as it is, or registers it if the first try named none.
-  const limitReached = () =>
-    pushConfigLimitReached(
-      taskId,
-      deps.pushConfigs.maxConfigsPerTask,
-      'configuration.taskPushNotificationConfig',
-    );
+  const limitReached = (max = deps.pushConfigs.maxConfigsPerTask) =>
+    pushConfigLimitReached(taskId, max, 'configuration.taskPushNotificationConfig');
   const ensurePushConfig = async () => {
     if (pushConfig && !(await deps.pushConfigs.ensurePushConfig(caller.tenantId, taskId, pushConfig)))
       throw limitReached();
@@ -175,7 +171,8 @@ async function continueTask(
       return { record: updated, dispatch: true };
     } catch (err) {
       // Refused by the per-task limit: the continuation changed nothing.
-      if (isPushConfigLimit(err)) throw limitReached();
+      // The message names the limit the store applied.
+      if (isPushConfigLimit(err)) throw limitReached(err.max);
       // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
       if (!isConflict(err) || attempt >= 3) throw err;
     }
