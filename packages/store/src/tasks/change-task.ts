@@ -7,6 +7,7 @@ import type { ArtifactChunkInput, ChangeTaskInput, TaskPatch, TaskRecord } from 
 import { sql } from 'kysely';
 import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
+import { statusTimeOf, statusTimeOrNow } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
@@ -17,7 +18,9 @@ function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObje
   if (patch.visibility !== undefined) set.visibility = p((i) => i.patch.visibility!);
   if (patch.statusMessage !== undefined) set.status_message = p((i) => json(i.patch.statusMessage));
   // TaskStatus.timestamp is the time of the last status change (digest §2.1), and ListTasks sorts on it.
-  if (patch.state !== undefined || patch.statusMessage !== undefined) set.status_timestamp = now();
+  // The event's own status time (status-time.ts), so the row and the event agree.
+  if (patch.state !== undefined || patch.statusMessage !== undefined)
+    set.status_timestamp = statusTimeOrNow(p((i) => statusTimeOf(i.event)));
   if (patch.reply !== undefined) set.reply = p((i) => json(i.patch.reply));
   if (patch.metadata !== undefined) set.metadata = p((i) => json(i.patch.metadata));
   if (patch.lastError !== undefined) set.last_error = p((i) => i.patch.lastError ?? null);

@@ -6,7 +6,7 @@ import type { SecretBox } from '../secret-box.ts';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
 import { insertPushDeliveries } from './insert-push-deliveries.ts';
-import { now } from './sql-time.ts';
+import { statusTimeOf, statusTimeOrNow } from './status-time.ts';
 import { jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /**
@@ -85,7 +85,7 @@ function insertTaskStatement(db: Db, p: ValueOf<CreateTaskInput>) {
               e.val(p((i) => i.visibility)).as('visibility'),
               e.val(TaskState.SUBMITTED).as('state'),
               e.lit(1).as('version'),
-              now().as('status_timestamp'),
+              statusTimeOrNow(p((i) => statusTimeOf(i.event))).as('status_timestamp'),
               e
                 .cast<string>(e.val(p((i) => (i.metadata ? jsonb(i.metadata) : null))), 'jsonb')
                 .as('metadata'),

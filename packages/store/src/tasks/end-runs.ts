@@ -7,6 +7,7 @@ import { ConflictError } from '../errors.ts';
 import { changeTask } from './change-task.ts';
 import type { ChangeTaskInput, TaskRecord } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
+import { statusTimeOf } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The patch fields a run's ending sets; anything else goes through changeTask alone. */
@@ -114,6 +115,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         ${col((i) => (i.patch.statusMessage ? jsonb(i.patch.statusMessage) : null))}::jsonb[],
         ${col((i) => i.patch.visibility ?? null)}::text[],
         ${col((i) => eventKind(i.event))}::text[], ${col((i) => jsonb(i.event))}::jsonb[],
+        ${col((i) => statusTimeOf(i.event))}::timestamptz[],
         ${col((i) => (i.precededBy ? eventKind(i.precededBy.event) : null))}::text[],
         ${col((i) => (i.precededBy ? jsonb(i.precededBy.event) : null))}::jsonb[],
         ${col((i) => chunk(i)?.artifactId ?? null)}::text[],
@@ -124,7 +126,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         ${col((i) => (chunk(i) ? jsonb(chunk(i)!.parts) : null))}::jsonb[],
         ${col((i) => (chunk(i)?.metadata ? jsonb(chunk(i)!.metadata) : null))}::jsonb[],
         ${col((i) => (chunk(i)?.extensions ? jsonb(chunk(i)!.extensions) : null))}::jsonb[]
-      ) AS b(id, expected_version, lease_owner, state, status_message, visibility, kind, payload, pre_kind,
+      ) AS b(id, expected_version, lease_owner, state, status_message, visibility, kind, payload, status_at, pre_kind,
              pre_payload, artifact_id, append, last_chunk, name, description, parts, metadata,
              extensions)
     ), locked AS (
@@ -138,7 +140,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
       UPDATE tasks SET
         state = b.state,
         status_message = b.status_message,
-        status_timestamp = now(),
+        status_timestamp = coalesce(b.status_at, now()),
         visibility = coalesce(b.visibility, tasks.visibility),
         lease_owner = NULL,
         lease_expires_at = NULL,

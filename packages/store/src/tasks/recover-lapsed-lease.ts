@@ -3,6 +3,7 @@ import type { Db } from '../db.ts';
 import type { RecoverOutcome, TaskRecord } from '../task-store.ts';
 import { appendEvent } from './append-event.ts';
 import { msFromNow, now } from './sql-time.ts';
+import { statusTimeOf, statusTimeOrNow } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord } from './task-row.ts';
 
 const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
@@ -62,7 +63,7 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
       .set((eb) => ({
         state: TaskState.FAILED,
         status_message: jsonb(statusMessage),
-        status_timestamp: now(),
+        status_timestamp: statusTimeOrNow(statusTimeOf(event)),
         lease_owner: null,
         lease_expires_at: null,
         last_error: 'lease expired',
