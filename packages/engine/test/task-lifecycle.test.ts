@@ -123,6 +123,33 @@ describe('send (ARCHITECTURE.md §4)', () => {
     expect(last.history?.map((m) => m.role)).toEqual(['ROLE_AGENT', 'ROLE_USER']);
   });
 
+  it('a canceled input-required task keeps its question in the history, not on the CANCELED status', async () => {
+    const agent = await p.agent('booking');
+    const book = userMessage('book a flight to Oslo');
+    const first = await p.service.send(alice, agent, { message: book });
+    if (!('task' in first)) throw new Error('expected a task');
+    const question = first.task.status.message!;
+    const canceled = await p.service.cancelTask(alice, 'booking', first.task.id);
+    expect(canceled.status.state).toBe(TaskState.CANCELED);
+    expect(canceled.status.message).toBeUndefined();
+    expect(canceled.history?.map((m) => m.messageId)).toEqual([book.messageId, question.messageId]);
+    const events = await p.store.readEvents('acme', first.task.id, 0, 100);
+    expect(events.at(-1)?.payload.statusUpdate?.status).toEqual(canceled.status);
+  });
+
+  it('a canceled running task drops its progress message with its state', async () => {
+    const agent = await p.slowAgent('stepper', { delayMs: 30_000, steps: 100, progress: 'status' });
+    const sent = await p.service.send(alice, agent, {
+      message: userMessage('go'),
+      configuration: { returnImmediately: true },
+    });
+    if (!('task' in sent)) throw new Error('expected a task');
+    await waitFor(async () => (await p.store.getTaskRecord('acme', sent.task.id))?.statusMessage);
+    const canceled = await p.service.cancelTask(alice, 'stepper', sent.task.id);
+    expect(canceled.status.state).toBe(TaskState.CANCELED);
+    expect(canceled.status.message).toBeUndefined();
+  });
+
   it('§7.2 rule 9 a message to a terminal task is UnsupportedOperation', async () => {
     const agent = await p.agent('echo');
     const done = await p.service.send(alice, agent, { message: userMessage('x') });

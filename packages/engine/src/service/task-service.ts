@@ -162,13 +162,19 @@ export class TaskService {
     for (let attempt = 0; ; attempt++) {
       const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
       if (isTerminal(record.state)) throw taskNotCancelable(taskId, record.state);
+      // A task waiting for the client has no run writing to it, so its version can guard the
+      // change; its question then moves into the history (as an answer would move it) rather
+      // than standing on the CANCELED status, which carries no message: GetTask shows what the
+      // CANCELED event says.
+      const waiting = isInterrupted(record.state);
       try {
         const canceled = await this.deps.writer.change({
           tenantId: caller.tenantId,
           taskId,
-          expectedVersion: 'any',
+          expectedVersion: waiting ? record.version : 'any',
           fromStates: LIVE_STATES,
-          patch: { state: TaskState.CANCELED, clearLease: true },
+          patch: { state: TaskState.CANCELED, statusMessage: null, clearLease: true },
+          ...(waiting && record.statusMessage ? { appendMessages: [record.statusMessage] } : {}),
           event: statusEvent(record, TaskState.CANCELED),
         });
         // The hint published by the writer is the cancel signal: the running worker aborts.
