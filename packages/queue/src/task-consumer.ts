@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { Job, Worker, type JobJson } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
@@ -8,52 +8,204 @@ export interface TaskConsumerOptions {
   keys: QueueKeys;
   /** Agent runs at once in this process. */
   concurrency: number;
-  handle(job: RunTaskJob, signal: AbortSignal): Promise<void>;
+  handle(job: RunTaskJob): Promise<void>;
   /** A task-canceled notice (TaskCanceledJob); ignored when absent. */
   handleCanceled?(job: TaskCanceledJob): Promise<void>;
   onError?(err: unknown): void;
+  /**
+   * How long a taken job stays locked without a renewal; renewed every half of it while its
+   * handler runs. A job whose process died is back in waiting within about twice this (BullMQ's
+   * stalled check runs at the same interval). Default 30 s, BullMQ's own.
+   */
+  lockMs?: number;
 }
 
+/** The longest pause between fetch attempts while Redis fails them. */
+const MAX_FETCH_BACKOFF_MS = 5_000;
+
 /**
- * The consumer side of task dispatch: a BullMQ worker that hands each run-task job to `handle`.
- * The job stays active while the agent runs, so `concurrency` bounds the runs per process; the
- * Postgres lease (not BullMQ's lock) decides who may write, so a stalled BullMQ job re-delivered
- * elsewhere is harmless: its claim fails.
+ * The consumer side of task dispatch: takes run-task jobs off the BullMQ queue and hands each to
+ * `handle`. The job stays active while the agent runs, so `concurrency` bounds the runs per
+ * process; the Postgres lease (not BullMQ's lock) decides who may write, so a stalled job
+ * re-delivered elsewhere is harmless: its claim fails.
+ *
+ * It fetches through BullMQ's manual API rather than a processor-driven Worker, for latency on an
+ * idle queue. BullMQ's own loop, after a blocking wait hands it a job, asks Redis for one more
+ * before it starts the first (to fill its other slots), and that second request finds nothing
+ * when work arrives one task at a time: a Redis round trip between every dispatch and its agent,
+ * on a path of about nine hops between processes, each of which waits for a CPU on a busy
+ * machine. Here a job is started the moment it is taken, and the next fetch goes meanwhile. The
+ * price is doing by hand what the Worker's loop did: renewing the locks of running jobs and
+ * running BullMQ's stalled-job check.
  */
 export class TaskConsumer {
   readonly worker: Worker;
+  readonly #options: TaskConsumerOptions;
+  readonly #lockMs: number;
+  /** Running jobs: id → the token they were taken with (the lock's value). */
+  readonly #running = new Map<string, { job: Job; token: string; done: Promise<void> }>();
+  #fetching: Promise<void> | null = null;
+  /** 1 while the fetch loop's getNextJob is in flight: it may still bring a job. */
+  #outstanding = 0;
+  #stopped = false;
+  #renewTimer: NodeJS.Timeout | null = null;
+  /** Wakes the fetch loop when a slot frees up. */
+  #slotFreed: (() => void) | null = null;
+  #tokenSeq = 0;
 
-  constructor({ connection, keys, concurrency, handle, handleCanceled, onError }: TaskConsumerOptions) {
-    this.worker = new Worker(
-      keys.taskQueue,
-      async (job: Job<RunTaskJob | TaskCanceledJob>, _token?: string, signal?: AbortSignal) => {
-        if (job.name === JOB_NAMES.taskCanceled) await handleCanceled?.(job.data);
-        if (job.name !== JOB_NAMES.runTask) return;
-        await handle(job.data, signal ?? new AbortController().signal);
-      },
-      {
-        connection,
-        prefix: keys.bullPrefix,
-        concurrency,
-        autorun: false,
-        // A job whose process died goes back to waiting; the claim CAS keeps this harmless.
-        maxStalledCount: 10,
-      },
-    );
-    if (onError) this.worker.on('error', onError);
+  constructor(options: TaskConsumerOptions) {
+    this.#options = options;
+    this.#lockMs = options.lockMs ?? 30_000;
+    this.worker = new Worker(options.keys.taskQueue, null, {
+      connection: options.connection,
+      prefix: options.keys.bullPrefix,
+      concurrency: options.concurrency,
+      autorun: false,
+      lockDuration: this.#lockMs,
+      stalledInterval: this.#lockMs,
+      // A job whose process died goes back to waiting; the claim CAS keeps this harmless.
+      maxStalledCount: 10,
+    });
+    this.worker.on('error', (err) => this.#error(err));
   }
 
   start(): void {
-    void this.worker.run().catch((err: unknown) => this.worker.emit('error', err as Error));
+    if (this.#fetching || this.#stopped) return;
+    this.worker.startStalledCheckTimer().catch((err: unknown) => this.#error(err));
+    this.#renewTimer = setInterval(() => void this.#renewLocks(), this.#lockMs / 2);
+    this.#renewTimer.unref();
+    this.#fetching = this.#fetchLoop();
   }
 
-  /** Stop taking new jobs; running handlers continue. */
+  /** Stop taking new jobs; running handlers continue (and keep their locks). */
   async pause(): Promise<void> {
-    await this.worker.pause(true);
+    this.#stopped = true;
+    this.#slotFreed?.();
+    // A blocking wait in flight can still hand over a job; it is run like the others. Unblocking
+    // the wait would mean closing BullMQ's blocking connection, which close() does.
+    await Promise.race([this.#fetching, new Promise((r) => setTimeout(r, 50))]);
   }
 
   /** Waits for running handlers unless `force`. */
   async close(force = false): Promise<void> {
+    this.#stopped = true;
+    this.#slotFreed?.();
+    if (!force) await Promise.all([...this.#running.values()].map((r) => r.done));
+    if (this.#renewTimer) clearInterval(this.#renewTimer);
+    this.#renewTimer = null;
     await this.worker.close(force);
+    await this.#fetching;
+  }
+
+  async #fetchLoop(): Promise<void> {
+    let backoffMs = 0;
+    while (!this.#stopped) {
+      if (this.#running.size >= this.#options.concurrency) {
+        await new Promise<void>((resolve) => (this.#slotFreed = resolve));
+        this.#slotFreed = null;
+        continue;
+      }
+      const token = `${this.worker.id}:${this.#tokenSeq++}`;
+      let job: Job | undefined;
+      this.#outstanding = 1;
+      try {
+        job = await this.worker.getNextJob(token, { block: true });
+        backoffMs = 0;
+      } catch (err) {
+        this.#outstanding = 0;
+        if (this.#stopped) break;
+        this.#error(err);
+        backoffMs = Math.min(MAX_FETCH_BACKOFF_MS, Math.max(250, backoffMs * 2));
+        await new Promise((r) => setTimeout(r, backoffMs));
+        continue;
+      }
+      this.#outstanding = 0;
+      if (!job) continue;
+      if (this.#stopped) await this.#handBack(job, token);
+      else this.#start(job, token);
+    }
+  }
+
+  /**
+   * A job the blocking wait took after pause or close began goes back to waiting for another
+   * worker at once, rather than waiting out its lock and the stalled check (the reaper cannot
+   * re-add it meanwhile: its id is taken).
+   */
+  async #handBack(job: Job, token: string): Promise<void> {
+    try {
+      await job.moveToWait(token);
+    } catch (err) {
+      this.#error(err);
+    }
+  }
+
+  #start(job: Job, token: string): void {
+    const done = this.#run(job, token).then(async (next) => {
+      this.#running.delete(job.id!);
+      if (next && this.#stopped) await this.#handBack(next, token);
+      else if (next) this.#start(next, token);
+      this.#slotFreed?.();
+    });
+    this.#running.set(job.id!, { job, token, done });
+  }
+
+  /**
+   * Runs one job's handler, then completes the job (or fails it, for the dashboard and the
+   * reaper). A completion takes the next waiting job in the same round trip when this process has
+   * a slot for it, as BullMQ's own loop does: under load the runs then start together, and their
+   * claims share statements (the store's group commit), where a single fetch loop would hand them
+   * out one round trip apart. The slot the fetch loop's pending wait may fill is kept free.
+   */
+  async #run(job: Job, token: string): Promise<Job | undefined> {
+    let failure: Error | null = null;
+    try {
+      if (job.name === JOB_NAMES.runTask) await this.#options.handle(job.data as RunTaskJob);
+      else if (job.name === JOB_NAMES.taskCanceled)
+        await this.#options.handleCanceled?.(job.data as TaskCanceledJob);
+    } catch (err) {
+      failure = err instanceof Error ? err : new Error(String(err));
+    }
+    try {
+      if (failure) {
+        await job.moveToFailed(failure, token, false);
+        return undefined;
+      }
+      const fetchNext =
+        !this.#stopped && this.#running.size - 1 + this.#outstanding < this.#options.concurrency;
+      return this.#jobFrom(await job.moveToCompleted(null, token, fetchNext));
+    } catch (err) {
+      // Most often the lock was lost (this process was frozen past it, or Redis lost the job):
+      // the job is someone else's now, and the Postgres lease already decided who ran the task.
+      this.#error(err);
+      return undefined;
+    }
+  }
+
+  /** The job a completion fetched (moveToCompleted's [data, id, ...]), if it found one. */
+  #jobFrom(fetched: void | unknown[]): Job | undefined {
+    if (!Array.isArray(fetched)) return undefined;
+    const [data, id] = fetched as [JobJson | undefined, string | undefined];
+    return data && id ? Job.fromJSON(this.worker, data, id) : undefined;
+  }
+
+  async #renewLocks(): Promise<void> {
+    const running = [...this.#running.values()];
+    if (running.length === 0) return;
+    try {
+      const lost = await this.worker.extendJobLocks(
+        running.map((r) => r.job.id!),
+        running.map((r) => r.token),
+        this.#lockMs,
+      );
+      // A lost lock means the stalled check already gave the job back to the queue; its run here
+      // continues under its Postgres lease, and the copy's claim fails.
+      if (lost.length > 0) this.#error(new Error(`BullMQ locks lost for jobs ${lost.join(', ')}`));
+    } catch (err) {
+      this.#error(err);
+    }
+  }
+
+  #error(err: unknown): void {
+    this.#options.onError?.(err);
   }
 }

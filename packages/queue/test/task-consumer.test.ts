@@ -1,0 +1,217 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestRedis, waitFor } from '@switchyard/testing';
+import {
+  createQueueKeys,
+  TaskConsumer,
+  TaskQueue,
+  type RunTaskJob,
+  type TaskCanceledJob,
+} from '../src/index.ts';
+
+// The consumer fetches through BullMQ's manual API (task-consumer.ts says why), so the lock
+// renewal, the stalled-job recovery and the hand-back on pause that BullMQ's own loop did for it
+// are its to get right; each is tested here against a real Redis.
+
+const redis = createTestRedis();
+afterAll(() => redis.cleanup());
+
+let prefixSeq = 0;
+function setup() {
+  const keys = createQueueKeys(`${redis.prefix}-c${prefixSeq++}`);
+  const queue = new TaskQueue({ connection: redis.connect(), keys });
+  const consumers: TaskConsumer[] = [];
+  const errors: unknown[] = [];
+  const consumer = (
+    handle: (job: RunTaskJob) => Promise<void>,
+    options: {
+      concurrency?: number;
+      lockMs?: number;
+      handleCanceled?: (job: TaskCanceledJob) => Promise<void>;
+    } = {},
+  ) => {
+    const c = new TaskConsumer({
+      connection: redis.connect(),
+      keys,
+      concurrency: options.concurrency ?? 4,
+      handle,
+      ...(options.handleCanceled ? { handleCanceled: options.handleCanceled } : {}),
+      onError: (err) => errors.push(err),
+      ...(options.lockMs ? { lockMs: options.lockMs } : {}),
+    });
+    consumers.push(c);
+    return c;
+  };
+  const enqueue = (taskId: string) => queue.enqueue({ tenantId: 't', taskId, version: 1, attempts: 0 });
+  const close = async () => {
+    await Promise.all(consumers.map((c) => c.close(true)));
+    await queue.close();
+  };
+  return { keys, queue, consumer, enqueue, errors, close };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('TaskConsumer', () => {
+  it('runs each job once, never more than its concurrency at a time, and completes it', async () => {
+    const env = setup();
+    let running = 0;
+    let most = 0;
+    const ran: string[] = [];
+    const c = env.consumer(
+      async (job) => {
+        running++;
+        most = Math.max(most, running);
+        await sleep(20);
+        ran.push(job.taskId);
+        running--;
+      },
+      { concurrency: 3 },
+    );
+    c.start();
+    await Promise.all(Array.from({ length: 12 }, (_, i) => env.enqueue(`t${i}`)));
+    await waitFor(() => ran.length === 12);
+    expect(ran.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `t${i}`).sort());
+    expect(most).toBeLessThanOrEqual(3);
+    expect(most).toBeGreaterThan(1);
+    // Completed jobs are removed (the queue's removeOnComplete); nothing is left active.
+    await waitFor(async () => (await env.queue.queue.getJobCounts('active', 'completed')).active === 0);
+    expect(await env.queue.queue.getJobCounts('active', 'completed', 'failed', 'wait')).toEqual({
+      active: 0,
+      completed: 0,
+      failed: 0,
+      wait: 0,
+    });
+    expect(env.errors).toEqual([]);
+    await env.close();
+  });
+
+  it('takes the next waiting job with each completion, in the same round trip', async () => {
+    const env = setup();
+    for (let i = 0; i < 5; i++) await env.enqueue(`q${i}`);
+    let fetches = 0;
+    /** How many fetches the consumer had made when each job ran. */
+    const fetchesWhenRun: number[] = [];
+    const c = env.consumer(
+      async () => {
+        fetchesWhenRun.push(fetches);
+      },
+      { concurrency: 1 },
+    );
+    const getNextJob = c.worker.getNextJob.bind(c.worker);
+    c.worker.getNextJob = (...args) => {
+      fetches++;
+      return getNextJob(...args);
+    };
+    c.start();
+    await waitFor(() => fetchesWhenRun.length === 5);
+    // One fetch brought the first job; the other four came with the completions before them.
+    expect(fetchesWhenRun).toEqual([1, 1, 1, 1, 1]);
+    await env.close();
+  });
+
+  it('keeps the lock of a job that runs for many lock periods: no other consumer gets it', async () => {
+    const env = setup();
+    const runs: string[] = [];
+    const handler = (name: string) => async (job: RunTaskJob) => {
+      runs.push(`${name}:${job.taskId}`);
+      await sleep(1_500);
+    };
+    const first = env.consumer(handler('first'), { lockMs: 300 });
+    first.start();
+    await env.enqueue('long');
+    await waitFor(() => runs.length === 1);
+    // A second consumer runs the stalled check too; a lapsed lock would hand it the job.
+    env.consumer(handler('second'), { lockMs: 300 }).start();
+    await waitFor(async () => (await env.queue.queue.getJobCounts('active')).active === 0, {
+      timeoutMs: 10_000,
+    });
+    expect(runs).toEqual(['first:long']);
+    expect(env.errors).toEqual([]);
+    await env.close();
+  });
+
+  it('gives the job of a consumer that died mid-run to another consumer', async () => {
+    const env = setup();
+    const runs: string[] = [];
+    const dying = env.consumer(
+      async (job) => {
+        runs.push(`dying:${job.taskId}`);
+        await new Promise(() => {}); // never finishes: its process "dies" below
+      },
+      { lockMs: 300 },
+    );
+    dying.start();
+    await env.enqueue('orphan');
+    await waitFor(() => runs.length === 1);
+    // As a SIGKILL would: no completion, no more lock renewals.
+    await dying.close(true);
+    env
+      .consumer(
+        async (job) => {
+          runs.push(`heir:${job.taskId}`);
+        },
+        { lockMs: 300 },
+      )
+      .start();
+    await waitFor(() => runs.length === 2, { timeoutMs: 10_000 });
+    expect(runs).toEqual(['dying:orphan', 'heir:orphan']);
+    await env.close();
+  });
+
+  it('fails the job of a handler that throws, keeping it for the dashboard and the reaper', async () => {
+    const env = setup();
+    const c = env.consumer(async () => {
+      throw new Error('cannot claim');
+    });
+    c.start();
+    await env.enqueue('bad');
+    await waitFor(async () => (await env.queue.queue.getJobCounts('failed')).failed === 1);
+    const [failed] = await env.queue.queue.getJobs(['failed']);
+    expect(failed?.failedReason).toBe('cannot claim');
+    await env.close();
+  });
+
+  it('hands a task-canceled notice to handleCanceled', async () => {
+    const env = setup();
+    const canceled: string[] = [];
+    const c = env.consumer(async () => {}, {
+      handleCanceled: async (job) => {
+        canceled.push(job.taskId);
+      },
+    });
+    c.start();
+    await env.queue.notifyCanceled('t', 'waiting-task');
+    await waitFor(() => canceled.length === 1);
+    expect(canceled).toEqual(['waiting-task']);
+    await env.close();
+  });
+
+  it('after pause takes nothing more: a running job finishes, a new one waits for another consumer', async () => {
+    const env = setup();
+    const runs: string[] = [];
+    let release!: () => void;
+    const paused = env.consumer(async (job) => {
+      runs.push(`paused:${job.taskId}`);
+      await new Promise<void>((r) => (release = r));
+    });
+    paused.start();
+    await env.enqueue('running');
+    await waitFor(() => runs.length === 1);
+    await paused.pause();
+    await env.enqueue('later');
+    // The wait that was blocked when pause came may take it; it must hand it back, not run it.
+    await sleep(300);
+    expect(runs).toEqual(['paused:running']);
+    env
+      .consumer(async (job) => {
+        runs.push(`other:${job.taskId}`);
+      })
+      .start();
+    await waitFor(() => runs.length === 2);
+    expect(runs).toEqual(['paused:running', 'other:later']);
+    release();
+    await paused.close();
+    expect(await env.queue.queue.getJobCounts('active', 'failed')).toEqual({ active: 0, failed: 0 });
+    await env.close();
+  });
+});
