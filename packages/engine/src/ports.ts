@@ -1,4 +1,4 @@
-import type { Dispatch } from '@switchyard/queue';
+import type { BacklogSlot, Dispatch } from '@switchyard/queue';
 import type { TaskHint } from '@switchyard/events';
 
 /**
@@ -6,7 +6,14 @@ import type { TaskHint } from '@switchyard/events';
  * implementations with a per-test prefix.
  */
 export interface Dispatcher {
-  enqueue(dispatch: Dispatch): Promise<void>;
+  /** `slot`: the dispatch was counted in by `reserve` before its task committed. */
+  enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void>;
+  /**
+   * Counts a dispatch in ahead of its enqueue (TaskQueue.reserve), so that work overlaps the
+   * commit; the caller passes the slot to enqueue, or releases it. Optional: without it, enqueue
+   * counts.
+   */
+  reserve?(tenantId: string): BacklogSlot;
   /**
    * The reaper's enqueue of work nobody claimed: also revives a failed job of the same id, which
    * would swallow the enqueue (TaskQueue.redispatch). Without it, the reaper uses enqueue.

@@ -17,6 +17,36 @@ beforeAll(async () => {
 afterAll(() => p.close());
 
 describe('tenant fairness (issue: one tenant flood cannot starve another)', () => {
+  it('counts each new task once in its tenant backlog: retries and refused sends count nothing', async () => {
+    // Before the flood below, in its tenant: the counter starts at zero.
+    const caller: Caller = { tenantId: 'acme', principal: 'counter', admin: false };
+    const agent = (await p.admin.getAgent('acme', 'quick'))!;
+    const redis = p.redis.connect();
+    const backlog = async () => Number(await redis.get(p.keys.tenantBacklog('acme')));
+    const once = userMessage('once');
+    // No worker runs yet, so nothing is counted out: the counter is the number of dispatches.
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        p.service.send(caller, agent, { message: once, configuration: { returnImmediately: true } }),
+      ),
+    );
+    await p.service.send(caller, agent, {
+      message: userMessage('other'),
+      configuration: { returnImmediately: true },
+    });
+    // The same messageId with another text is refused after the counter was asked.
+    await expect(
+      p.service.send(caller, agent, {
+        message: { ...once, parts: [{ text: 'changed' }] },
+        configuration: { returnImmediately: true },
+      }),
+    ).rejects.toThrow();
+    await waitFor(async () => (await backlog()) === 2, { what: 'the backlog counter to settle at 2' });
+    // Released slots settle shortly after their sends answer; give them time to overshoot.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await backlog()).toBe(2);
+  });
+
   it("a quiet tenant's tasks overtake another tenant's backlog of 1,000", async () => {
     const floodAgent = (await p.admin.getAgent('acme', 'quick'))!;
     const quietAgent = (await p.admin.getAgent('evil', 'quick'))!;

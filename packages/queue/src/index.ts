@@ -8,7 +8,7 @@ export {
   type RunTaskJob,
   type TaskCanceledJob,
 } from './job-catalog.ts';
-export { TaskQueue, type Dispatch } from './task-queue.ts';
+export { TaskQueue, type BacklogSlot, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';
 export {
   MaintenanceScheduler,

@@ -21,6 +21,16 @@ export interface Dispatch extends RunTaskJob {
   nonce?: string;
 }
 
+/**
+ * A dispatch counted into its tenant's backlog ahead of its enqueue (TaskQueue.reserve): the
+ * counter's answer, and the way out when the dispatch does not come.
+ */
+export interface BacklogSlot {
+  readonly depth: Promise<number>;
+  /** The dispatch will not be enqueued (its send was a retry, or failed): count it out again. */
+  release(): void;
+}
+
 /** The dispatch's job id: one job per dispatch however many processes enqueue it (runTaskJobId). */
 function jobIdOf(dispatch: Dispatch): string {
   return [
@@ -87,9 +97,12 @@ export class TaskQueue {
    * (about 5 KB each; gigabytes an hour at a few hundred sends a second), and all of them were
    * replayed at once on reconnect. The task is committed either way; the reaper dispatches it.
    */
-  async enqueue(dispatch: Dispatch): Promise<void> {
-    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the reaper will dispatch');
-    const depth = await this.countIn(dispatch.tenantId);
+  async enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void> {
+    if (isRedisAway(this.connection)) {
+      slot?.release();
+      throw new Error('Redis is unreachable; the reaper will dispatch');
+    }
+    const depth = await (slot ? slot.depth : this.countIn(dispatch.tenantId));
     const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
@@ -127,6 +140,25 @@ export class TaskQueue {
       () => batch.forEach((b) => b.resolve()),
       (err: unknown) => batch.forEach((b) => b.reject(err)),
     );
+  }
+
+  /**
+   * Counts a dispatch into its tenant's backlog now, for an enqueue that follows a commit
+   * (`enqueue(dispatch, slot)`). A send reserves its slot as its task starts to commit, so the
+   * counter's round trip to Redis overlaps the one to Postgres instead of standing between the
+   * commit and the add: one Redis round trip, two process hops, less between a send and its run.
+   */
+  reserve(tenantId: string): BacklogSlot {
+    const depth = this.countIn(tenantId);
+    let released = false;
+    return {
+      depth,
+      release: () => {
+        if (released) return;
+        released = true;
+        void depth.then(() => this.started(tenantId)).catch(() => undefined);
+      },
+    };
   }
 
   /**

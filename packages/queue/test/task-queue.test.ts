@@ -31,6 +31,26 @@ describe('TaskQueue backlog counter (fairness)', () => {
     await again.close();
   });
 
+  it('a slot reserved before the commit gives the add its priority; a released one counts out', async () => {
+    const connection = redis.connect();
+    const keys = createQueueKeys(`${redis.prefix}-reserve`);
+    const queue = new TaskQueue({ connection, keys });
+    const first = queue.reserve('busy');
+    const second = queue.reserve('busy');
+    const dropped = queue.reserve('busy');
+    dropped.release();
+    dropped.release(); // once only
+    await queue.enqueue({ tenantId: 'busy', taskId: 'second', version: 1, attempts: 0 }, second);
+    await queue.enqueue({ tenantId: 'busy', taskId: 'first', version: 1, attempts: 0 }, first);
+    const jobs = await queue.queue.getJobs(['prioritized']);
+    expect(Object.fromEntries(jobs.map((j) => [j.data.taskId, j.opts.priority]))).toEqual({
+      first: 1,
+      second: 2,
+    });
+    await waitFor(async () => (await connection.get(keys.tenantBacklog('busy'))) === '2');
+    await queue.close();
+  });
+
   it('keeps the counters on an auto-pipelined connection of their own, exact under concurrent sends', async () => {
     const connection = redis.connect();
     const counters = redis.connect(COMMANDS_CONNECTION_OPTIONS);

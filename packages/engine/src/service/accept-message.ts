@@ -16,6 +16,7 @@ import {
   type NewPushConfig,
   type TaskRecord,
 } from '@switchyard/store';
+import type { BacklogSlot } from '@switchyard/queue';
 import { injectTraceContext } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
@@ -34,6 +35,8 @@ export interface Accepted {
    * has no artifacts yet, so its view needs no read.
    */
   createdWith?: Message;
+  /** The new task's dispatch, counted in while it committed (Dispatcher.reserve). */
+  slot?: BacklogSlot;
 }
 
 /**
@@ -58,27 +61,37 @@ export async function acceptMessage(
   // A request sent with returnImmediately is always answered with a Task (ARCHITECTURE.md §5).
   const visibility = returnImmediately ? 'task' : 'pending';
   const storedMessage = { ...message, contextId, taskId: id };
-  const result = await deps.writer.create({
-    tenantId: caller.tenantId,
-    id,
-    contextId,
-    agentId: agent.id,
-    owner: caller.principal,
-    visibility,
-    message: storedMessage,
-    // Idempotency off: a key of this task's own, so no earlier send is ever found.
-    ...(deps.config.messageIdIdempotency ? {} : { idempotencyKey: `${message.messageId}\n${id}` }),
-    ...(request.metadata ? { metadata: request.metadata } : {}),
-    ...(pushConfig ? { pushConfig } : {}),
-    traceContext: injectTraceContext(),
-    ...(request.configuration?.acceptedOutputModes?.length
-      ? { acceptedOutputModes: request.configuration.acceptedOutputModes }
-      : {}),
-    event: {
-      task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
-    },
-  });
-  if (result.created) return { record: result.task, dispatch: true, createdWith: storedMessage };
+  // Counted into the tenant's backlog while the task commits (TaskQueue.reserve).
+  const slot = deps.dispatcher.reserve?.(caller.tenantId);
+  const result = await deps.writer
+    .create({
+      tenantId: caller.tenantId,
+      id,
+      contextId,
+      agentId: agent.id,
+      owner: caller.principal,
+      visibility,
+      message: storedMessage,
+      // Idempotency off: a key of this task's own, so no earlier send is ever found.
+      ...(deps.config.messageIdIdempotency ? {} : { idempotencyKey: `${message.messageId}\n${id}` }),
+      ...(request.metadata ? { metadata: request.metadata } : {}),
+      ...(pushConfig ? { pushConfig } : {}),
+      traceContext: injectTraceContext(),
+      ...(request.configuration?.acceptedOutputModes?.length
+        ? { acceptedOutputModes: request.configuration.acceptedOutputModes }
+        : {}),
+      event: {
+        task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
+      },
+    })
+    .catch((err: unknown) => {
+      slot?.release();
+      throw err;
+    });
+  if (result.created)
+    return { record: result.task, dispatch: true, createdWith: storedMessage, ...(slot ? { slot } : {}) };
+  // A retry of an earlier send: that send dispatched its task.
+  slot?.release();
 
   // A retry of an earlier send (same messageId): answer with what that send started.
   const earlier = await deps.store.getTaskRecord(caller.tenantId, result.taskId);

@@ -225,16 +225,22 @@ export class TaskService {
   }
 
   /** After commit: enqueue. If that fails the task stays runnable and the reaper enqueues it. */
-  private async dispatch({ record, dispatch }: Accepted, trace: TraceCarrier): Promise<void> {
-    if (!dispatch) return;
+  private async dispatch({ record, dispatch, slot }: Accepted, trace: TraceCarrier): Promise<void> {
+    if (!dispatch) {
+      slot?.release();
+      return;
+    }
     try {
-      await this.deps.dispatcher.enqueue({
-        tenantId: record.tenantId,
-        taskId: record.id,
-        version: record.version,
-        attempts: record.attempts,
-        ...trace,
-      });
+      await this.deps.dispatcher.enqueue(
+        {
+          tenantId: record.tenantId,
+          taskId: record.id,
+          version: record.version,
+          attempts: record.attempts,
+          ...trace,
+        },
+        slot,
+      );
     } catch (err) {
       this.deps.log.warn(
         { err, tenantId: record.tenantId, taskId: record.id },
