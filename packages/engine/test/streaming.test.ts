@@ -49,23 +49,6 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     expect(stamps).toEqual([...stamps].sort());
   });
 
-  it('a stream does not repeat a status: the announcement that made the request a Task is not sent again', async () => {
-    const plain = await p.slowAgent('plain', { delayMs: 800 });
-    const items: StreamItem[] = [];
-    for await (const item of streamItems(
-      p.service.sendStreaming(alice, plain, { message: userMessage('go') }, {}, new AbortController().signal),
-    ))
-      items.push(item);
-    // The log holds WORKING twice (the claim's, then the upgrade's announcement of it for push
-    // receivers, who saw nothing before); the stream replays the log and says it once.
-    const record = (await p.store.getTaskRecord('acme', items[0]!.response.task!.id))!;
-    const log = await p.store.readEvents('acme', record.id, 0, 100);
-    expect(log.filter((e) => e.payload.statusUpdate?.status.state === TaskState.WORKING)).toHaveLength(2);
-    expect(items.map(stateOf)).toEqual([TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED]);
-    const seqs = items.map((i) => i.seq);
-    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-  });
-
   it('a stream of a task the request created starts at its creation and carries every event after it', async () => {
     const items: StreamItem[] = [];
     const echo = (await p.admin.getAgent('acme', 'echo'))!;

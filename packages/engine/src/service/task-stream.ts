@@ -1,12 +1,5 @@
 import { TaskEventFollower } from '@switchyard/events';
-import {
-  isTerminal,
-  TaskState,
-  taskNotFound,
-  type StreamResponse,
-  type Task,
-  type TaskStatus,
-} from '@switchyard/protocol';
+import { isTerminal, TaskState, taskNotFound, type StreamResponse, type Task } from '@switchyard/protocol';
 import type { TaskRecord } from '@switchyard/store';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -95,7 +88,6 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
       }
       let stopped = false;
       let follower: TaskEventFollower | undefined;
-      let lastStatus = statusIn(start.first?.response);
       const followFrom = (afterSeq: number, lastSeq?: number) => {
         const current = new TaskEventFollower(
           {
@@ -111,8 +103,6 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
           },
           {
             event({ seq, payload }) {
-              if (repeatsStatus(payload, lastStatus)) return true;
-              lastStatus = statusIn(payload) ?? lastStatus;
               sink.item({ seq, response: payload });
               // A final log's last event is the terminal one; its seq ends the stream regardless.
               if (!closesAfter(payload, deps) && seq !== lastSeq) return true;
@@ -134,7 +124,6 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
           if (!record) throw taskNotFound(key.id);
           const snapshot = await consistentSnapshot(deps, record);
           if (stopped) return;
-          lastStatus = snapshot.task.status;
           sink.item({ seq: snapshot.version, response: { task: snapshot.task } });
           if (closesStream(snapshot.state, deps)) sink.end();
           else followFrom(snapshot.version);
@@ -196,26 +185,4 @@ export async function* streamItems(
 export function closesAfter(event: StreamResponse, deps: Pick<ServiceDeps, 'config'>): boolean {
   const state = event.statusUpdate?.status.state ?? event.task?.status.state;
   return !!state && closesStream(state, deps);
-}
-
-/** The status an item carries: a status update's, or a Task snapshot's. */
-function statusIn(response: StreamResponse | undefined): TaskStatus | undefined {
-  return response?.statusUpdate?.status ?? response?.task?.status;
-}
-
-/**
- * Whether a status update only repeats the status this stream delivered last: same state, same
- * time, same message. That is the announcement a request's upgrade to a visible Task writes
- * (make-visible.ts) for push receivers, which saw nothing of the task before it; a stream replays
- * the log from the task's creation, so it already has that status, and a second identical event
- * would be noise to a client that counts them (a conformance review saw WORKING twice).
- */
-function repeatsStatus(event: StreamResponse, last: TaskStatus | undefined): boolean {
-  const status = event.statusUpdate?.status;
-  if (!status || !last) return false;
-  return (
-    status.state === last.state &&
-    status.timestamp === last.timestamp &&
-    status.message?.messageId === last.message?.messageId
-  );
 }
