@@ -18,6 +18,21 @@ export interface TaskConsumerOptions {
    * stalled check runs at the same interval). Default 30 s, BullMQ's own.
    */
   lockMs?: number;
+  /**
+   * How long an idle blocking wait lasts, in seconds; close() waits out the one in flight (the
+   * manual API leaves BullMQ's interrupt unused), so it is short. Default 1: two Redis commands a
+   * second per idle process.
+   */
+  idleWaitSeconds?: number;
+}
+
+interface RunningJob {
+  job: Job;
+  /** The token it was taken with: its lock's value. */
+  token: string;
+  /** Its handler is done and its completion is on the way. */
+  finishing: boolean;
+  done: Promise<void>;
 }
 
 /** The longest pause between fetch attempts while Redis fails them. */
@@ -42,8 +57,12 @@ export class TaskConsumer {
   readonly worker: Worker;
   readonly #options: TaskConsumerOptions;
   readonly #lockMs: number;
-  /** Running jobs: id → the token they were taken with (the lock's value). */
-  readonly #running = new Map<string, { job: Job; token: string; done: Promise<void> }>();
+  /**
+   * Running jobs, by take: a job whose lock lapsed can be taken again by this very process while
+   * its first run goes on, so a job id may be here twice, and each take holds its own slot.
+   */
+  readonly #running = new Map<number, RunningJob>();
+  #takeSeq = 0;
   #fetching: Promise<void> | null = null;
   /** 1 while the fetch loop's getNextJob is in flight: it may still bring a job. */
   #outstanding = 0;
@@ -61,6 +80,7 @@ export class TaskConsumer {
       prefix: options.keys.bullPrefix,
       concurrency: options.concurrency,
       autorun: false,
+      drainDelay: options.idleWaitSeconds ?? 1,
       lockDuration: this.#lockMs,
       stalledInterval: this.#lockMs,
       // A job whose process died goes back to waiting; the claim CAS keeps this harmless.
@@ -81,8 +101,8 @@ export class TaskConsumer {
   async pause(): Promise<void> {
     this.#stopped = true;
     this.#slotFreed?.();
-    // A blocking wait in flight can still hand over a job; it is run like the others. Unblocking
-    // the wait would mean closing BullMQ's blocking connection, which close() does.
+    // A blocking wait in flight can still take a job (for at most drainDelay); the fetch loop
+    // then hands it back to the queue.
     await Promise.race([this.#fetching, new Promise((r) => setTimeout(r, 50))]);
   }
 
@@ -134,19 +154,26 @@ export class TaskConsumer {
   async #handBack(job: Job, token: string): Promise<void> {
     try {
       await job.moveToWait(token);
+      // A prioritized job goes back without the marker that wakes blocked workers (BullMQ's
+      // pushBackJobWithPriority): without this, an idle worker would find it only when its
+      // blocking wait timed out.
+      const marker = this.worker.keys.marker;
+      if (marker) await this.#options.connection.zadd(marker, 0, '0');
     } catch (err) {
       this.#error(err);
     }
   }
 
   #start(job: Job, token: string): void {
-    const done = this.#run(job, token).then(async (next) => {
-      this.#running.delete(job.id!);
+    const take = this.#takeSeq++;
+    const running: RunningJob = { job, token, finishing: false, done: Promise.resolve() };
+    this.#running.set(take, running);
+    running.done = this.#run(running).then(async (next) => {
+      this.#running.delete(take);
       if (next && this.#stopped) await this.#handBack(next, token);
       else if (next) this.#start(next, token);
       this.#slotFreed?.();
     });
-    this.#running.set(job.id!, { job, token, done });
   }
 
   /**
@@ -156,7 +183,8 @@ export class TaskConsumer {
    * claims share statements (the store's group commit), where a single fetch loop would hand them
    * out one round trip apart. The slot the fetch loop's pending wait may fill is kept free.
    */
-  async #run(job: Job, token: string): Promise<Job | undefined> {
+  async #run(running: RunningJob): Promise<Job | undefined> {
+    const { job, token } = running;
     let failure: Error | null = null;
     try {
       if (job.name === JOB_NAMES.runTask) await this.#options.handle(job.data as RunTaskJob);
@@ -165,6 +193,8 @@ export class TaskConsumer {
     } catch (err) {
       failure = err instanceof Error ? err : new Error(String(err));
     }
+    // Its lock is no longer renewed: a renewal racing the completion would report it lost.
+    running.finishing = true;
     try {
       if (failure) {
         await job.moveToFailed(failure, token, false);
@@ -189,7 +219,7 @@ export class TaskConsumer {
   }
 
   async #renewLocks(): Promise<void> {
-    const running = [...this.#running.values()];
+    const running = [...this.#running.values()].filter((r) => !r.finishing);
     if (running.length === 0) return;
     try {
       const lost = await this.worker.extendJobLocks(

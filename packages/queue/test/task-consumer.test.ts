@@ -26,6 +26,7 @@ function setup() {
     options: {
       concurrency?: number;
       lockMs?: number;
+      idleWaitSeconds?: number;
       handleCanceled?: (job: TaskCanceledJob) => Promise<void>;
     } = {},
   ) => {
@@ -37,6 +38,7 @@ function setup() {
       ...(options.handleCanceled ? { handleCanceled: options.handleCanceled } : {}),
       onError: (err) => errors.push(err),
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
+      ...(options.idleWaitSeconds ? { idleWaitSeconds: options.idleWaitSeconds } : {}),
     });
     consumers.push(c);
     return c;
@@ -127,6 +129,67 @@ describe('TaskConsumer', () => {
     });
     expect(runs).toEqual(['first:long']);
     expect(env.errors).toEqual([]);
+    await env.close();
+  });
+
+  it('counts a job taken again while its first run goes on (a lapsed lock) as a run of its own', async () => {
+    const env = setup();
+    let running = 0;
+    let most = 0;
+    let firstRuns = 0;
+    const c = env.consumer(
+      async (job) => {
+        running++;
+        most = Math.max(most, running);
+        try {
+          if (job.taskId === 'X' && ++firstRuns === 1) await sleep(3_000);
+          else await sleep(job.taskId === 'X' ? 10 : 1_500);
+        } finally {
+          running--;
+        }
+      },
+      { concurrency: 2, lockMs: 400 },
+    );
+    c.start();
+    await env.enqueue('X');
+    await waitFor(() => firstRuns === 1);
+    // As a lapsed lock would (the process froze past it, or Redis lost it): the stalled check
+    // gives the job back, and this same consumer takes it again.
+    await redis.connect().del(`${env.keys.bullPrefix}:${env.keys.taskQueue}:t.X.v1.a0:lock`);
+    await waitFor(() => firstRuns === 2, { timeoutMs: 10_000 });
+    for (const id of ['A', 'B', 'C']) await env.enqueue(id);
+    await sleep(2_000);
+    expect(most).toBeLessThanOrEqual(2);
+    await env.close();
+  });
+
+  it('wakes an idle consumer when it hands a job back', async () => {
+    const env = setup();
+    const runs: string[] = [];
+    let release!: () => void;
+    const paused = env.consumer(async (job) => {
+      runs.push(`paused:${job.taskId}`);
+      await new Promise<void>((r) => (release = r));
+    });
+    paused.start();
+    await env.enqueue('running');
+    await waitFor(() => runs.length === 1);
+    // Idle and blocked in a long wait before the job comes back: only a wake-up gets it the job
+    // before the wait ends.
+    env
+      .consumer(
+        async (job) => {
+          runs.push(`idle:${job.taskId}`);
+        },
+        { idleWaitSeconds: 30 },
+      )
+      .start();
+    await sleep(200);
+    await paused.pause();
+    await env.enqueue('later');
+    await waitFor(() => runs.length === 2, { timeoutMs: 15_000 });
+    expect(runs).toEqual(['paused:running', 'idle:later']);
+    release();
     await env.close();
   });
 
