@@ -75,6 +75,41 @@ describe('cancellation (ARCHITECTURE.md §6)', () => {
   });
 });
 
+describe('cancel racing a question', () => {
+  it('over 100 runs: a question asked before the cancel committed ends in the history, never lost', async () => {
+    const booking = await p.agent('booking');
+    const sendThenCancel = async () => {
+      const r = await p.service.send(alice, booking, {
+        message: userMessage('book a flight to Lima'),
+        configuration: { returnImmediately: true },
+      });
+      if (!('task' in r)) throw new Error('expected a task');
+      // Some cancels read the task running and write after it asked (the race); some before.
+      await new Promise((res) => setTimeout(res, Math.random() * 40));
+      await p.service.cancelTask(alice, 'booking', r.task.id);
+      return r.task.id;
+    };
+    const ids: string[] = [];
+    // Eight at a time, one per worker slot, so the cancels meet live runs rather than a backlog.
+    for (let round = 0; round < 13; round++)
+      ids.push(...(await Promise.all(Array.from({ length: 8 }, sendThenCancel))));
+    let asked = 0;
+    for (const id of ids) {
+      const events = (await p.store.readEvents('acme', id, 0)).map((e) => e.payload.statusUpdate?.status);
+      const question = events.find((s) => s?.state === TaskState.INPUT_REQUIRED)?.message;
+      expect(events.at(-1)?.state).toBe(TaskState.CANCELED);
+      const task = await p.service.getTask(alice, 'booking', id);
+      expect(task.status.message).toBeUndefined();
+      if (!question) continue;
+      asked++;
+      expect(task.history?.map((m) => m.messageId)).toContain(question.messageId);
+    }
+    // Both orders happened: some tasks asked before their cancel, some were canceled first.
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(ids.length);
+  });
+});
+
 describe('idempotency (ARCHITECTURE.md §3 rule 5)', () => {
   it('the same message sent 20 times concurrently with one messageId: one task, one execution', async () => {
     const echo = await p.agent('echo');

@@ -68,6 +68,13 @@ describe('retries (issue: errors and lapsed leases share one backoff and limit)'
     if (!('task' in r)) throw new Error('expected a task');
     expect(r.task.status.state).toBe(TaskState.COMPLETED);
     expect((await p.store.getTaskRecord('acme', r.task.id))?.attempts).toBe(3);
+    // A retry announces the status the task keeps (WORKING), with the time that status began:
+    // the row's status time does not move, and the event agrees with it.
+    const working = (await p.store.readEvents('acme', r.task.id, 0, 100))
+      .map((e) => e.payload.statusUpdate?.status)
+      .filter((s) => s?.state === TaskState.WORKING);
+    expect(working.length).toBeGreaterThan(1);
+    expect(new Set(working.map((s) => s!.timestamp)).size).toBe(1);
   });
 
   it('after the last attempt the task fails with a short safe message (no internals)', async () => {

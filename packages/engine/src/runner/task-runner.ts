@@ -303,7 +303,8 @@ export class TaskRunner {
         fromStates: [TaskState.WORKING],
         leaseOwner: leaseOwnerOf(record),
         patch: { clearLease: true, runAfter, lastError: message },
-        event: statusEvent(record, TaskState.WORKING, record.statusMessage),
+        // The status does not change, so neither does its time (the row keeps it too).
+        event: statusEvent(record, TaskState.WORKING, record.statusMessage, record.statusTimestamp),
       });
       await this.deps.dispatcher.enqueue({
         tenantId: record.tenantId,

@@ -46,6 +46,8 @@ const keyOf = (record: TaskRecord) => ({ tenantId: record.tenantId, id: record.i
 
 /** The states a task can be canceled from. */
 const LIVE_STATES = TASK_STATES.filter((state) => !isTerminal(state) && state !== TaskState.UNSPECIFIED);
+/** Live states with a run (or a run to come): a cancel read in one of them is guarded by these. */
+const RUNNING_STATES = LIVE_STATES.filter((state) => !isInterrupted(state));
 
 /**
  * The view of a task this very request created, built without a read: the same shape viewOf
@@ -172,7 +174,9 @@ export class TaskService {
           tenantId: caller.tenantId,
           taskId,
           expectedVersion: waiting ? record.version : 'any',
-          fromStates: LIVE_STATES,
+          // A run that asked for input since the read must not lose its question to this cancel:
+          // it conflicts, and the re-read takes the waiting path.
+          fromStates: waiting ? LIVE_STATES : RUNNING_STATES,
           patch: { state: TaskState.CANCELED, statusMessage: null, clearLease: true },
           ...(waiting && record.statusMessage ? { appendMessages: [record.statusMessage] } : {}),
           event: statusEvent(record, TaskState.CANCELED),
