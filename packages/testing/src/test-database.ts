@@ -82,6 +82,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const c = new pg.Client({ connectionString: serverUrl() });
       await c.connect();
       try {
+        // pg-pool's end() resolves before its clients' sockets close, and a client the forced drop
+        // terminates while it is closing reports FATAL 57P01 with no listener left: an uncaught
+        // error that fails the run. So the drop first gives the closing connections a moment to go.
+        for (let wait = 0; wait < 40; wait++) {
+          const { rows } = await c.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (rows[0]!.n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
         await c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
       } finally {
         await c.end();
