@@ -1,11 +1,12 @@
 import { withSpan, type Logger, type TaskMetrics } from '@switchyard/telemetry';
 import { isTerminal } from '@switchyard/protocol';
-import type {
-  ChangeTaskInput,
-  CreateTaskInput,
-  CreateTaskResult,
-  TaskRecord,
-  TaskStore,
+import {
+  withStatusTime,
+  type ChangeTaskInput,
+  type CreateTaskInput,
+  type CreateTaskResult,
+  type TaskRecord,
+  type TaskStore,
 } from '@switchyard/store';
 import type { StreamResponse } from '@switchyard/protocol';
 import type { HintSink } from './ports.ts';
@@ -69,9 +70,13 @@ export class TaskWriter {
     this.finished(task, input.patch.state);
     // The preceding chunk's event has the seq before the change's: it rides in the same hint, with
     // its payload, so subscribers stay on the inline fast path with one message.
+    // A new status got its time from the database in the commit (the store's status-time.ts): the
+    // hint carries the event as the log holds it.
+    const { patch } = input;
+    const newStatus = patch.state !== undefined || patch.statusMessage !== undefined;
     await this.announce(
       task,
-      input.event,
+      newStatus ? withStatusTime(input.event, task.statusTimestamp) : input.event,
       input.precededBy ? { seq: task.version - 1, payload: input.precededBy.event } : undefined,
     );
     return task;

@@ -49,6 +49,28 @@ describe('streams (digest §7.2 rule 18, §7.6)', () => {
     expect(stamps).toEqual([...stamps].sort());
   });
 
+  it('every streamed event is the event the log holds at its seq, status times included', async () => {
+    // Status updates on the way (progress 'both'), so hints carry status events inline; their
+    // times are the database's, set in the commit, and the hint must carry the stored event.
+    const stepper = await p.slowAgent('stepper', { steps: 10, delayMs: 500, progress: 'both' });
+    const items: StreamItem[] = [];
+    for await (const item of streamItems(
+      p.service.sendStreaming(
+        alice,
+        stepper,
+        { message: userMessage('go') },
+        {},
+        new AbortController().signal,
+      ),
+    ))
+      items.push(item);
+    const taskId = items[0]!.response.task!.id;
+    const log = new Map((await p.store.readEvents('acme', taskId, 0, 1000)).map((e) => [e.seq, e.payload]));
+    const later = items.slice(1);
+    expect(later.filter((i) => i.response.statusUpdate).length).toBeGreaterThan(5);
+    for (const item of later) expect(item.response).toEqual(log.get(item.seq));
+  });
+
   it('a stream of a task the request created starts at its creation and carries every event after it', async () => {
     const items: StreamItem[] = [];
     const echo = (await p.admin.getAgent('acme', 'echo'))!;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TaskState } from '@switchyard/protocol';
+import { TaskState, formatTimestamp } from '@switchyard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   deliverySeqs,
@@ -43,7 +43,9 @@ describe('createTask', () => {
     expect(result.task.statusTimestamp).toBeInstanceOf(Date);
     expect(await env.store.getHistory(t, input.id)).toEqual([input.message]);
     const events = await env.store.readEvents(t, input.id, 0);
-    expect(events.map((e) => [e.seq, e.payload])).toEqual([[1, input.event]]);
+    // Event 1 is the send's, with its status time from the database, the row's (status-time.ts).
+    const status = { ...input.event.task!.status, timestamp: formatTimestamp(result.task.statusTimestamp) };
+    expect(events.map((e) => [e.seq, e.payload])).toEqual([[1, { task: { ...input.event.task!, status } }]]);
   });
 
   it('a retried messageId (ARCHITECTURE §3 rule 5) returns the earlier task and creates nothing', async () => {

@@ -1,4 +1,5 @@
 import { TaskState, type StreamResponse } from '@switchyard/protocol';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
@@ -13,10 +14,12 @@ import {
   type TaskTestEnv,
 } from './task-fixtures.ts';
 
-// One transition, one timestamp: the row's status time is the one its event carries, so GetTask,
-// ListTasks, streams and webhooks agree (the row used to take the database's clock and the event
-// the writer's, a millisecond or so apart). Each event here is stamped a few seconds in the past,
-// at an odd millisecond, so a row that took now() instead would show.
+// One transition, one timestamp, from the database clock: a status change stores the commit's
+// time as the row's status time and writes the same time into its event, so GetTask, ListTasks,
+// streams and webhooks agree (the row used to take the database's clock and the event the
+// writer's, a millisecond or so apart), and a writer whose clock runs behind cannot date a status
+// before the one it follows. Each event here comes stamped a few seconds in the past, as from
+// such a writer; the stored one must carry the database's time instead.
 
 let env: TaskTestEnv;
 beforeAll(async () => {
@@ -50,6 +53,21 @@ async function rowAndEvent(tenantId: string, taskId: string) {
   return { row: record.statusTimestamp.toISOString(), event: eventAt };
 }
 
+/** The database's clock now, to the millisecond. */
+async function dbNow(): Promise<number> {
+  const { rows } = await sql<{ t: Date }>`SELECT now() AS t`.execute(env.db);
+  return rows[0]!.t.getTime();
+}
+
+/** The row and its event agree, on a time the database's clock gave between `from` and now. */
+async function expectDatabaseTime(tenantId: string, taskId: string, from: number) {
+  const { row, event } = await rowAndEvent(tenantId, taskId);
+  expect(event).toBe(row);
+  const at = Date.parse(row);
+  expect(at).toBeGreaterThanOrEqual(from - 1);
+  expect(at).toBeLessThanOrEqual(await dbNow());
+}
+
 function createdAt(tenantId: string, at: string) {
   const input = newTask(tenantId);
   input.event = {
@@ -61,15 +79,14 @@ function createdAt(tenantId: string, at: string) {
 describe('a status change and its event carry one timestamp', () => {
   it('on a create, alone, batched with others, and with a webhook', async () => {
     const t = tenant();
+    const from = await dbNow();
     const stamps = [past(), past(), past()];
     const batched = await Promise.all(stamps.map((at) => createdTask(env.store, createdAt(t, at))));
     const withHook = await createdTask(env.store, {
       ...createdAt(t, stamps[0]!),
       pushConfig: { url: 'https://hooks.example/a' },
     });
-    for (const [k, task] of batched.entries())
-      expect(await rowAndEvent(t, task.id)).toEqual({ row: stamps[k], event: stamps[k] });
-    expect(await rowAndEvent(t, withHook.id)).toEqual({ row: stamps[0], event: stamps[0] });
+    for (const task of [...batched, withHook]) await expectDatabaseTime(t, task.id, from);
   });
 
   it('on a change, and on run endings written together', async () => {
@@ -80,6 +97,7 @@ describe('a status change and its event carry one timestamp', () => {
       tasks.map((task) => ({ tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 })),
     );
     const running = claims.map((c) => c!.task);
+    const from = await dbNow();
     const progress = past();
     const changed = await env.store.changeTask({
       tenantId: t,
@@ -89,7 +107,7 @@ describe('a status change and its event carry one timestamp', () => {
       patch: { statusMessage: agentMessage('halfway') },
       event: statusAt(running[0]!, TaskState.WORKING, progress),
     });
-    expect(await rowAndEvent(t, changed.id)).toEqual({ row: progress, event: progress });
+    await expectDatabaseTime(t, changed.id, from);
     const endings = [changed, running[1]!, running[2]!].map((task) => ({ task, at: past() }));
     const results = await endRunBatch(
       env.db,
@@ -104,7 +122,7 @@ describe('a status change and its event carry one timestamp', () => {
       })),
     );
     expect(results.every((r) => !(r instanceof Error))).toBe(true);
-    for (const { task, at } of endings) expect(await rowAndEvent(t, task.id)).toEqual({ row: at, event: at });
+    for (const { task } of endings) await expectDatabaseTime(t, task.id, from);
   });
 
   it('when the reaper fails a task whose lease lapsed', async () => {
@@ -114,6 +132,7 @@ describe('a status change and its event carry one timestamp', () => {
       { tenantId: t, taskId: task.id, workerId: 'w1', leaseMs: 60_000 },
     ]);
     await lapseLease(env.db, t, task.id);
+    const from = await dbNow();
     const at = past();
     const outcome = await env.store.recoverLapsedLease({
       tenantId: t,
@@ -127,21 +146,21 @@ describe('a status change and its event carry one timestamp', () => {
       }),
     });
     expect(outcome.outcome).toBe('failed');
-    expect(await rowAndEvent(t, task.id)).toEqual({ row: at, event: at });
+    await expectDatabaseTime(t, task.id, from);
   });
 
-  it('takes the database clock for an event without a usable time', async () => {
+  it('leaves the time of an event whose change sets no new status as it was given', async () => {
     const t = tenant();
-    const input = newTask(t);
-    input.event = {
-      task: {
-        id: input.id,
-        contextId: input.contextId,
-        status: { state: TaskState.SUBMITTED, timestamp: 'not a time' },
-      },
-    };
-    const before = Date.now();
-    const task = await createdTask(env.store, input);
-    expect(task.statusTimestamp.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    const task = await createdTask(env.store, newTask(t, { visibility: 'pending' }));
+    // The upgrade of a pending request announces the status it has, with that status's own time.
+    const own = task.statusTimestamp.toISOString();
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: task.version,
+      patch: { visibility: 'task' },
+      event: statusAt(task, TaskState.SUBMITTED, own),
+    });
+    expect(await rowAndEvent(t, task.id)).toEqual({ row: own, event: own });
   });
 });

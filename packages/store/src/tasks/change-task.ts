@@ -7,8 +7,11 @@ import type { ArtifactChunkInput, ChangeTaskInput, TaskPatch, TaskRecord } from 
 import { sql } from 'kysely';
 import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
-import { statusTimeOf, statusTimeOrNow } from './status-time.ts';
+import { stampStatus, statusNow } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
+
+/** Whether the change sets a new status, whose time then comes from the database (status-time.ts). */
+const changesStatus = (patch: TaskPatch) => patch.state !== undefined || patch.statusMessage !== undefined;
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
 function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObject<Database, 'tasks'> {
@@ -18,9 +21,7 @@ function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObje
   if (patch.visibility !== undefined) set.visibility = p((i) => i.patch.visibility!);
   if (patch.statusMessage !== undefined) set.status_message = p((i) => json(i.patch.statusMessage));
   // TaskStatus.timestamp is the time of the last status change (digest §2.1), and ListTasks sorts on it.
-  // The event's own status time (status-time.ts), so the row and the event agree.
-  if (patch.state !== undefined || patch.statusMessage !== undefined)
-    set.status_timestamp = statusTimeOrNow(p((i) => statusTimeOf(i.event)));
+  if (changesStatus(patch)) set.status_timestamp = statusNow();
   if (patch.reply !== undefined) set.reply = p((i) => json(i.patch.reply));
   if (patch.metadata !== undefined) set.metadata = p((i) => json(i.patch.metadata));
   if (patch.lastError !== undefined) set.last_error = p((i) => i.patch.lastError ?? null);
@@ -141,15 +142,16 @@ function changeStatement(db: Db, input: ChangeTaskInput, p: ValueOf<ChangeTaskIn
         .columns(['tenant_id', 'task_id', 'seq', 'kind', 'payload'])
         .expression((eb) => {
           const row = ({ back, kind, payload }: (typeof events)[number]) =>
-            eb
-              .selectFrom('upd')
-              .select((e) => [
-                'upd.tenant_id',
-                'upd.id',
-                seqOf(back).as('seq'),
-                e.val(kind).as('kind'),
-                e.cast<string>(e.val(payload), 'jsonb').as('payload'),
-              ]);
+            eb.selectFrom('upd').select((e) => [
+              'upd.tenant_id',
+              'upd.id',
+              seqOf(back).as('seq'),
+              e.val(kind).as('kind'),
+              // The change's own status event carries the time the row got (status-time.ts).
+              back === 0 && changesStatus(input.patch)
+                ? stampStatus(sql`${payload}::jsonb`, sql.ref('upd.status_timestamp')).as('payload')
+                : e.cast<string>(e.val(payload), 'jsonb').as('payload'),
+            ]);
           const [first, ...rest] = events.map(row);
           return rest.reduce((all, next) => all.unionAll(next), first!);
         }),

@@ -1,4 +1,5 @@
 import { TaskState } from '@switchyard/protocol';
+import { sql } from 'kysely';
 import { cachedStatement, type ValueOf } from '../cached-statement.ts';
 import type { Db } from '../db.ts';
 import { createPushConfig } from '../push-configs/create-push-config.ts';
@@ -6,7 +7,7 @@ import type { SecretBox } from '../secret-box.ts';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
 import { insertPushDeliveries } from './insert-push-deliveries.ts';
-import { statusTimeOf, statusTimeOrNow } from './status-time.ts';
+import { stampStatus, statusNow } from './status-time.ts';
 import { jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /**
@@ -85,7 +86,7 @@ function insertTaskStatement(db: Db, p: ValueOf<CreateTaskInput>) {
               e.val(p((i) => i.visibility)).as('visibility'),
               e.val(TaskState.SUBMITTED).as('state'),
               e.lit(1).as('version'),
-              statusTimeOrNow(p((i) => statusTimeOf(i.event))).as('status_timestamp'),
+              statusNow().as('status_timestamp'),
               e
                 .cast<string>(e.val(p((i) => (i.metadata ? jsonb(i.metadata) : null))), 'jsonb')
                 .as('metadata'),
@@ -132,7 +133,7 @@ function insertTaskStatement(db: Db, p: ValueOf<CreateTaskInput>) {
               'key.task_id',
               e.lit(1).as('seq'),
               e.val(p((i) => eventKind(i.event))).as('kind'),
-              e.cast<string>(e.val(p((i) => jsonb(i.event))), 'jsonb').as('payload'),
+              stampStatus(sql`${p((i) => jsonb(i.event))}::jsonb`, statusNow()).as('payload'),
             ]),
         ),
     );

@@ -5,7 +5,7 @@ import type { CreateTaskInput, CreateTaskResult } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
 import { asError } from '../coalesced-calls.ts';
 import { earlierSend, idempotencyKeyOf } from './create-task.ts';
-import { statusTimeOf } from './status-time.ts';
+import { stampStatus, statusNow } from './status-time.ts';
 import { jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /**
@@ -55,11 +55,9 @@ function createTasksStatement(tenantId: string, inputs: readonly CreateTaskInput
         ${col((i) => (i.traceContext?.traceparent ? jsonb(i.traceContext) : null))}::jsonb[],
         ${col((i) => (i.acceptedOutputModes?.length ? jsonb(i.acceptedOutputModes) : null))}::jsonb[],
         ${col((i) => jsonb(i.message))}::jsonb[],
-        ${col((i) => eventKind(i.event))}::text[], ${col((i) => jsonb(i.event))}::jsonb[],
-        ${col((i) => statusTimeOf(i.event))}::timestamptz[]
+        ${col((i) => eventKind(i.event))}::text[], ${col((i) => jsonb(i.event))}::jsonb[]
       ) WITH ORDINALITY AS b(id, message_id, context_id, agent_id, owner, visibility, metadata,
-                             trace_context, accepted_output_modes, message, kind, payload, status_at,
-                             ord)
+                             trace_context, accepted_output_modes, message, kind, payload, ord)
     ), key AS (
       INSERT INTO idempotency_keys (tenant_id, message_id, principal, task_id)
       SELECT ${tenantId}, message_id, owner, id FROM b ORDER BY message_id, ord
@@ -71,8 +69,7 @@ function createTasksStatement(tenantId: string, inputs: readonly CreateTaskInput
       INSERT INTO tasks (tenant_id, id, context_id, agent_id, owner, visibility, state, version,
                          status_timestamp, metadata, trace_context, accepted_output_modes)
       SELECT ${tenantId}, id, context_id, agent_id, owner, visibility,
-             ${sql.lit(TaskState.SUBMITTED)}, 1, coalesce(status_at, now()), metadata, trace_context,
-             accepted_output_modes
+             ${sql.lit(TaskState.SUBMITTED)}, 1, ${statusNow()}, metadata, trace_context, accepted_output_modes
         FROM new
       RETURNING *
     ), msg AS (
@@ -80,7 +77,7 @@ function createTasksStatement(tenantId: string, inputs: readonly CreateTaskInput
       SELECT ${tenantId}, id, 0, message FROM new
     ), ev AS (
       INSERT INTO task_events (tenant_id, task_id, seq, kind, payload)
-      SELECT ${tenantId}, id, 1, kind, payload FROM new
+      SELECT ${tenantId}, id, 1, kind, ${stampStatus(sql.ref('payload'), statusNow())} FROM new
     )
     SELECT * FROM task`;
 }

@@ -7,7 +7,7 @@ import { ConflictError } from '../errors.ts';
 import { changeTask } from './change-task.ts';
 import type { ChangeTaskInput, TaskRecord } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
-import { statusTimeOf } from './status-time.ts';
+import { stampStatus, statusNow } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The patch fields a run's ending sets; anything else goes through changeTask alone. */
@@ -115,7 +115,6 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         ${col((i) => (i.patch.statusMessage ? jsonb(i.patch.statusMessage) : null))}::jsonb[],
         ${col((i) => i.patch.visibility ?? null)}::text[],
         ${col((i) => eventKind(i.event))}::text[], ${col((i) => jsonb(i.event))}::jsonb[],
-        ${col((i) => statusTimeOf(i.event))}::timestamptz[],
         ${col((i) => (i.precededBy ? eventKind(i.precededBy.event) : null))}::text[],
         ${col((i) => (i.precededBy ? jsonb(i.precededBy.event) : null))}::jsonb[],
         ${col((i) => chunk(i)?.artifactId ?? null)}::text[],
@@ -126,7 +125,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         ${col((i) => (chunk(i) ? jsonb(chunk(i)!.parts) : null))}::jsonb[],
         ${col((i) => (chunk(i)?.metadata ? jsonb(chunk(i)!.metadata) : null))}::jsonb[],
         ${col((i) => (chunk(i)?.extensions ? jsonb(chunk(i)!.extensions) : null))}::jsonb[]
-      ) AS b(id, expected_version, lease_owner, state, status_message, visibility, kind, payload, status_at, pre_kind,
+      ) AS b(id, expected_version, lease_owner, state, status_message, visibility, kind, payload, pre_kind,
              pre_payload, artifact_id, append, last_chunk, name, description, parts, metadata,
              extensions)
     ), locked AS (
@@ -140,7 +139,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
       UPDATE tasks SET
         state = b.state,
         status_message = b.status_message,
-        status_timestamp = coalesce(b.status_at, now()),
+        status_timestamp = ${statusNow()},
         visibility = coalesce(b.visibility, tasks.visibility),
         lease_owner = NULL,
         lease_expires_at = NULL,
@@ -156,7 +155,8 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
         b.last_chunk, b.name, b.description, b.parts, b.metadata AS chunk_metadata, b.extensions
     ), ev AS (
       INSERT INTO task_events (tenant_id, task_id, seq, kind, payload)
-      SELECT tenant_id, id, version, kind, payload FROM upd
+      SELECT tenant_id, id, version, kind, ${stampStatus(sql.ref('payload'), sql.ref('status_timestamp'))}
+        FROM upd
       UNION ALL
       SELECT tenant_id, id, version - 1, pre_kind, pre_payload FROM upd WHERE pre_kind IS NOT NULL
     ), chunk AS (

@@ -3,7 +3,7 @@ import type { Db } from '../db.ts';
 import type { RecoverOutcome, TaskRecord } from '../task-store.ts';
 import { appendEvent } from './append-event.ts';
 import { msFromNow, now } from './sql-time.ts';
-import { statusTimeOf, statusTimeOrNow } from './status-time.ts';
+import { statusNow, withStatusTime } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord } from './task-row.ts';
 
 const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
@@ -63,7 +63,7 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
       .set((eb) => ({
         state: TaskState.FAILED,
         status_message: jsonb(statusMessage),
-        status_timestamp: statusTimeOrNow(statusTimeOf(event)),
+        status_timestamp: statusNow(),
         lease_owner: null,
         lease_expires_at: null,
         last_error: 'lease expired',
@@ -80,7 +80,8 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
       tenantId: row.tenant_id,
       taskId: row.id,
       seq: row.version,
-      event,
+      // The FAILED status's time is the row's (status-time.ts).
+      event: withStatusTime(event, row.status_timestamp),
       visibility: row.visibility,
     });
     return { outcome: 'failed', task: toTaskRecord(row) };

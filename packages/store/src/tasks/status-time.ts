@@ -1,21 +1,40 @@
-import type { StreamResponse } from '@switchyard/protocol';
+import { formatTimestamp, type StreamResponse } from '@switchyard/protocol';
 import { sql, type RawBuilder } from 'kysely';
 
 /**
- * The time a status event gives its status, as the row's status_timestamp: one transition has one
- * timestamp, whether it is read from GetTask, ListTasks (which sorts and filters on it, digest
- * §2.1), a stream or a webhook. The row used to take the database's now() while the event kept
- * the writer's clock, so the two differed by a millisecond or so. Null when the event has no
- * status time or one that does not parse; the row then takes now() (statusTimeOrNow).
+ * A status's time, from the database clock to the millisecond (the wire's precision): every status
+ * change stores it as the row's status_timestamp and writes it into its event too (stampStatus),
+ * so one transition has one timestamp wherever it is read (GetTask, ListTasks, which sorts and
+ * filters on it, digest §2.1, streams, webhooks) and the times of one task's transitions follow
+ * the order of their commits whichever process wrote them: a gateway's or worker's clock that
+ * runs behind cannot make a status look older than the one before it. The claim does the same in
+ * its own SQL (claim-task.ts).
  */
-export function statusTimeOf(event: StreamResponse | undefined): Date | null {
-  const stamp = event?.statusUpdate?.status.timestamp ?? event?.task?.status.timestamp;
-  if (!stamp) return null;
-  const at = new Date(stamp);
-  return Number.isNaN(at.getTime()) ? null : at;
+export const statusNow = (): RawBuilder<Date> => sql<Date>`date_trunc('milliseconds', now())`;
+
+/** `at` as the wire writes a timestamp (formatTimestamp): ISO 8601, UTC, milliseconds. */
+const wireTime = (at: RawBuilder<unknown>) =>
+  sql`to_jsonb(to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+/**
+ * The event `payload` (jsonb) with its status's timestamp set to `at`: a statusUpdate's, or a
+ * Task snapshot's (a creation's event); any other event as it is.
+ */
+export function stampStatus(payload: RawBuilder<unknown>, at: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`CASE
+      WHEN ${payload} ? 'statusUpdate'
+        THEN jsonb_set(${payload}, '{statusUpdate,status,timestamp}', ${wireTime(at)})
+      WHEN ${payload} ? 'task' THEN jsonb_set(${payload}, '{task,status,timestamp}', ${wireTime(at)})
+      ELSE ${payload} END`;
 }
 
-/** `coalesce(at, now())`: the event's status time (statusTimeOf), or the database's clock. */
-export function statusTimeOrNow(at: Date | null): RawBuilder<Date> {
-  return sql<Date>`coalesce(${at}::timestamptz, now())`;
+/**
+ * A status event with its status's time set to `at`, the time its row got: what a writer
+ * publishes in its hint after the commit, so a stream that takes the event inline sees what the
+ * log holds.
+ */
+export function withStatusTime(event: StreamResponse, at: Date): StreamResponse {
+  if (!event.statusUpdate) return event;
+  const { status } = event.statusUpdate;
+  return { statusUpdate: { ...event.statusUpdate, status: { ...status, timestamp: formatTimestamp(at) } } };
 }
