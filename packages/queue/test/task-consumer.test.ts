@@ -53,6 +53,21 @@ function setup() {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A consumer whose run of the job 'running' lasts until `release()`; `runs` records each run. */
+async function consumerHoldingAJob(env: ReturnType<typeof setup>) {
+  const runs: string[] = [];
+  let done!: () => void;
+  const held = new Promise<void>((r) => (done = r));
+  const paused = env.consumer(async (job) => {
+    runs.push(`paused:${job.taskId}`);
+    await held;
+  });
+  paused.start();
+  await env.enqueue('running');
+  await waitFor(() => runs.length === 1);
+  return { runs, paused, release: () => done() };
+}
+
 describe('TaskConsumer', () => {
   it('runs each job once, never more than its concurrency at a time, and completes it', async () => {
     const env = setup();
@@ -165,15 +180,7 @@ describe('TaskConsumer', () => {
 
   it('wakes an idle consumer when it hands a job back', async () => {
     const env = setup();
-    const runs: string[] = [];
-    let release!: () => void;
-    const paused = env.consumer(async (job) => {
-      runs.push(`paused:${job.taskId}`);
-      await new Promise<void>((r) => (release = r));
-    });
-    paused.start();
-    await env.enqueue('running');
-    await waitFor(() => runs.length === 1);
+    const { runs, paused, release } = await consumerHoldingAJob(env);
     // Idle and blocked in a long wait before the job comes back: only a wake-up gets it the job
     // before the wait ends.
     env
@@ -251,15 +258,7 @@ describe('TaskConsumer', () => {
 
   it('after pause takes nothing more: a running job finishes, a new one waits for another consumer', async () => {
     const env = setup();
-    const runs: string[] = [];
-    let release!: () => void;
-    const paused = env.consumer(async (job) => {
-      runs.push(`paused:${job.taskId}`);
-      await new Promise<void>((r) => (release = r));
-    });
-    paused.start();
-    await env.enqueue('running');
-    await waitFor(() => runs.length === 1);
+    const { runs, paused, release } = await consumerHoldingAJob(env);
     await paused.pause();
     await env.enqueue('later');
     // The wait that was blocked when pause came may take it; it must hand it back, not run it.
