@@ -1,6 +1,7 @@
 import { withSpan, type Logger, type TaskMetrics } from '@switchyard/telemetry';
 import { isTerminal } from '@switchyard/protocol';
 import {
+  changesStatus,
   withStatusTime,
   type ChangeTaskInput,
   type CreateTaskInput,
@@ -72,11 +73,9 @@ export class TaskWriter {
     // its payload, so subscribers stay on the inline fast path with one message.
     // A new status got its time from the database in the commit (the store's status-time.ts): the
     // hint carries the event as the log holds it.
-    const { patch } = input;
-    const newStatus = patch.state !== undefined || patch.statusMessage !== undefined;
     await this.announce(
       task,
-      newStatus ? withStatusTime(input.event, task.statusTimestamp) : input.event,
+      changesStatus(input.patch) ? withStatusTime(input.event, task.statusTimestamp) : input.event,
       input.precededBy ? { seq: task.version - 1, payload: input.precededBy.event } : undefined,
     );
     return task;

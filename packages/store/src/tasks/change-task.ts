@@ -7,11 +7,8 @@ import type { ArtifactChunkInput, ChangeTaskInput, TaskPatch, TaskRecord } from 
 import { sql } from 'kysely';
 import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
-import { stampStatus, statusNow } from './status-time.ts';
+import { changesStatus, stampStatus, statusNow } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
-
-/** Whether the change sets a new status, whose time then comes from the database (status-time.ts). */
-const changesStatus = (patch: TaskPatch) => patch.state !== undefined || patch.statusMessage !== undefined;
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
 function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObject<Database, 'tasks'> {

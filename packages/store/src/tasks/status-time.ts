@@ -1,4 +1,5 @@
 import { formatTimestamp, type StreamResponse } from '@switchyard/protocol';
+import type { TaskPatch } from '../task-store.ts';
 import { sql, type RawBuilder } from 'kysely';
 
 /**
@@ -10,6 +11,10 @@ import { sql, type RawBuilder } from 'kysely';
  * runs behind cannot make a status look older than the one before it. The claim does the same in
  * its own SQL (claim-task.ts).
  */
+/** Whether a change sets a new status, whose time then comes from the database. */
+export const changesStatus = (patch: TaskPatch): boolean =>
+  patch.state !== undefined || patch.statusMessage !== undefined;
+
 export const statusNow = (): RawBuilder<Date> => sql<Date>`date_trunc('milliseconds', now())`;
 
 /** `at` as the wire writes a timestamp (formatTimestamp): ISO 8601, UTC, milliseconds. */
