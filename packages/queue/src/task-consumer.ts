@@ -64,8 +64,6 @@ export class TaskConsumer {
   readonly #running = new Map<number, RunningJob>();
   #takeSeq = 0;
   #fetching: Promise<void> | null = null;
-  /** 1 while the fetch loop's getNextJob is in flight: it may still bring a job. */
-  #outstanding = 0;
   #stopped = false;
   #renewTimer: NodeJS.Timeout | null = null;
   /** Wakes the fetch loop when a slot frees up. */
@@ -127,19 +125,16 @@ export class TaskConsumer {
       }
       const token = `${this.worker.id}:${this.#tokenSeq++}`;
       let job: Job | undefined;
-      this.#outstanding = 1;
       try {
         job = await this.worker.getNextJob(token, { block: true });
         backoffMs = 0;
       } catch (err) {
-        this.#outstanding = 0;
         if (this.#stopped) break;
         this.#error(err);
         backoffMs = Math.min(MAX_FETCH_BACKOFF_MS, Math.max(250, backoffMs * 2));
         await new Promise((r) => setTimeout(r, backoffMs));
         continue;
       }
-      this.#outstanding = 0;
       if (!job) continue;
       if (this.#stopped) await this.#handBack(job, token);
       else this.#start(job, token);
@@ -178,10 +173,10 @@ export class TaskConsumer {
 
   /**
    * Runs one job's handler, then completes the job (or fails it, for the dashboard and the
-   * reaper). A completion takes the next waiting job in the same round trip when this process has
-   * a slot for it, as BullMQ's own loop does: under load the runs then start together, and their
+   * reaper). A completion takes the next waiting job in the same round trip, into the slot of the
+   * run it ends, as BullMQ's own loop does: under load the runs then start together, and their
    * claims share statements (the store's group commit), where a single fetch loop would hand them
-   * out one round trip apart. The slot the fetch loop's pending wait may fill is kept free.
+   * out one round trip apart.
    */
   async #run(running: RunningJob): Promise<Job | undefined> {
     const { job, token } = running;
@@ -200,9 +195,9 @@ export class TaskConsumer {
         await job.moveToFailed(failure, token, false);
         return undefined;
       }
-      const fetchNext =
-        !this.#stopped && this.#running.size - 1 + this.#outstanding < this.#options.concurrency;
-      return this.#jobFrom(await job.moveToCompleted(null, token, fetchNext));
+      // The next job takes this one's slot, so the count never rises: the fetch loop only asks
+      // while a slot is free, and a completion only replaces the run it ends.
+      return this.#jobFrom(await job.moveToCompleted(null, token, !this.#stopped));
     } catch (err) {
       // Most often the lock was lost (this process was frozen past it, or Redis lost the job):
       // the job is someone else's now, and the Postgres lease already decided who ran the task.
