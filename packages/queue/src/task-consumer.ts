@@ -1,7 +1,8 @@
-import { Job, Worker, type JobJson } from 'bullmq';
+import { Job, type JobJson } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
+import { DispatchWorker } from './dispatch-worker.ts';
 
 export interface TaskConsumerOptions {
   connection: Redis;
@@ -54,7 +55,7 @@ const MAX_FETCH_BACKOFF_MS = 5_000;
  * running BullMQ's stalled-job check.
  */
 export class TaskConsumer {
-  readonly worker: Worker;
+  readonly worker: DispatchWorker;
   readonly #options: TaskConsumerOptions;
   readonly #lockMs: number;
   /**
@@ -73,7 +74,7 @@ export class TaskConsumer {
   constructor(options: TaskConsumerOptions) {
     this.#options = options;
     this.#lockMs = options.lockMs ?? 30_000;
-    this.worker = new Worker(options.keys.taskQueue, null, {
+    this.worker = new DispatchWorker(options.keys.taskQueue, null, {
       connection: options.connection,
       prefix: options.keys.bullPrefix,
       concurrency: options.concurrency,
@@ -136,8 +137,22 @@ export class TaskConsumer {
         continue;
       }
       if (!job) continue;
-      if (this.#stopped) await this.#handBack(job, token);
-      else this.#start(job, token);
+      if (this.#stopped) {
+        await this.#handBack(job, token);
+        continue;
+      }
+      this.#start(job, token);
+      await this.#skipEmptyFetches();
+    }
+  }
+
+  /** After a take: when no other job waits, the next fetch blocks at once (DispatchWorker). */
+  async #skipEmptyFetches(): Promise<void> {
+    try {
+      await this.worker.moreWaiting(this.#options.connection);
+    } catch (err) {
+      // Only costs the empty fetches it would have saved; a lost connection shows at the next one.
+      if (!this.#stopped) this.#error(err);
     }
   }
 

@@ -126,6 +126,54 @@ describe('TaskConsumer', () => {
     await env.close();
   });
 
+  it('takes a job from an idle queue with one fetch: no empty fetches after it', async () => {
+    const env = setup();
+    const ran: string[] = [];
+    // Long enough that no idle wait times out (and fetches) while the jobs come and go.
+    const c = env.consumer(
+      async (job) => {
+        ran.push(job.taskId);
+      },
+      { idleWaitSeconds: 3 },
+    );
+    const worker = c.worker as unknown as { moveToActive(...args: unknown[]): Promise<unknown> };
+    const moveToActive = worker.moveToActive.bind(worker);
+    let fetches = 0;
+    worker.moveToActive = (...args) => {
+      fetches++;
+      return moveToActive(...args);
+    };
+    c.start();
+    await sleep(100);
+    const atStart = fetches;
+    for (let i = 0; i < 3; i++) {
+      await env.enqueue(`one-${i}`);
+      await waitFor(() => ran.length === i + 1);
+      await sleep(100);
+    }
+    // BullMQ re-marks the queue with every job it hands out; without clearing that mark, each of
+    // these jobs cost two more fetches that found nothing.
+    expect(fetches - atStart).toBe(3);
+    expect(env.errors).toEqual([]);
+    await env.close();
+  });
+
+  it('keeps the queue marked after a take while other jobs wait, and clears it when none does', async () => {
+    const env = setup();
+    const c = env.consumer(async () => {});
+    const connection = redis.connect();
+    const marked = async () => (await connection.zscore(c.worker.keys.marker!, '0')) !== null;
+    await env.enqueue('first');
+    await env.enqueue('second');
+    expect(await c.worker.getNextJob('t1', { block: false })).toBeDefined();
+    expect(await c.worker.moreWaiting(connection)).toBe(true);
+    expect(await marked()).toBe(true);
+    expect(await c.worker.getNextJob('t2', { block: false })).toBeDefined();
+    expect(await c.worker.moreWaiting(connection)).toBe(false);
+    expect(await marked()).toBe(false);
+    await env.close();
+  });
+
   it('keeps the lock of a job that runs for many lock periods: no other consumer gets it', async () => {
     const env = setup();
     const runs: string[] = [];
