@@ -187,7 +187,10 @@ export class TaskRunner {
     );
     let prepared: { agent: Agent; ctx: RunContext } | undefined;
     try {
-      if (claim.movedToWorking) await deps.writer.announce(claim.task);
+      // Not awaited: the agent need not wait a Redis round trip to start. The run's own hints go
+      // out after it on the same connection, so subscribers still see them in order; announce
+      // never throws (a lost hint only makes subscribers read the log).
+      if (claim.movedToWorking) void deps.writer.announce(claim.task);
       const registration = await deps.agents.getAgent(task.tenantId, task.agentId);
       const agent = registration ? deps.findAgent(registration.executor) : undefined;
       if (!registration || !agent) {
