@@ -25,6 +25,11 @@ export interface SubmitResult {
   ids: string[];
   sentAt: number[];
   latencyMs: number[];
+  /**
+   * Open loop only: how late the load generator sent each request after it was due (its own event
+   * loop waiting for a CPU). The submit latency counts from the due time, so this is part of it.
+   */
+  lateMs?: number[];
   seconds: number;
   errors: ErrorSummary;
 }

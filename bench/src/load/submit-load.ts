@@ -5,10 +5,11 @@ interface Recorder {
   ids: string[];
   sentAt: number[];
   latencyMs: number[];
+  lateMs: number[];
   errors: Errors;
 }
 
-const recorder = (): Recorder => ({ ids: [], sentAt: [], latencyMs: [], errors: new Errors() });
+const recorder = (): Recorder => ({ ids: [], sentAt: [], latencyMs: [], lateMs: [], errors: new Errors() });
 
 async function submitOne(
   r: Recorder,
@@ -32,6 +33,7 @@ const finish = (r: Recorder, started: number): SubmitResult => ({
   ids: r.ids,
   sentAt: r.sentAt,
   latencyMs: r.latencyMs,
+  ...(r.lateMs.length ? { lateMs: r.lateMs } : {}),
   seconds: (epochMs() - started) / 1000,
   errors: r.errors.toJSON(),
 });
@@ -75,6 +77,7 @@ export async function submitOpen(
     const due = started + (i * 1000) / rate;
     const wait = due - epochMs();
     if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+    r.lateMs.push(Math.max(0, epochMs() - due));
     inFlight.push(submitOne(r, t.gateways[i % t.gateways.length]!, t, agent, due, push));
   }
   await Promise.all(inFlight);

@@ -16,6 +16,8 @@ export interface EndToEnd {
   workers: number;
   /** Non-blocking SendMessage over HTTP, as the load generator saw it. */
   submit: Throughput;
+  /** Open loop: how late the load generator sent its requests (included in the submit latency). */
+  sendLateMs?: LatencySummary;
   submitErrors: number;
   /** The first failed submit's message, so a run with errors says why. */
   firstSubmitError?: string;
@@ -102,6 +104,7 @@ export async function measureEndToEnd(
     gateways: plan.gateways.length,
     workers: plan.workers,
     submit: throughput({ ops: sub.ids.length, seconds: sub.seconds, latencyMs: sub.latencyMs }),
+    ...(sub.lateMs ? { sendLateMs: latencies(sub.lateMs) } : {}),
     submitErrors: sub.errors.count,
     ...(sub.errors.first ? { firstSubmitError: sub.errors.first } : {}),
     completed: done.length,

@@ -43,6 +43,9 @@ export function rows(r: BenchReport): Row[] {
         o.completionMs,
       ),
       tp(`  submit at ${o.offeredPerSecond}/s`, o.submit, 'req/s'),
+      ...(o.sendLateMs
+        ? [row(`    of which the load generator sent late`, o.submit.perSecond, 'req/s', o.sendLateMs)]
+        : []),
       row(`  dispatch at ${o.offeredPerSecond}/s`, o.tasksPerSecond, 'tasks/s', o.dispatchMs),
     ]),
     tp(`blocking SendMessage (${r.requests.blockingSend.clients} clients)`, r.requests.blockingSend, 'req/s'),
