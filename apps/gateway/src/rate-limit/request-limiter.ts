@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { resourceExhausted } from '@switchyard/protocol';
 import type { QueueKeys } from '@switchyard/queue';
 import type { Logger } from '@switchyard/telemetry';
 import type { Identity } from '../http/request-state.ts';
+import { SharedBudget, type BudgetDecision } from './shared-budget.ts';
 
 export interface RequestLimiterOptions {
   redis: Redis;
@@ -19,43 +19,36 @@ export interface RequestLimiterOptions {
  * Per-tenant and per-credential request budgets shared by every replica (Redis; digest §9 rule 7,
  * ARCHITECTURE.md §3 rule 6). Over budget → ResourceExhausted with Retry-After. If Redis cannot be
  * asked, requests pass: the queue needs Redis anyway, and refusing all traffic because the limiter
- * is down would turn a degraded dependency into an outage.
+ * is down would turn a degraded dependency into an outage. Most requests are decided in memory
+ * from the replica's allotment (SharedBudget), without a Redis round trip.
  */
 export class RequestLimiter {
-  readonly #tenant: RateLimiterRedis;
-  readonly #key: RateLimiterRedis;
+  readonly #tenant: SharedBudget;
+  readonly #key: SharedBudget;
   readonly #log: Logger;
 
   constructor({ redis, keys, tenantPerSec, keyPerSec, log }: RequestLimiterOptions) {
-    // Not ready (reconnecting) → refuse to ask at once: the connection queues commands until
-    // Redis is back, and every request would wait for it.
-    this.#tenant = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: keys.rateLimit('tenant'),
-      points: tenantPerSec,
-      duration: 1,
-      rejectIfRedisNotReady: true,
-    });
-    this.#key = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: keys.rateLimit('key'),
-      points: keyPerSec,
-      duration: 1,
-      rejectIfRedisNotReady: true,
-    });
+    this.#tenant = new SharedBudget({ redis, prefix: keys.rateLimit('tenant'), perSec: tenantPerSec });
+    this.#key = new SharedBudget({ redis, prefix: keys.rateLimit('key'), perSec: keyPerSec });
     this.#log = log;
   }
 
   async consume(identity: Identity): Promise<void> {
+    let decisions: [BudgetDecision, BudgetDecision];
     try {
-      await Promise.all([
-        this.#tenant.consume(identity.caller.tenantId),
-        this.#key.consume(identity.credentialId),
-      ]);
+      const tenant = this.#tenant.take(identity.caller.tenantId);
+      const key = this.#key.take(identity.credentialId);
+      decisions =
+        tenant instanceof Promise || key instanceof Promise
+          ? await Promise.all([tenant, key])
+          : [tenant, key];
     } catch (err) {
-      if (err instanceof RateLimiterRes)
-        throw resourceExhausted(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
       this.#log.warn({ err }, 'rate limiter unavailable; letting the request through');
+      return;
     }
+    const refused = decisions.filter((d) => !d.ok);
+    if (refused.length === 0) return;
+    const retryAfterMs = Math.max(...refused.map((d) => d.retryAfterMs));
+    throw resourceExhausted(Math.max(1, Math.ceil(retryAfterMs / 1000)));
   }
 }
