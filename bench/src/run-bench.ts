@@ -4,6 +4,7 @@ import { createQueueKeys } from '@switchyard/queue';
 import { rawBullmq } from './ceilings/raw-bullmq.ts';
 import { rawPostgres } from './ceilings/raw-postgres.ts';
 import { startCpuMeter } from './measure/cpu-meter.ts';
+import { localRedisPid } from './platform/local-redis.ts';
 import { measureEndToEnd, type EndToEnd } from './measure/end-to-end.ts';
 import { measureFanout } from './measure/fanout.ts';
 import { memorySampler } from './measure/memory-sampler.ts';
@@ -73,7 +74,10 @@ export async function runBench(mode: Mode): Promise<BenchReport> {
     await cost.stop();
 
     say(`idle Postgres CPU with ${mode.workers * mode.slotsPerWorker} idle worker slots`);
-    const idle = await measurePostgresCpu(admin, env.databaseName, mode.idleWindowMs, main.all());
+    // The local redis-server's CPU is metered beside the platform's (when Redis runs here).
+    const redisPid = await localRedisPid(env.redis.url);
+    const services = redisPid ? [{ role: 'redis', pid: redisPid }] : [];
+    const idle = await measurePostgresCpu(admin, env.databaseName, mode.idleWindowMs, main.all(), services);
     const idlePostgresCpu = {
       ...idle,
       workerProcesses: mode.workers,
@@ -85,6 +89,7 @@ export async function runBench(mode: Mode): Promise<BenchReport> {
       admin,
       database: env.databaseName,
       processes: main.all(),
+      services,
       idlePerSecond: idle.idleCpuPerSecond,
     });
     say('warm-up (not measured)');

@@ -4,9 +4,15 @@ import { readCpuTicks, TICKS_PER_SECOND } from '../platform/proc-stats.ts';
 import { socketOwners } from '../platform/socket-owner.ts';
 import { busyShare, readCpuWaitMicros, readMachineTicks } from '../platform/machine-cpu.ts';
 
+/** A server process the platform uses on this machine (Redis), metered beside the platform's own. */
+export interface ServiceProcess {
+  role: string;
+  pid: number;
+}
+
 export interface CpuUsage {
   seconds: number;
-  /** CPU seconds used per platform role (all processes of the role together). */
+  /** CPU seconds used per platform role (all processes of the role together), and per service. */
   byRole: Record<string, number>;
   /** CPU seconds used by the Postgres backends connected to the benchmark's database. */
   postgres: number;
@@ -25,8 +31,14 @@ export interface CpuUsage {
  * database, sampled every 250 ms so short-lived backends are counted too). CPU time, unlike wall
  * time, hardly depends on what else runs on the machine.
  */
-export function startCpuMeter(admin: pg.Pool, database: string, processes: PlatformProcess[]) {
+export function startCpuMeter(
+  admin: pg.Pool,
+  database: string,
+  processes: PlatformProcess[],
+  services: ServiceProcess[] = [],
+) {
   const start = performance.now();
+  const services0 = new Map(services.map((s) => [s, readCpuTicks(s.pid) ?? 0]));
   const machine0 = readMachineTicks();
   const wait0 = readCpuWaitMicros();
   const platform0 = new Map(processes.map((p) => [p, readCpuTicks(p.pid) ?? 0]));
@@ -68,6 +80,9 @@ export function startCpuMeter(admin: pg.Pool, database: string, processes: Platf
       for (const [p, t0] of platform0) {
         const t1 = readCpuTicks(p.pid) ?? t0;
         byRole[p.role] = (byRole[p.role] ?? 0) + (t1 - t0) / TICKS_PER_SECOND;
+      }
+      for (const [s, t0] of services0) {
+        byRole[s.role] = (byRole[s.role] ?? 0) + ((readCpuTicks(s.pid) ?? t0) - t0) / TICKS_PER_SECOND;
       }
       const seconds = (performance.now() - start) / 1000;
       const wait1 = readCpuWaitMicros();

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { PlatformProcess } from '../platform/cluster.ts';
-import { startCpuMeter } from './cpu-meter.ts';
+import { startCpuMeter, type ServiceProcess } from './cpu-meter.ts';
 import { cpuMsPerTask } from './cpu-per-task.ts';
 import type { SubmitResult } from '../load/jobs.ts';
 import { runLoad } from '../platform/load-generator.ts';
@@ -61,6 +61,8 @@ export interface SubmitPlan {
     admin: pg.Pool;
     database: string;
     processes: PlatformProcess[];
+    /** Servers on this machine metered with the platform (the local Redis). */
+    services?: ServiceProcess[];
     idlePerSecond: Record<string, number>;
   };
 }
@@ -72,7 +74,8 @@ export async function measureEndToEnd(
 ): Promise<EndToEnd & { ids: string[] }> {
   const target = { gateways: plan.gateways, key: API_KEY, tenant: TENANT };
   const agent = plan.agent ?? 'echo';
-  const meter = plan.cpu && startCpuMeter(plan.cpu.admin, plan.cpu.database, plan.cpu.processes);
+  const meter =
+    plan.cpu && startCpuMeter(plan.cpu.admin, plan.cpu.database, plan.cpu.processes, plan.cpu.services);
   const sub = await runLoad<SubmitResult>(
     plan.rate
       ? {

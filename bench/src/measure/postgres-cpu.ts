@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PlatformProcess } from '../platform/cluster.ts';
 import { round } from '../stats.ts';
-import { startCpuMeter } from './cpu-meter.ts';
+import { startCpuMeter, type ServiceProcess } from './cpu-meter.ts';
 import { idleRates } from './cpu-per-task.ts';
 
 export interface PostgresCpu {
@@ -24,9 +24,10 @@ export async function measurePostgresCpu(
   database: string,
   windowMs: number,
   processes: PlatformProcess[],
+  services: ServiceProcess[] = [],
 ): Promise<PostgresCpu> {
   const xact0 = await commits(admin, database);
-  const meter = startCpuMeter(admin, database, processes);
+  const meter = startCpuMeter(admin, database, processes, services);
   await new Promise((r) => setTimeout(r, windowMs));
   const usage = await meter.stop();
   const xact1 = await commits(admin, database);

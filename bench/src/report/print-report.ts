@@ -43,11 +43,13 @@ export function printReport(r: BenchReport): void {
   const levels = [r.saturation, ...r.openLoop].filter((e) => e.cpuMsPerTask && e.machineBusy !== undefined);
   if (levels.length)
     console.log(
-      `CPU per task by load (gateway + worker + Postgres), the machine's busy share and CPU pressure: ${levels
+      `CPU per task by load (gateway + worker + Postgres; Redis beside it), the machine's busy share and CPU pressure: ${levels
         .map(
           (e) =>
             `${e.offeredPerSecond === undefined ? 'saturation' : `${fmt(e.offeredPerSecond)}/s`} ` +
-            `${platformMs(e.cpuMsPerTask!).toFixed(2)} ms, ${pct(e.machineBusy!)} busy` +
+            `${platformMs(e.cpuMsPerTask!).toFixed(2)} ms` +
+            (e.cpuMsPerTask!.redis === undefined ? '' : ` (Redis ${e.cpuMsPerTask!.redis.toFixed(2)} ms)`) +
+            `, ${pct(e.machineBusy!)} busy` +
             (e.cpuWaitShare === undefined
               ? ''
               : `, a task waiting for a CPU ${pct(e.cpuWaitShare)} of the time`),
