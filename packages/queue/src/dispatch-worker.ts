@@ -7,16 +7,21 @@ import type { Redis } from 'ioredis';
  * another blocked fetch wakes up and looks. On a queue fed one task at a time, nothing is there:
  * the next blocking wait returned at once, and a `moveToActive` found nothing, two wasted Redis
  * round trips (and Lua runs) per dispatch. Keeping the marker whenever a job waits keeps BullMQ's
- * rule that a waiting job always has one; the delayed-job marker (member "1") is left alone.
- * KEYS: marker, wait, prioritized. Returns 1 while jobs wait, else 0.
+ * rule that a waiting job always has one. The fetch skipped would also have learnt when the next
+ * delayed job is due (a retry's runAfter), so the delay marker BullMQ keeps for it is set again
+ * (member "1", scored with the job's due time, as BullMQ's own scripts do): the next wait then
+ * lasts until that job is due, not the whole idle wait.
+ * KEYS: marker, wait, prioritized, delayed. Returns 1 while jobs wait, else 0.
  */
 const CLEAR_IDLE_MARKER = `
 if redis.call('LLEN', KEYS[2]) > 0 or redis.call('ZCARD', KEYS[3]) > 0 then return 1 end
 redis.call('ZREM', KEYS[1], '0')
+local nextDelayed = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+if nextDelayed[2] then redis.call('ZADD', KEYS[1], tonumber(nextDelayed[2]) / 0x1000, '1') end
 return 0`;
 
 interface IdleMarkerCommands {
-  syClearIdleMarker(marker: string, wait: string, prioritized: string): Promise<number>;
+  syClearIdleMarker(marker: string, wait: string, prioritized: string, delayed: string): Promise<number>;
 }
 
 /** BullMQ's Worker, able to skip the empty fetches that follow a job taken from an idle queue. */
@@ -27,15 +32,16 @@ export class DispatchWorker extends Worker {
    * marker straight away rather than fetching first.
    */
   async moreWaiting(connection: Redis): Promise<boolean> {
-    const { marker, wait, prioritized } = this.keys;
-    if (!marker || !wait || !prioritized) return true;
+    const { marker, wait, prioritized, delayed } = this.keys;
+    if (!marker || !wait || !prioritized || !delayed) return true;
     if (!('syClearIdleMarker' in connection)) {
-      connection.defineCommand('syClearIdleMarker', { numberOfKeys: 3, lua: CLEAR_IDLE_MARKER });
+      connection.defineCommand('syClearIdleMarker', { numberOfKeys: 4, lua: CLEAR_IDLE_MARKER });
     }
     const waiting = await (connection as Redis & IdleMarkerCommands).syClearIdleMarker(
       marker,
       wait,
       prioritized,
+      delayed,
     );
     if (waiting > 0) return true;
     // With no job data, BullMQ's own bookkeeping marks the worker drained (and emits 'drained').

@@ -174,6 +174,30 @@ describe('TaskConsumer', () => {
     await env.close();
   });
 
+  it('marks when the next delayed job is due as it clears the queue, so no wait outlasts it', async () => {
+    const env = setup();
+    const c = env.consumer(async () => {});
+    const connection = redis.connect();
+    const dueAt = Date.now() + 60_000;
+    await env.queue.enqueue({
+      tenantId: 't',
+      taskId: 'later',
+      version: 1,
+      attempts: 1,
+      runAfter: new Date(dueAt),
+    });
+    await env.enqueue('now');
+    // The delayed job's marker is taken by a blocked wait first (BullMQ keeps its time in memory,
+    // and a take forgets it), as here:
+    await connection.zrem(c.worker.keys.marker!, '1');
+    expect(await c.worker.getNextJob('t1', { block: false })).toMatchObject({ data: { taskId: 'now' } });
+    expect(await c.worker.moreWaiting(connection)).toBe(false);
+    const delayMark = Number(await connection.zscore(c.worker.keys.marker!, '1'));
+    expect(Math.abs(delayMark - dueAt)).toBeLessThan(1000);
+    expect(await connection.zscore(c.worker.keys.marker!, '0')).toBeNull();
+    await env.close();
+  });
+
   it('keeps the lock of a job that runs for many lock periods: no other consumer gets it', async () => {
     const env = setup();
     const runs: string[] = [];
