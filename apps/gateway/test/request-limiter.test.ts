@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQueueKeys } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
+import { createTestRedis } from '@switchyard/testing';
 import { RequestLimiter } from '../src/rate-limit/request-limiter.ts';
 
 // The limiter's promise (request-limiter.ts): if Redis cannot be asked, requests pass. A
@@ -30,5 +31,43 @@ describe('RequestLimiter without Redis', () => {
     expect(unreachable.status).not.toBe('ready');
     // Over both budgets, and none of it waits for a Redis that is not there.
     for (let i = 0; i < 3; i++) await expect(limiter.consume(identity)).resolves.toBeUndefined();
+  });
+});
+
+const redis = createTestRedis();
+afterAll(() => redis.cleanup());
+
+describe('RequestLimiter with Redis lost mid-window', () => {
+  it('still refuses a budget it knows is spent, though the other cannot be asked', async () => {
+    const probe = redis.connect();
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const connection = redis.connect();
+      await connection.ping();
+      const keys = createQueueKeys(`${redis.prefix}-${attempt}`);
+      const limiter = new RequestLimiter({
+        redis: connection,
+        keys,
+        tenantPerSec: 1,
+        keyPerSec: 1000,
+        log: silentLogger(),
+      });
+      const caller = { tenantId: `t${attempt}`, principal: 'alice', admin: false };
+      await limiter.consume({ caller, credentialId: 'key:first' });
+      // The tenant's one request a second is spent, and this replica now knows it.
+      await expect(limiter.consume({ caller, credentialId: 'key:first' })).rejects.toMatchObject({
+        kind: 'ResourceExhausted',
+      });
+      connection.disconnect();
+      // A credential never seen needs Redis for its budget; the tenant's refusal stands.
+      const refused = await limiter.consume({ caller, credentialId: 'key:second' }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      // Only a check within one window says anything (its counter is still there).
+      if ((await probe.exists(`${keys.rateLimit('tenant')}:${caller.tenantId}`)) === 0) continue;
+      expect(refused).toMatchObject({ kind: 'ResourceExhausted' });
+      return;
+    }
+    throw new Error('every attempt straddled a window');
   });
 });

@@ -88,6 +88,28 @@ describe('SharedBudget', () => {
     });
   });
 
+  it('sizes an ask by the requests waiting for it: a burst on a small budget costs one round trip', async () => {
+    await inOneWindow(async (id) => {
+      // 30 a second: allotments of one, yet 30 requests at once need a single ask.
+      const replica = budget(a, 30);
+      const connection = a as unknown as { syTakeAllotment(...args: unknown[]): Promise<unknown> };
+      const ask = connection.syTakeAllotment.bind(a);
+      let asks = 0;
+      connection.syTakeAllotment = (...args) => {
+        asks++;
+        return ask(...args);
+      };
+      try {
+        const decisions = await Promise.all(Array.from({ length: 30 }, () => replica.take(id)));
+        expect(passed(decisions)).toBe(30);
+        expect(asks).toBe(1);
+        expect(await replica.take(id)).toMatchObject({ ok: false });
+      } finally {
+        connection.syTakeAllotment = ask;
+      }
+    });
+  });
+
   it('rejects at once while its connection has lost Redis, rather than wait for it', async () => {
     const offline = redis.connect({ lazyConnect: true });
     expect(offline.status).not.toBe('ready');

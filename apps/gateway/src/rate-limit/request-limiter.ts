@@ -34,21 +34,24 @@ export class RequestLimiter {
   }
 
   async consume(identity: Identity): Promise<void> {
-    let decisions: [BudgetDecision, BudgetDecision];
-    try {
-      const tenant = this.#tenant.take(identity.caller.tenantId);
-      const key = this.#key.take(identity.credentialId);
-      decisions =
-        tenant instanceof Promise || key instanceof Promise
-          ? await Promise.all([tenant, key])
-          : [tenant, key];
-    } catch (err) {
-      this.#log.warn({ err }, 'rate limiter unavailable; letting the request through');
-      return;
-    }
+    const tenant = this.#tenant.take(identity.caller.tenantId);
+    const key = this.#key.take(identity.credentialId);
+    const decisions: BudgetDecision[] = [];
+    let unavailable: unknown;
+    if (tenant instanceof Promise || key instanceof Promise) {
+      // Settled, not all: a budget known spent refuses even while the other cannot be asked.
+      for (const settled of await Promise.allSettled([tenant, key])) {
+        if (settled.status === 'fulfilled') decisions.push(settled.value);
+        else unavailable = settled.reason;
+      }
+    } else decisions.push(tenant, key);
     const refused = decisions.filter((d) => !d.ok);
-    if (refused.length === 0) return;
-    const retryAfterMs = Math.max(...refused.map((d) => d.retryAfterMs));
-    throw resourceExhausted(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+    if (refused.length > 0) {
+      const retryAfterMs = Math.max(...refused.map((d) => d.retryAfterMs));
+      throw resourceExhausted(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+    }
+    if (unavailable !== undefined) {
+      this.#log.warn({ err: unavailable }, 'rate limiter unavailable; letting the request through');
+    }
   }
 }

@@ -8,8 +8,11 @@ const PASS: BudgetDecision = { ok: true };
 /** A window's count is dropped this long after its first allotment: budgets are per second. */
 const WINDOW_MS = 1000;
 
-/** Local allotments kept before expired ones are swept (each lives one window at most). */
+/** Local allotments kept before expired ones are first swept (each lives one window at most). */
 const SWEEP_AT = 10_000;
+
+/** A monotonic clock: a stepped wall clock must not stretch a window held in memory. */
+const now = () => performance.now();
 
 /**
  * Takes up to ARGV[1] units for one window of KEYS[1], capped at ARGV[2] in all; the count keeps
@@ -35,19 +38,25 @@ interface AllotmentCommands {
 }
 
 interface Allotment {
-  /** Units of this window still to hand out here. */
+  /** Units of this window still to hand out here; -1 once the window is spent. */
   left: number;
-  /** When the window ends (this process's clock): the allotment expires with it. */
+  /** When the window ends (`now()`), at the latest: the allotment expires with it. */
   until: number;
+}
+
+interface Ask {
+  /** Requests waiting for this allotment: it asks for at least that many. */
+  demand: number;
+  done: Promise<void>;
 }
 
 /**
  * A per-second request budget shared by every replica through one Redis counter per key, handed
- * out in allotments: a replica takes a share of the window's budget (a twentieth, at least one)
- * and decides that many requests in memory, so most requests cost no Redis round trip. The
- * counter only ever counts what was handed out, so all the replicas together never pass the
- * budget; a replica's unspent allotment can refuse another's requests a little early in a window,
- * at most a twentieth of the budget each. A budget under 40 is asked per request, exactly.
+ * out in allotments: a replica takes a share of the window's budget (a twentieth, at least one,
+ * or as many as requests wait for it) and decides that many requests in memory, so most requests
+ * cost no Redis round trip. The counter only ever counts what was handed out, so all the replicas
+ * together never pass the budget; a replica's unspent allotment can refuse another's requests a
+ * little early in a window, at most a twentieth of the budget each (none under 40 a second).
  */
 export class SharedBudget {
   readonly #redis: Redis & AllotmentCommands;
@@ -56,7 +65,8 @@ export class SharedBudget {
   readonly #allotment: number;
   readonly #local = new Map<string, Allotment>();
   /** One Redis ask per key at a time; the requests that need it wait for it together. */
-  readonly #asking = new Map<string, Promise<void>>();
+  readonly #asking = new Map<string, Ask>();
+  #sweepAt = SWEEP_AT;
 
   constructor({ redis, prefix, perSec }: { redis: Redis; prefix: string; perSec: number }) {
     if (!('syTakeAllotment' in redis)) {
@@ -73,40 +83,58 @@ export class SharedBudget {
    * after asking Redis for another. Rejects when Redis cannot be asked; the caller decides.
    */
   take(id: string): BudgetDecision | Promise<BudgetDecision> {
-    const now = Date.now();
+    const at = now();
     const held = this.#local.get(id);
-    if (held && held.until > now) {
+    if (held && held.until > at) {
       if (held.left > 0) {
         held.left -= 1;
         return PASS;
       }
       // The window's whole budget is handed out (a refill found none left): refused until it ends.
-      if (held.left < 0) return { ok: false, retryAfterMs: held.until - now };
+      if (held.left < 0) return { ok: false, retryAfterMs: held.until - at };
     }
     return this.#refill(id).then(() => this.take(id));
   }
 
   #refill(id: string): Promise<void> {
-    const asking = this.#asking.get(id);
-    if (asking) return asking;
+    // A connection that lost Redis queues commands until it is back: do not wait for that, nor
+    // for an ask already caught in it.
     if (this.#redis.status !== 'ready') {
-      // A connection that lost Redis queues commands until it is back: do not wait for that.
       return Promise.reject(new Error(`Redis connection is ${this.#redis.status}`));
     }
-    const ask = this.#redis
-      .syTakeAllotment(`${this.#prefix}:${id}`, this.#allotment, this.#perSec, WINDOW_MS)
-      .then(([granted, ttl]) => {
-        if (this.#local.size >= SWEEP_AT) this.#sweep();
-        // None left: a negative count marks the window spent, so later requests are refused here.
-        this.#local.set(id, { left: granted > 0 ? granted : -1, until: Date.now() + ttl });
-      })
-      .finally(() => this.#asking.delete(id));
-    this.#asking.set(id, ask);
-    return ask;
+    let ask = this.#asking.get(id);
+    if (!ask) {
+      const pending: Ask = { demand: 0, done: Promise.resolve() };
+      // Sent a microtask later, sized by every request that needs it by then: when an allotment
+      // runs out under a burst, its leftover waiters re-enter together and share one ask.
+      pending.done = Promise.resolve()
+        .then(() => this.#ask(id, Math.max(this.#allotment, pending.demand)))
+        .finally(() => this.#asking.delete(id));
+      this.#asking.set(id, pending);
+      ask = pending;
+    }
+    ask.demand += 1;
+    return ask.done;
+  }
+
+  async #ask(id: string, want: number): Promise<void> {
+    // The window's end is counted from before the ask: never later than Redis's own.
+    const asked = now();
+    const [granted, ttl] = await this.#redis.syTakeAllotment(
+      `${this.#prefix}:${id}`,
+      want,
+      this.#perSec,
+      WINDOW_MS,
+    );
+    if (this.#local.size >= this.#sweepAt) this.#sweep();
+    // None left: a negative count marks the window spent, so later requests are refused here.
+    this.#local.set(id, { left: granted > 0 ? granted : -1, until: asked + ttl });
   }
 
   #sweep(): void {
-    const now = Date.now();
-    for (const [id, held] of this.#local) if (held.until <= now) this.#local.delete(id);
+    const at = now();
+    for (const [id, held] of this.#local) if (held.until <= at) this.#local.delete(id);
+    // Many live ids: the next sweep waits for the map to double, so sweeps stay amortized.
+    this.#sweepAt = Math.max(SWEEP_AT, this.#local.size * 2);
   }
 }

@@ -171,9 +171,9 @@ export class TaskRunner {
       agentId: task.agentId,
       attempt: task.attempts,
     });
-    // Renew from the claim on: publishing its hint (Redis) or loading the agent can stall longer
-    // than the lease during an outage, and a lease that lapses before the agent starts lets another
-    // worker run the task while this one runs it too (found by the fault-injection suite).
+    // Renew from the claim on: loading the agent can stall longer than the lease during an outage,
+    // and a lease that lapses before the agent starts lets another worker run the task while this
+    // one runs it too (found by the fault-injection suite).
     const stopLease = keepLease(
       deps.store,
       {
