@@ -174,27 +174,30 @@ describe('TaskConsumer', () => {
     await env.close();
   });
 
-  it('marks when the next delayed job is due as it clears the queue, so no wait outlasts it', async () => {
+  it('marks when the next delayed job is due as it clears the queue, if the idle wait would outlast it', async () => {
     const env = setup();
-    const c = env.consumer(async () => {});
+    const c = env.consumer(async () => {}, { idleWaitSeconds: 30 });
     const connection = redis.connect();
-    const dueAt = Date.now() + 60_000;
-    await env.queue.enqueue({
-      tenantId: 't',
-      taskId: 'later',
-      version: 1,
-      attempts: 1,
-      runAfter: new Date(dueAt),
-    });
-    await env.enqueue('now');
-    // The delayed job's marker is taken by a blocked wait first (BullMQ keeps its time in memory,
-    // and a take forgets it), as here:
-    await connection.zrem(c.worker.keys.marker!, '1');
-    expect(await c.worker.getNextJob('t1', { block: false })).toMatchObject({ data: { taskId: 'now' } });
-    expect(await c.worker.moreWaiting(connection)).toBe(false);
-    const delayMark = Number(await connection.zscore(c.worker.keys.marker!, '1'));
-    expect(Math.abs(delayMark - dueAt)).toBeLessThan(1000);
-    expect(await connection.zscore(c.worker.keys.marker!, '0')).toBeNull();
+    const marker = c.worker.keys.marker!;
+    const delayed = (taskId: string, dueAt: number) =>
+      env.queue.enqueue({ tenantId: 't', taskId, version: 1, attempts: 1, runAfter: new Date(dueAt) });
+    const takeAlone = async (taskId: string) => {
+      await env.enqueue(taskId);
+      // A blocked wait takes the delay marker first (BullMQ keeps its time in memory, and a take
+      // forgets it), as here:
+      await connection.zrem(marker, '1');
+      expect(await c.worker.getNextJob(taskId, { block: false })).toMatchObject({ data: { taskId } });
+      expect(await c.worker.moreWaiting(connection)).toBe(false);
+      expect(await connection.zscore(marker, '0')).toBeNull();
+      return connection.zscore(marker, '1');
+    };
+    // Due after the idle wait would end: no marker, or every take would wake a blocked wait early.
+    await delayed('much-later', Date.now() + 120_000);
+    expect(await takeAlone('first')).toBeNull();
+    // Due within it: marked with its due time.
+    const dueAt = Date.now() + 10_000;
+    await delayed('soon', dueAt);
+    expect(Math.abs(Number(await takeAlone('second')) - dueAt)).toBeLessThan(1000);
     await env.close();
   });
 
