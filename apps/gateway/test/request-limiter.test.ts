@@ -39,10 +39,12 @@ afterAll(() => redis.cleanup());
 
 describe('RequestLimiter with Redis lost mid-window', () => {
   it('still refuses a budget it knows is spent, though the other cannot be asked', async () => {
-    const probe = redis.connect();
     for (let attempt = 0; attempt < 10; attempt++) {
       const connection = redis.connect();
       await connection.ping();
+      // The tenant's window opens at the first ask below and lasts a second: a run that took less
+      // stayed in it.
+      const began = performance.now();
       const keys = createQueueKeys(`${redis.prefix}-${attempt}`);
       const limiter = new RequestLimiter({
         redis: connection,
@@ -54,17 +56,18 @@ describe('RequestLimiter with Redis lost mid-window', () => {
       const caller = { tenantId: `t${attempt}`, principal: 'alice', admin: false };
       await limiter.consume({ caller, credentialId: 'key:first' });
       // The tenant's one request a second is spent, and this replica now knows it.
-      await expect(limiter.consume({ caller, credentialId: 'key:first' })).rejects.toMatchObject({
-        kind: 'ResourceExhausted',
-      });
+      const second = await limiter.consume({ caller, credentialId: 'key:first' }).then(
+        () => null,
+        (err: unknown) => err,
+      );
       connection.disconnect();
       // A credential never seen needs Redis for its budget; the tenant's refusal stands.
       const refused = await limiter.consume({ caller, credentialId: 'key:second' }).then(
         () => null,
         (err: unknown) => err,
       );
-      // Only a check within one window says anything (its counter is still there).
-      if ((await probe.exists(`${keys.rateLimit('tenant')}:${caller.tenantId}`)) === 0) continue;
+      if (performance.now() - began >= 900) continue;
+      expect(second).toMatchObject({ kind: 'ResourceExhausted' });
       expect(refused).toMatchObject({ kind: 'ResourceExhausted' });
       return;
     }

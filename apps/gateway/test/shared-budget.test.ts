@@ -6,8 +6,8 @@ import { SharedBudget, type BudgetDecision } from '../src/rate-limit/shared-budg
 
 // SharedBudget's promise (shared-budget.ts): the replicas together never pass the per-second
 // budget, whatever the allotments; small budgets stay exact; most requests cost no Redis round
-// trip. Budgets are per second, so each check runs in one window and, in the rare case the window
-// ended while it ran (its counter is gone), runs again under a fresh id: never a timed assertion.
+// trip. Budgets are per second, so each check runs in one window and, in the rare case it ran long
+// enough to see a second one, runs again under a fresh id: never a timed assertion.
 const redis = createTestRedis();
 let a: Redis;
 let b: Redis;
@@ -27,18 +27,20 @@ const handedOut = async (id: string) => {
   return n === null ? null : Number(n);
 };
 
-/** Runs `check` under fresh ids until one run stayed within a single window. */
+/**
+ * Runs `check` under fresh ids until one run stayed within a single window: a window opens at the
+ * first ask, after the run began, and lasts a second, so a run that took less cannot straddle one.
+ */
 async function inOneWindow(check: (id: string) => Promise<void>): Promise<void> {
   for (let attempt = 0; attempt < 10; attempt++) {
-    const id = randomUUID();
-    const stillOpen = await check(id).then(
-      async () => (await handedOut(id)) !== null,
-      async (err: unknown) => {
-        if ((await handedOut(id)) !== null) throw err;
-        return false;
-      },
+    const began = performance.now();
+    const outcome = await check(randomUUID()).then(
+      () => null,
+      (err: unknown) => ({ err }),
     );
-    if (stillOpen) return;
+    if (performance.now() - began >= 900) continue;
+    if (outcome) throw outcome.err;
+    return;
   }
   throw new Error('every attempt straddled a window');
 }
@@ -108,6 +110,27 @@ describe('SharedBudget', () => {
         connection.syTakeAllotment = ask;
       }
     });
+  });
+
+  it('hands out an allotment to the requests that asked for it, even when the reply outlasts the window', async () => {
+    const id = randomUUID();
+    const replica = budget(b, 1000);
+    const connection = b as unknown as { syTakeAllotment(...args: unknown[]): Promise<unknown> };
+    const ask = connection.syTakeAllotment.bind(b);
+    let asks = 0;
+    connection.syTakeAllotment = async (...args) => {
+      asks++;
+      const reply = await ask(...args);
+      // Redis, or this process, slower than the window lasts.
+      await new Promise((r) => setTimeout(r, 1100));
+      return reply;
+    };
+    try {
+      expect(await replica.take(id)).toEqual({ ok: true });
+      expect(asks).toBe(1);
+    } finally {
+      connection.syTakeAllotment = ask;
+    }
   });
 
   it('rejects at once while its connection has lost Redis, rather than wait for it', async () => {

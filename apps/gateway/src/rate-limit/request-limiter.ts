@@ -37,12 +37,13 @@ export class RequestLimiter {
     const tenant = this.#tenant.take(identity.caller.tenantId);
     const key = this.#key.take(identity.credentialId);
     const decisions: BudgetDecision[] = [];
-    let unavailable: unknown;
+    let unavailable = false;
+    let reason: unknown;
     if (tenant instanceof Promise || key instanceof Promise) {
       // Settled, not all: a budget known spent refuses even while the other cannot be asked.
       for (const settled of await Promise.allSettled([tenant, key])) {
         if (settled.status === 'fulfilled') decisions.push(settled.value);
-        else unavailable = settled.reason;
+        else [unavailable, reason] = [true, settled.reason];
       }
     } else decisions.push(tenant, key);
     const refused = decisions.filter((d) => !d.ok);
@@ -50,8 +51,8 @@ export class RequestLimiter {
       const retryAfterMs = Math.max(...refused.map((d) => d.retryAfterMs));
       throw resourceExhausted(Math.max(1, Math.ceil(retryAfterMs / 1000)));
     }
-    if (unavailable !== undefined) {
-      this.#log.warn({ err: unavailable }, 'rate limiter unavailable; letting the request through');
+    if (unavailable) {
+      this.#log.warn({ err: reason }, 'rate limiter unavailable; letting the request through');
     }
   }
 }

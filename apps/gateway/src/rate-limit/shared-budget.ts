@@ -38,8 +38,10 @@ interface AllotmentCommands {
 }
 
 interface Allotment {
-  /** Units of this window still to hand out here; -1 once the window is spent. */
+  /** Units of this window still to hand out here. */
   left: number;
+  /** The shared count is at the budget: once `left` is used up, refuse until the window ends. */
+  spent: boolean;
   /** When the window ends (`now()`), at the latest: the allotment expires with it. */
   until: number;
 }
@@ -47,7 +49,7 @@ interface Allotment {
 interface Ask {
   /** Requests waiting for this allotment: it asks for at least that many. */
   demand: number;
-  done: Promise<void>;
+  done: Promise<Allotment>;
 }
 
 /**
@@ -83,20 +85,27 @@ export class SharedBudget {
    * after asking Redis for another. Rejects when Redis cannot be asked; the caller decides.
    */
   take(id: string): BudgetDecision | Promise<BudgetDecision> {
-    const at = now();
     const held = this.#local.get(id);
-    if (held && held.until > at) {
-      if (held.left > 0) {
-        held.left -= 1;
-        return PASS;
-      }
-      // The window's whole budget is handed out (a refill found none left): refused until it ends.
-      if (held.left < 0) return { ok: false, retryAfterMs: held.until - at };
-    }
-    return this.#refill(id).then(() => this.take(id));
+    if (held && held.until > now()) return this.#takeFrom(held, id);
+    return this.#refill(id).then((allotment) => this.#takeFrom(allotment, id));
   }
 
-  #refill(id: string): Promise<void> {
+  /**
+   * One unit from `held`. The waiters of an ask take from the allotment it brought whatever the
+   * clock says since: a reply slower than the window would otherwise expire every allotment on
+   * arrival, and its waiters would ask again and again.
+   */
+  #takeFrom(held: Allotment, id: string): BudgetDecision | Promise<BudgetDecision> {
+    if (held.left > 0) {
+      held.left -= 1;
+      return PASS;
+    }
+    // The window's whole budget is handed out: refused until it ends.
+    if (held.spent) return { ok: false, retryAfterMs: Math.max(1, held.until - now()) };
+    return this.#refill(id).then((allotment) => this.#takeFrom(allotment, id));
+  }
+
+  #refill(id: string): Promise<Allotment> {
     // A connection that lost Redis queues commands until it is back: do not wait for that, nor
     // for an ask already caught in it.
     if (this.#redis.status !== 'ready') {
@@ -104,7 +113,7 @@ export class SharedBudget {
     }
     let ask = this.#asking.get(id);
     if (!ask) {
-      const pending: Ask = { demand: 0, done: Promise.resolve() };
+      const pending: Ask = { demand: 0, done: Promise.resolve(undefined as unknown as Allotment) };
       // Sent a microtask later, sized by every request that needs it by then: when an allotment
       // runs out under a burst, its leftover waiters re-enter together and share one ask.
       pending.done = Promise.resolve()
@@ -117,7 +126,7 @@ export class SharedBudget {
     return ask.done;
   }
 
-  async #ask(id: string, want: number): Promise<void> {
+  async #ask(id: string, want: number): Promise<Allotment> {
     // The window's end is counted from before the ask: never later than Redis's own.
     const asked = now();
     const [granted, ttl] = await this.#redis.syTakeAllotment(
@@ -127,8 +136,10 @@ export class SharedBudget {
       WINDOW_MS,
     );
     if (this.#local.size >= this.#sweepAt) this.#sweep();
-    // None left: a negative count marks the window spent, so later requests are refused here.
-    this.#local.set(id, { left: granted > 0 ? granted : -1, until: asked + ttl });
+    // Less than asked for: the count reached the budget, so this window has no more to give.
+    const allotment = { left: granted, spent: granted < want, until: asked + ttl };
+    this.#local.set(id, allotment);
+    return allotment;
   }
 
   #sweep(): void {
