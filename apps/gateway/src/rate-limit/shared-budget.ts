@@ -113,7 +113,7 @@ export class SharedBudget {
     }
     let ask = this.#asking.get(id);
     if (!ask) {
-      const pending: Ask = { demand: 0, done: Promise.resolve(undefined as unknown as Allotment) };
+      const pending = { demand: 0 } as Ask;
       // Sent a microtask later, sized by every request that needs it by then: when an allotment
       // runs out under a burst, its leftover waiters re-enter together and share one ask.
       pending.done = Promise.resolve()
