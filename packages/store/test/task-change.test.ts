@@ -1,5 +1,5 @@
 import { TaskState } from '@switchyard/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConflictError, isConflict } from '../src/errors.ts';
 import {
   agentMessage,
@@ -8,20 +8,13 @@ import {
   eventSeqs,
   lapseLease,
   newTask,
-  openTaskTestEnv,
+  useTaskTestEnv,
   statusEvent,
   tenant,
   userMessage,
-  type TaskTestEnv,
 } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
   it('applies the patch, bumps the version and appends the event at seq = new version', async () => {

@@ -1,6 +1,6 @@
 import { TaskState } from '@switchyard/protocol';
 import { createDb } from '../src/db.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { PostgresTaskStore } from '../src/postgres-task-store.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
@@ -11,19 +11,12 @@ import {
   eventSeqs,
   lapseLease,
   newTask,
-  openTaskTestEnv,
+  useTaskTestEnv,
   statusEvent,
   tenant,
-  type TaskTestEnv,
 } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 const input = (tenantId: string, taskId: string, workerId = 'w1'): ClaimInput => ({
   tenantId,

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDb } from '../src/db.ts';
 import type { CreateTaskInput, CreateTaskResult, TaskRecord } from '../src/task-store.ts';
 import { createTask } from '../src/tasks/create-task.ts';
 import { createTaskBatch } from '../src/tasks/create-tasks.ts';
-import { newTask, openTaskTestEnv, tenant, userMessage, type TaskTestEnv } from './task-fixtures.ts';
+import { newTask, useTaskTestEnv, tenant, userMessage } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 /** The k-th kind of send: with or without metadata, trace context, output modes; pending or not. */
 function send(tenantId: string, k: number, messageId = randomUUID()): CreateTaskInput {

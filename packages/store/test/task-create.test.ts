@@ -1,23 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState, formatTimestamp } from '@switchyard/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  deliverySeqs,
-  eventSeqs,
-  newTask,
-  openTaskTestEnv,
-  tenant,
-  userMessage,
-  type TaskTestEnv,
-} from './task-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { deliverySeqs, eventSeqs, newTask, useTaskTestEnv, tenant, userMessage } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 describe('createTask', () => {
   it('creates the task at version 1 in SUBMITTED with its message at position 0 and event 1', async () => {

@@ -1,28 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../src/errors.ts';
 import type { ChangeTaskInput, TaskRecord } from '../src/task-store.ts';
 import { changeTask } from '../src/tasks/change-task.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
 import { endRunBatch, endRuns, isRunEnding } from '../src/tasks/end-runs.ts';
-import {
-  agentMessage,
-  createdTask,
-  newTask,
-  openTaskTestEnv,
-  statusEvent,
-  tenant,
-  type TaskTestEnv,
-} from './task-fixtures.ts';
+import { agentMessage, createdTask, newTask, useTaskTestEnv, statusEvent, tenant } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 const WORKER = 'w1';
 

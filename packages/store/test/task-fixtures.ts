@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { TaskState, type Message, type StreamResponse } from '@switchyard/protocol';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
@@ -24,6 +25,21 @@ export async function openTaskTestEnv(): Promise<TaskTestEnv> {
   const db = createDb(testDb.pool);
   const secrets = createSecretBox('task-store-test-secret-key');
   return { testDb, db, secrets, store: new PostgresTaskStore({ db, secrets }) };
+}
+
+/**
+ * The file's task test environment: opened before its tests (beforeAll), dropped after them
+ * (afterAll). The object is filled in when it opens, so tests use it as they would the opened one.
+ */
+export function useTaskTestEnv(): TaskTestEnv {
+  const env = {} as TaskTestEnv;
+  beforeAll(async () => {
+    Object.assign(env, await openTaskTestEnv());
+  });
+  afterAll(async () => {
+    await env.testDb?.drop();
+  });
+  return env;
 }
 
 /** A tenant id of its own per test, so tests in one file never see each other's rows. */

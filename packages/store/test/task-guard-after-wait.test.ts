@@ -1,33 +1,19 @@
 import { TaskState } from '@switchyard/protocol';
 import { waitFor } from '@switchyard/testing';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../src/db.ts';
 import type { TaskRecord } from '../src/task-store.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
 import { endRuns } from '../src/tasks/end-runs.ts';
-import {
-  createdTask,
-  eventSeqs,
-  newTask,
-  openTaskTestEnv,
-  statusEvent,
-  tenant,
-  type TaskTestEnv,
-} from './task-fixtures.ts';
+import { createdTask, eventSeqs, newTask, useTaskTestEnv, statusEvent, tenant } from './task-fixtures.ts';
 
 // A claim and a run ending check their guard (state, lease, due time) on the row version they
 // lock, in the CTE that locks it, not in the UPDATE's WHERE (claim-task.ts). These tests make a
 // rival's write commit while the statement waits for the row, so the version it started from is
 // stale by the time it holds the lock: the guard must be checked against the rival's version.
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 const claim = (task: TaskRecord, workerId: string) =>
   claimTasks(env.db, [{ tenantId: task.tenantId, taskId: task.id, workerId, leaseMs: 60_000 }]);

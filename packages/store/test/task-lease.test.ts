@@ -1,5 +1,5 @@
 import { TaskState } from '@switchyard/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
 import { ConflictError } from '../src/errors.ts';
 import { changeTask } from '../src/tasks/change-task.ts';
@@ -10,19 +10,12 @@ import {
   eventSeqs,
   lapseLease,
   newTask,
-  openTaskTestEnv,
+  useTaskTestEnv,
   statusEvent,
   tenant,
-  type TaskTestEnv,
 } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 const claim = (tenantId: string, taskId: string, workerId: string) =>
   env.store.claimTask({ tenantId, taskId, workerId, leaseMs: 60_000 });

@@ -1,25 +1,11 @@
 import { TaskState } from '@switchyard/protocol';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidPageTokenError } from '../src/errors.ts';
 import type { Caller, ListTasksInput } from '../src/task-store.ts';
-import {
-  createdTask,
-  newTask,
-  openTaskTestEnv,
-  statusEvent,
-  tenant,
-  userMessage,
-  type TaskTestEnv,
-} from './task-fixtures.ts';
+import { createdTask, newTask, useTaskTestEnv, statusEvent, tenant, userMessage } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 const user = (tenantId: string, principal = 'alice'): Caller => ({ tenantId, principal, admin: false });
 const list = (caller: Caller, extra: Partial<ListTasksInput> = {}) =>

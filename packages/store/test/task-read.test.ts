@@ -1,24 +1,17 @@
 import { TaskState } from '@switchyard/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Caller, TaskRecord } from '../src/task-store.ts';
 import {
   agentMessage,
   createdTask,
   newTask,
-  openTaskTestEnv,
+  useTaskTestEnv,
   statusEvent,
   tenant,
   userMessage,
-  type TaskTestEnv,
 } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 const alice = (tenantId: string): Caller => ({ tenantId, principal: 'alice', admin: false });
 

@@ -1,18 +1,10 @@
 import { TaskState, type StreamResponse } from '@switchyard/protocol';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
 import { claimTasks } from '../src/tasks/claim-task.ts';
 import { endRunBatch } from '../src/tasks/end-runs.ts';
-import {
-  agentMessage,
-  createdTask,
-  lapseLease,
-  newTask,
-  openTaskTestEnv,
-  tenant,
-  type TaskTestEnv,
-} from './task-fixtures.ts';
+import { agentMessage, createdTask, lapseLease, newTask, useTaskTestEnv, tenant } from './task-fixtures.ts';
 
 // One transition, one timestamp, from the database clock: a status change stores the commit's
 // time as the row's status time and writes the same time into its event, so GetTask, ListTasks,
@@ -21,13 +13,7 @@ import {
 // before the one it follows. Each event here comes stamped a few seconds in the past, as from
 // such a writer; the stored one must carry the database's time instead.
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 let offset = 0;
 /** A distinct past instant per call, as its ISO form. */

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDb, createPool } from '../src/db.ts';
 import { PostgresTaskStore } from '../src/postgres-task-store.ts';
 import { upkeepTables } from '../src/upkeep/upkeep-tables.ts';
-import { createdTask, newTask, openTaskTestEnv, type TaskTestEnv } from './task-fixtures.ts';
+import { createdTask, newTask, useTaskTestEnv } from './task-fixtures.ts';
 
-let env: TaskTestEnv;
-beforeAll(async () => {
-  env = await openTaskTestEnv();
-});
-afterAll(async () => {
-  await env.testDb.drop();
-});
+const env = useTaskTestEnv();
 
 /** Rows for one tenant, written in one statement; then the session's statistics are sent at once. */
 async function insertTasks(tenantId: string, count: number): Promise<void> {
