@@ -178,7 +178,7 @@ const TABLE: Row[] = [
     'INVALID_ARGUMENT',
     413,
   ],
-  ['Unavailable', 'UnavailableError', 'UNAVAILABLE', null, 'UNAVAILABLE', 503, 'UNAVAILABLE', 503],
+  ['Unavailable', 'UnavailableError', 'UNAVAILABLE', -32603, 'UNAVAILABLE', 503, 'UNAVAILABLE', 503],
 ];
 
 describe('§5.2/§5.3 error registry', () => {
@@ -222,11 +222,14 @@ describe('§5.2/§5.3 error registry', () => {
     }
   });
 
-  it('reasons and JSON-RPC codes are unique and reverse-lookups work', () => {
+  it('reasons and JSON-RPC codes are unique (but for Unavailable) and reverse-lookups work', () => {
     for (const [kind, , reason, code] of TABLE) {
       expect(errorKindByReason(reason)).toBe(kind);
-      if (code !== null) expect(errorKindByJsonRpcCode(code)).toBe(kind);
+      // Unavailable is the Internal row's temporary case (§5.3): it shares -32603 and is told
+      // apart by its reason, so a bare -32603 reads as Internal.
+      if (code !== null && kind !== 'Unavailable') expect(errorKindByJsonRpcCode(code)).toBe(kind);
     }
+    expect(errorKindByJsonRpcCode(-32603)).toBe('Internal');
     expect(errorKindByReason('NOPE')).toBeUndefined();
     expect(errorKindByJsonRpcCode(JSON_RPC_SERVER_ERROR_CODE)).toBeUndefined();
   });

@@ -11,6 +11,7 @@ export { ensureDatabase } from './migrations/ensure-database.ts';
 
 export { createDb, createPool, type Db, type DbOptions } from './db.ts';
 export { StatementTimeoutError } from './statement-timeout.ts';
+export { isStoreUnavailable } from './store-unavailable.ts';
 export type * from './database.ts';
 export { createSecretBox, type SecretBox } from './secret-box.ts';
 export {

@@ -1,12 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
-import {
-  fromUnknown,
-  invalidRequest,
-  isA2AError,
-  type A2AError,
-  type ErrorMapping,
-} from '@switchyard/protocol';
+import { invalidRequest, isA2AError, type A2AError, type ErrorMapping } from '@switchyard/protocol';
 import { AdminError } from '../admin/admin-error.ts';
+import { toClientError } from './client-error.ts';
 import { restMediaType, sendJsonRpcError, sendRestError, type RestMediaType } from './error-replies.ts';
 import { stateOf } from './request-state.ts';
 
@@ -42,6 +37,8 @@ export function createErrorHandler({
     const error = fromHttpLayer(err);
     state.outcome = error.kind;
     if (error.kind === 'Internal') state.log.error({ err }, 'internal error');
+    else if (error.kind === 'Unavailable')
+      state.log.warn({ err }, 'request refused: a dependency is unavailable');
     else state.log.debug({ reason: error.reason, message: error.message }, 'request refused');
     if (error.kind === 'Unauthenticated')
       for (const challenge of challenges) res.append('WWW-Authenticate', challenge);
@@ -57,5 +54,5 @@ function fromHttpLayer(err: unknown): A2AError {
     if (typeof status === 'number' && status >= 400 && status < 500)
       return invalidRequest('Malformed request');
   }
-  return fromUnknown(err);
+  return toClientError(err);
 }

@@ -27,9 +27,10 @@ export function restMediaType(req: Request, configured: RestMediaType): RestMedi
 }
 
 /**
- * JSON-RPC replies are HTTP 200 (digest §4.1) except where the spec has no JSON-RPC code and the
- * failure belongs to HTTP: authentication (401), rate limits (429), body size (413) and the edge
- * errors of edge-error.ts.
+ * JSON-RPC replies are HTTP 200 (digest §4.1) except where the failure belongs to HTTP:
+ * authentication (401), rate limits (429), body size (413), a dependency that is temporarily away
+ * (503 with Retry-After, which HTTP clients' retry policies act on) and the edge errors of
+ * edge-error.ts.
  */
 export function jsonRpcHttpStatus(error: A2AError): number {
   const forced = forcedHttpStatus(error);
@@ -41,6 +42,8 @@ export function jsonRpcHttpStatus(error: A2AError): number {
       return 429;
     case 'PayloadTooLarge':
       return 413;
+    case 'Unavailable':
+      return 503;
     default:
       return 200;
   }

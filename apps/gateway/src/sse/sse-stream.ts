@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
-import { fromUnknown, type A2AError } from '@switchyard/protocol';
+import type { A2AError } from '@switchyard/protocol';
 import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
+import { toClientError } from '../http/client-error.ts';
 import type { StreamRegistry, StreamSlot } from './stream-registry.ts';
 
 /** How one binding frames stream items and a mid-stream error (digest §4.1, §4.2, §12 #16). */
@@ -119,8 +120,9 @@ class SseStream implements StreamSink {
   end(err?: unknown): void {
     if (this.#ended) return;
     if (err !== undefined) {
-      const error = fromUnknown(err);
-      if (error.kind === 'Internal') this.#options.log.log.error({ err }, 'stream failed');
+      const error = toClientError(err);
+      if (error.kind === 'Internal' || error.kind === 'Unavailable')
+        this.#options.log.log.error({ err }, 'stream failed');
       const name = this.#format.errorEvent;
       const data = JSON.stringify(this.#format.error(error));
       this.#write(`${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`);

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Agent } from '@switchyard/agents';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
 import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
@@ -44,7 +45,8 @@ export interface Harness {
   gateway: Gateway;
   worker: WorkerRuntime | undefined;
   /** Another gateway replica on the same database and Redis prefix. */
-  startGateway(env?: Record<string, string>): Promise<RunningGateway>;
+  /** `pool` gives the replica its own Postgres connections (through a proxy the test cuts, say). */
+  startGateway(env?: Record<string, string>, options?: { pool?: pg.Pool }): Promise<RunningGateway>;
   stop(): Promise<void>;
 }
 
@@ -73,7 +75,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const fixtures = await seedFixtures(admin);
   const gateways: RunningGateway[] = [];
 
-  const startGateway = async (env: Record<string, string> = {}): Promise<RunningGateway> => {
+  const startGateway = async (
+    env: Record<string, string> = {},
+    { pool = db.pool }: { pool?: pg.Pool } = {},
+  ): Promise<RunningGateway> => {
     const port = await freePort();
     const config = loadGatewayConfig({
       DATABASE_URL: db.url,
@@ -93,7 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...env,
     });
     const gateway = createGateway({
-      pool: db.pool,
+      pool,
       redis: redis.connect(),
       // As the processes run: hints, counters and rate limits on an auto-pipelined connection.
       commands: redis.connect(COMMANDS_CONNECTION_OPTIONS),

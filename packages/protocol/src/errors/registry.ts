@@ -181,10 +181,12 @@ export const ERROR_REGISTRY = {
     grpc: both('INVALID_ARGUMENT'),
     http: both(413),
   },
+  // Digest §5.3: a temporary failure is the Internal row's "503 + Retry-After" case, so JSON-RPC
+  // gives it InternalError's code; data.reason UNAVAILABLE tells it apart.
   Unavailable: {
     name: 'UnavailableError',
     reason: 'UNAVAILABLE',
-    jsonRpcCode: null,
+    jsonRpcCode: -32603,
     defaultMessage: 'Service unavailable',
     grpc: both('UNAVAILABLE'),
     http: both(503),
@@ -211,7 +213,8 @@ const byReason = new Map<string, ErrorKind>(ERROR_KINDS.map((k) => [ERROR_REGIST
 const byJsonRpcCode = new Map<number, ErrorKind>();
 for (const k of ERROR_KINDS) {
   const code = ERROR_REGISTRY[k].jsonRpcCode;
-  if (code !== null) byJsonRpcCode.set(code, k);
+  // Internal comes before Unavailable, which shares its code: a bare -32603 is Internal.
+  if (code !== null && !byJsonRpcCode.has(code)) byJsonRpcCode.set(code, k);
 }
 
 /** Reverse lookup by ErrorInfo `reason`. */

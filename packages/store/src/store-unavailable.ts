@@ -1,0 +1,53 @@
+/**
+ * SQLSTATEs of a server that cannot serve right now but may in a moment: connection exceptions
+ * (class 08), insufficient resources (class 53: too many connections, out of memory), an operator
+ * or crash shutdown and a server still starting (57P01-57P03), and a read-only server (25006: a
+ * primary that became a replica during a failover).
+ */
+const TRANSIENT_SQLSTATE = /^(08|53|57P0[1-3]$|25006$)/;
+
+/** Node's socket errors on the way to Postgres. */
+const TRANSIENT_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'SY_STATEMENT_TIMEOUT',
+]);
+
+/**
+ * What node-postgres throws without a code when a connection dies or the pool has none to give
+ * (`PG_CONNECT_TIMEOUT_MS`).
+ */
+const TRANSIENT_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+];
+
+/**
+ * Whether an error means Postgres could not be reached or could not serve just now (down,
+ * restarting, failing over, out of connections, or not answering), rather than that the request
+ * was wrong or the platform has a bug. Clients get Unavailable with Retry-After for these, which
+ * their retry policies act on, instead of a permanent-looking Internal error.
+ */
+export function isStoreUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, message, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET_CODES.has(code)))
+    return true;
+  if (typeof message === 'string' && TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
+  // A connection refused on every address of a host is an AggregateError of the attempts.
+  if (Array.isArray(errors) && errors.some((e) => isStoreUnavailable(e, depth + 1))) return true;
+  return isStoreUnavailable(cause, depth + 1);
+}

@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, freePort, type TestDatabase } from '@switchyard/testing';
+import { isStoreUnavailable, StatementTimeoutError } from '../src/index.ts';
+
+// Which failures the gateway answers as Unavailable (503 + Retry-After) rather than Internal: the
+// errors real Postgres and node-postgres raise when the server is away, not request or code bugs.
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const caught = async (work: () => Promise<unknown>): Promise<unknown> => {
+  try {
+    await work();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a failure');
+};
+
+describe('isStoreUnavailable', () => {
+  it('a refused connection is', async () => {
+    const url = new URL(db.url);
+    url.port = String(await freePort());
+    const client = new pg.Client({ connectionString: url.toString() });
+    expect(isStoreUnavailable(await caught(() => client.connect()))).toBe(true);
+  });
+
+  it('a connection the server terminated is (57P01), and so is the next query on it', async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    client.on('error', () => undefined);
+    await client.connect();
+    const {
+      rows: [me],
+    } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const killed = caught(() => client.query('SELECT pg_sleep(10)'));
+    await db.pool.query('SELECT pg_terminate_backend($1)', [me!.pid]);
+    const err = await killed;
+    expect(err).toMatchObject({ code: '57P01' });
+    expect(isStoreUnavailable(err)).toBe(true);
+    expect(isStoreUnavailable(await caught(() => client.query('SELECT 1')))).toBe(true);
+  });
+
+  it("a pool with no connection to give within its timeout is, and the client's statement timeout", async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 1, connectionTimeoutMillis: 50 });
+    const held = await pool.connect();
+    try {
+      expect(isStoreUnavailable(await caught(() => pool.query('SELECT 1')))).toBe(true);
+    } finally {
+      held.release();
+      await pool.end();
+    }
+    expect(isStoreUnavailable(new StatementTimeoutError(1000))).toBe(true);
+  });
+
+  it('a cause chain is followed', () => {
+    const outage = Object.assign(new Error('boom'), { code: '57P03' });
+    expect(isStoreUnavailable(new Error('wrapped', { cause: outage }))).toBe(true);
+    expect(isStoreUnavailable(new AggregateError([new Error('x'), outage]))).toBe(true);
+  });
+
+  it('a bad statement, a constraint violation or a plain bug is not', async () => {
+    expect(isStoreUnavailable(await caught(() => db.pool.query('SELEC 1')))).toBe(false);
+    expect(isStoreUnavailable(await caught(() => db.pool.query("SELECT 'x'::uuid")))).toBe(false);
+    expect(isStoreUnavailable(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe(
+      false,
+    );
+    expect(isStoreUnavailable(undefined)).toBe(false);
+    expect(isStoreUnavailable('Connection terminated')).toBe(false);
+  });
+});
