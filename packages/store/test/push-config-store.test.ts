@@ -66,6 +66,30 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
     expect(await loadPushConfigSecrets(env.db, env.secrets, tenant(), taskId, 'c1')).toBeNull();
   });
 
+  it('a config read and saved back (placeholders and all) keeps its secrets; new ones replace them', async () => {
+    const t = tenant();
+    const taskId = randomUUID();
+    const created = await push.createPushConfig(t, taskId, { id: 'rt', ...secretConfig });
+    const moved = { ...created, url: 'https://hooks.example/moved' };
+    expect(await push.createPushConfig(t, taskId, moved)).toEqual(moved);
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual({
+      ...secretConfig,
+      url: 'https://hooks.example/moved',
+    });
+    await push.createPushConfig(t, taskId, {
+      ...moved,
+      token: 'tok-new',
+      authentication: { scheme: 'Bearer', credentials: 'cred-new' },
+    });
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toMatchObject({
+      token: 'tok-new',
+      authentication: { scheme: 'Bearer', credentials: 'cred-new' },
+    });
+    // Saved back without them, the secrets go, as a config saved without a token has none.
+    await push.createPushConfig(t, taskId, { id: 'rt', url: moved.url });
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual({ url: moved.url });
+  });
+
   it('a config without secrets has no token or credentials keys', async () => {
     const t = tenant();
     const taskId = randomUUID();

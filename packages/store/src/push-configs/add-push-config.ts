@@ -6,7 +6,7 @@ import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { NewPushConfig } from '../task-store.ts';
 import { pushConfigValues } from './create-push-config.ts';
-import { toPushConfigView } from './push-config-view.ts';
+import { REDACTED, toPushConfigView } from './push-config-view.ts';
 
 /**
  * Webhooks one task may have (README "Limits"). Every event of a task is queued once per config,
@@ -86,10 +86,21 @@ export async function addPushConfig(
          OR (SELECT count(*) FROM push_configs WHERE tenant_id = ${tenantId} AND task_id = ${taskId})
             < ${maxPerTask}
       ON CONFLICT (tenant_id, task_id, id) DO UPDATE SET
-        url = excluded.url, token_enc = excluded.token_enc, auth_scheme = excluded.auth_scheme,
-        auth_credentials_enc = excluded.auth_credentials_enc, wire_version = excluded.wire_version
+        url = excluded.url, token_enc = ${keptIfRedacted(config.token, 'token_enc')},
+        auth_scheme = excluded.auth_scheme,
+        auth_credentials_enc = ${keptIfRedacted(config.authentication?.credentials, 'auth_credentials_enc')},
+        wire_version = excluded.wire_version
       RETURNING *`.execute(trx);
     return rows[0] ? toPushConfigView(rows[0]) : null;
   };
   return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/**
+ * A secret given back as the placeholder reads show (a client that read a config, changed its URL
+ * and saved it) keeps the stored secret, instead of becoming the placeholder itself and sending
+ * `Authorization: Bearer ********` from then on.
+ */
+function keptIfRedacted(given: string | undefined, column: 'token_enc' | 'auth_credentials_enc') {
+  return given === REDACTED ? sql.ref(`push_configs.${column}`) : sql.ref(`excluded.${column}`);
 }
