@@ -45,6 +45,20 @@ describe('a delivery (digest §8: POST one StreamResponse)', () => {
     expect((verified as { task: { id: string } }).task.id).toBe(task.taskId);
   });
 
+  it('a config id with characters no header may carry is percent-encoded in webhook-id, and delivered', async () => {
+    const { tenantId, webhookSecret } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, {
+      id: 'hook 日本\u0001',
+      url: `${suite.receiver.origin}/x`,
+    });
+    expect(await scope.pusher().deliverOnce()).toEqual([{ outcome: 'delivered', status: 204 }]);
+    const [req] = suite.receiver.requests;
+    expect(req!.headers['webhook-id']).toBe(`${task.taskId}.hook%20%E6%97%A5%E6%9C%AC%01.1`);
+    expect(() =>
+      new Webhook(webhookSecret).verify(req!.body, { ...req!.headers } as Record<string, string>),
+    ).not.toThrow();
+  });
+
   it('signs with the tenant secret only: another secret does not verify', async () => {
     const { tenantId } = await newTenant(suite.env);
     const other = await newTenant(suite.env);

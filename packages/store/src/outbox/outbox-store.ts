@@ -111,6 +111,13 @@ export interface OutboxStore {
   oldestPendingAgeMs(): Promise<number>;
 }
 
+/**
+ * The delivery's `webhook-id`, the same on every retry: `task.config.seq`. A config id is the
+ * client's and may hold any character, but a header value may not (undici refuses control
+ * characters, and bytes past ASCII go out as latin-1 while the signature covers UTF-8), so one
+ * with characters outside visible ASCII is percent-encoded; every other id appears as it is.
+ */
 export function deliveryIdOf(key: Pick<DeliveryKey, 'taskId' | 'configId' | 'seq'>): string {
-  return `${key.taskId}.${key.configId}.${key.seq}`;
+  const configId = /^[\x21-\x7e]*$/.test(key.configId) ? key.configId : encodeURIComponent(key.configId);
+  return `${key.taskId}.${configId}.${key.seq}`;
 }
