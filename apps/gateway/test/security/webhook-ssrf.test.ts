@@ -72,6 +72,11 @@ const FORBIDDEN = [
   'http://[::ffff:169.254.169.254]/hook',
   'http://[64:ff9b::7f00:1]/hook',
   'http://[ff02::1]/hook',
+  // the deprecated IPv4-compatible form ::a.b.c.d, and other space outside global unicast 2000::/3
+  'http://[::127.0.0.1]/hook',
+  'http://[::a9fe:a9fe]/hook',
+  'http://[100::1]/hook',
+  'http://[4000::1]/hook',
   // names that resolve to loopback (or to nothing)
   'http://localhost/hook',
   'http://LOCALHOST:8080/hook',
@@ -130,5 +135,10 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
       url: 'http://93.184.215.14:8443/hook',
     });
     expect(reply.ok).toBe(true);
+    const v6 = await client(binding).call('CreateTaskPushNotificationConfig', {
+      taskId: taskIds[binding],
+      url: 'http://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/hook',
+    });
+    expect(v6.ok).toBe(true);
   });
 });

@@ -31,6 +31,8 @@ function parseCidrs(cidrs: readonly string[]): Array<[ipaddr.IPv4 | ipaddr.IPv6,
   );
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /** True when `address` may be contacted under `policy`. */
 export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
   let ip = ipaddr.parse(address);
@@ -39,6 +41,10 @@ export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
   for (const [net, bits] of parseCidrs(policy.allowCidrs)) {
     if (net.kind() === ip.kind() && ip.match(net, bits)) return true;
   }
+  // ipaddr.js calls all of IPv6 outside its named special ranges unicast, including the
+  // deprecated IPv4-compatible ::a.b.c.d (::/96) and unassigned space; only global unicast
+  // (2000::/3) is public.
+  if (ip.kind() === 'ipv6' && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return false;
   return ip.range() === 'unicast';
 }
 
