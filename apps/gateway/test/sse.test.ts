@@ -77,6 +77,17 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(partsText(list[0]?.response?.message?.parts)).toBe('reply');
   });
 
+  it('§7.2 rule 13: returnImmediately has no effect on a stream (a Message reply is still one message)', async () => {
+    const list = events(
+      await agent('echo').stream('SendStreamingMessage', {
+        message: userMessage('reply'),
+        configuration: { returnImmediately: true },
+      }),
+    );
+    expect(list).toHaveLength(1);
+    expect(partsText(list[0]?.response?.message?.parts)).toBe('reply');
+  });
+
   it('§7.6 rules 28-29: SubscribeToTask sends the task snapshot first and closes at the terminal state', async () => {
     const id = await startSlow();
     const list = events(await agent('slow').stream('SubscribeToTask', { id }));

@@ -267,7 +267,13 @@ export class TaskService {
     trace: TraceCarrier,
     signal: AbortSignal,
   ): Promise<StreamStart> {
-    const accepted = await this.accept(caller, agent, request, trace);
+    // Digest §7.2 rule 13: returnImmediately has no effect on streaming calls, so it must not make
+    // the reply a Task either.
+    const { configuration } = request;
+    const streamed = configuration?.returnImmediately
+      ? { ...request, configuration: { ...configuration, returnImmediately: false } }
+      : request;
+    const accepted = await this.accept(caller, agent, streamed, trace);
     const windowMs =
       findBundledAgent(agent.executor)?.quickReplyWindowMs ?? this.deps.config.defaultQuickReplyMs;
     let record = await waitForRecord(
