@@ -134,9 +134,10 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     expect(reply.status).toBe(415);
   });
 
-  it('GET on the JSON-RPC endpoint is 405', async () => {
+  it('GET on the JSON-RPC endpoint is 405, with Allow: POST', async () => {
     const reply = await send('GET', rpcUrl, { key: key() });
     expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('POST');
     expect(reply.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32601 } });
   });
 });
@@ -258,8 +259,16 @@ describe('HTTP+JSON bad input (digest §4.2, §5.4)', () => {
         },
       });
     }
-    expect((await rest('DELETE', '/tasks')).status).toBe(405);
-    expect((await rest('GET', '/message:send')).status).toBe(405);
+    const wrongVerb = await rest('DELETE', '/tasks');
+    expect(wrongVerb.status).toBe(405);
+    // RFC 9110 §15.5.6: a 405 names the verbs the path does take.
+    expect(wrongVerb.headers.get('allow')).toBe('GET');
+    const onSend = await rest('GET', '/message:send');
+    expect(onSend.status).toBe(405);
+    expect(onSend.headers.get('allow')).toBe('POST');
+    expect((await rest('PUT', `/tasks/${randomUUID()}/pushNotificationConfigs/x`)).headers.get('allow')).toBe(
+      'GET, DELETE',
+    );
   });
 
   it('an unknown task is 404 NOT_FOUND with reason TASK_NOT_FOUND', async () => {

@@ -27,7 +27,7 @@ export function agentRouter(guard: A2AGuardDeps, deps: BindingDeps): Router {
   );
   router.all('/rpc', (req) => {
     stateOf(req).binding = 'jsonrpc';
-    throw methodNotAllowed(req.method);
+    throw methodNotAllowed(req.method, ['POST']);
   });
   router.use('/rest', framingGuard('rest'), a2aGuard('rest', guard), restHandler(deps));
   return router;

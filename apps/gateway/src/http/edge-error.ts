@@ -9,6 +9,8 @@ import { A2AError, type GrpcStatusName } from '@switchyard/protocol';
 interface EdgeStatus {
   http: number;
   grpc: GrpcStatusName | undefined;
+  /** A 405's `Allow` header (RFC 9110 §15.5.6: the verbs the path does take). */
+  allow?: readonly string[];
 }
 
 const forced = new WeakMap<A2AError, EdgeStatus>();
@@ -20,6 +22,11 @@ export function withHttpStatus(error: A2AError, http: number, grpc?: GrpcStatusN
 
 export function forcedHttpStatus(error: A2AError): number | undefined {
   return forced.get(error)?.http;
+}
+
+/** The verbs a path takes, for the `Allow` header of a 405. */
+export function allowedMethods(error: A2AError): readonly string[] | undefined {
+  return forced.get(error)?.allow;
 }
 
 /** The google.rpc `status` of an HTTP+JSON reply, when the edge fixed it (else the registry's). */
@@ -56,9 +63,8 @@ export function unknownRoute(): A2AError {
   return withHttpStatus(new A2AError('MethodNotFound', { message: 'No such route' }), 404, 'NOT_FOUND');
 }
 
-export function methodNotAllowed(method: string): A2AError {
-  return withHttpStatus(
-    new A2AError('MethodNotFound', { message: `Method ${method} not allowed on this path` }),
-    405,
-  );
+export function methodNotAllowed(method: string, allow: readonly string[]): A2AError {
+  const error = new A2AError('MethodNotFound', { message: `Method ${method} not allowed on this path` });
+  forced.set(error, { http: 405, grpc: undefined, allow });
+  return error;
 }

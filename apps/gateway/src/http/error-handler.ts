@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from 'express';
 import { invalidRequest, isA2AError, type A2AError, type ErrorMapping } from '@switchyard/protocol';
 import { AdminError } from '../admin/admin-error.ts';
 import { toClientError } from './client-error.ts';
+import { allowedMethods } from './edge-error.ts';
 import { restMediaType, sendJsonRpcError, sendRestError, type RestMediaType } from './error-replies.ts';
 import { stateOf } from './request-state.ts';
 
@@ -42,6 +43,8 @@ export function createErrorHandler({
     else state.log.debug({ reason: error.reason, message: error.message }, 'request refused');
     if (error.kind === 'Unauthenticated')
       for (const challenge of challenges) res.append('WWW-Authenticate', challenge);
+    const allow = allowedMethods(error);
+    if (allow) res.set('Allow', allow.join(', '));
     if (state.binding === 'jsonrpc') sendJsonRpcError(res, error, state.jsonRpcId, state.protocolVersion);
     else sendRestError(res, error, mapping, restMediaType(req, mediaType));
   };

@@ -39,7 +39,7 @@ function matchOperation(method: string, s: string[]): RestOperation {
   const route = (allowed: Record<string, RestOperation>): RestOperation => {
     const found = allowed[method];
     if (found) return found;
-    throw methodNotAllowed(method);
+    throw methodNotAllowed(method, Object.keys(allowed));
   };
   const [a, b, c, d, ...rest] = s;
   if (rest.length > 0 || a === undefined) throw unknownRoute();
