@@ -185,7 +185,9 @@ describe('§4.2 GET /tasks/{taskId}/pushNotificationConfigs query', () => {
       pageToken: 'n',
     });
   });
-  it('pageSize above 100 is InvalidParams', () =>
-    expectViolation(() => parseListPushConfigsQuery('t1', { pageSize: '101' }), 'pageSize'));
+  it('pageSize above 100 is served as 100; a negative one is InvalidParams', () => {
+    expect(parseListPushConfigsQuery('t1', { pageSize: '500' })).toEqual({ taskId: 't1', pageSize: 100 });
+    expectViolation(() => parseListPushConfigsQuery('t1', { pageSize: '-1' }), 'pageSize');
+  });
   it('validates the path taskId', () => expectViolation(() => parseListPushConfigsQuery('', {}), 'taskId'));
 });

@@ -90,7 +90,10 @@ describe('ListTaskPushNotificationConfigs params (§2.4)', () => {
     }));
   it('pageSize 0 is the proto default of this plain int32, so unset', () =>
     expect(list({ taskId: 't', pageSize: 0 })).toEqual({ taskId: 't' }));
-  it.each([-1, 101, 1000, 2.5])('pageSize %j is InvalidParams', (pageSize) => {
-    expectViolation(() => list({ taskId: 't', pageSize }), 'pageSize', /between 1 and 100|integer/);
+  it.each([101, 1000, 2 ** 31 - 1])('pageSize %j (no maximum in the spec) is served as 100', (pageSize) =>
+    expect(list({ taskId: 't', pageSize })).toEqual({ taskId: 't', pageSize: 100 }),
+  );
+  it.each([-1, 2.5, 2 ** 31])('pageSize %j is InvalidParams', (pageSize) => {
+    expectViolation(() => list({ taskId: 't', pageSize }), 'pageSize', /integer/);
   });
 });

@@ -24,8 +24,16 @@ export type RequestSchemas = { [M in A2AMethod]: z.ZodType<A2AMethodRequest[M]> 
 const listTasksPageSize = () => int32(1, 100).optional();
 
 // ListTaskPushNotificationConfigs.pageSize is a plain int32: 0 is its default and means "unset".
+// The spec states no maximum for it (the 1-100 range is ListTasks'), so a larger page is served
+// as the largest this server gives (AIP-158: clamp, don't refuse); a negative one is still wrong.
+const MAX_PUSH_CONFIGS_PAGE = 100;
 const pushConfigsPageSize = () =>
-  z.preprocess((v) => (v === 0 || v === '0' ? undefined : v), int32(1, 100).optional());
+  z.preprocess(
+    (v) => (v === 0 || v === '0' ? undefined : v),
+    int32(1)
+      .transform((n) => Math.min(n, MAX_PUSH_CONFIGS_PAGE))
+      .optional(),
+  );
 
 // historyLength: negative is InvalidParams (digest §7.3).
 const historyLength = () => int32(0).optional();
