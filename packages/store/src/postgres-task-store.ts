@@ -22,6 +22,7 @@ import type {
   NewPushConfig,
 } from './task-store.ts';
 import { changeTask } from './tasks/change-task.ts';
+import { retryIfPushConfigVanished } from './tasks/vanished-push-config.ts';
 import { PushConfigLimitError } from './errors.ts';
 import { addPushConfig, DEFAULT_MAX_PUSH_CONFIGS_PER_TASK } from './push-configs/add-push-config.ts';
 import { endRunBatch, isRunEnding, runEndingBatchKey } from './tasks/end-runs.ts';
@@ -87,7 +88,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#claim = coalescedStatements(
       claimBatchKey,
       (inputs) => claimTasks(db, inputs),
-      async (input) => (await claimTasks(db, [input]))[0] ?? null,
+      async (input) => (await retryIfPushConfigVanished(() => claimTasks(db, [input])))[0] ?? null,
       MAX_BATCH,
     );
     this.#create = coalescedStatements(
@@ -99,7 +100,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#endRun = coalescedStatements(
       runEndingBatchKey,
       (inputs) => endRunBatch(db, inputs),
-      (input) => changeTask(db, input),
+      (input) => retryIfPushConfigVanished(() => changeTask(db, input)),
       MAX_BATCH,
     );
   }
@@ -109,19 +110,23 @@ export class PostgresTaskStore implements TaskStore {
   }
   changeTask(input: ChangeTaskInput): Promise<TaskRecord> {
     if (input.registerPushConfig) return this.#changeRegistering(input, input.registerPushConfig);
-    return isRunEnding(input) ? this.#endRun(input) : changeTask(this.#db, input);
+    return isRunEnding(input)
+      ? this.#endRun(input)
+      : retryIfPushConfigVanished(() => changeTask(this.#db, input));
   }
   /** The webhook and the change in one transaction (ChangeTaskInput.registerPushConfig). */
   #changeRegistering(input: ChangeTaskInput, config: NewPushConfig): Promise<TaskRecord> {
     const max = this.#maxPushConfigsPerTask;
-    return this.#db.transaction().execute(async (trx) => {
-      const { tenantId, taskId } = input;
-      const registered = await addPushConfig(trx, this.#secrets, tenantId, taskId, config, max, {
-        keepExisting: true,
-      });
-      if (!registered) throw new PushConfigLimitError(taskId, max);
-      return changeTask(trx, input);
-    });
+    return retryIfPushConfigVanished(() =>
+      this.#db.transaction().execute(async (trx) => {
+        const { tenantId, taskId } = input;
+        const registered = await addPushConfig(trx, this.#secrets, tenantId, taskId, config, max, {
+          keepExisting: true,
+        });
+        if (!registered) throw new PushConfigLimitError(taskId, max);
+        return changeTask(trx, input);
+      }),
+    );
   }
   getTaskRecord(tenantId: string, taskId: string): Promise<TaskRecord | null> {
     return getTaskRecord(this.#db, tenantId, taskId);
@@ -161,7 +166,7 @@ export class PostgresTaskStore implements TaskStore {
     return findDispatchable(this.#db, minAgeMs, limit);
   }
   recoverLapsedLease(input: RecoverLapsedLeaseInput): Promise<RecoverOutcome> {
-    return recoverLapsedLease(this.#db, input);
+    return retryIfPushConfigVanished(() => recoverLapsedLease(this.#db, input));
   }
   readEvents(tenantId: string, taskId: string, afterSeq: number, limit?: number): Promise<StoredEvent[]> {
     return readEvents(this.#db, tenantId, taskId, afterSeq, limit);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@switchyard/testing';
 import { InvalidPageTokenError } from '../src/errors.ts';
 import { PostgresPushConfigStore } from '../src/postgres-push-config-store.ts';
 import { loadPushConfigSecrets } from '../src/push-configs/load-push-config-secrets.ts';
@@ -8,6 +9,7 @@ import { REDACTED } from '../src/push-configs/push-config-view.ts';
 import {
   createdTask,
   deliverySeqs,
+  eventSeqs,
   newTask,
   openTaskTestEnv,
   statusEvent,
@@ -179,5 +181,42 @@ describe('list, delete and tenant scope', () => {
       nextPageToken: '',
     });
     expect(await push.deletePushConfig(t, 'nope', 'c1')).toBe(false);
+  });
+});
+
+describe('a config deleted while a write queues its delivery', () => {
+  it('the write goes through without it (no foreign-key failure), and nothing is queued for it', async () => {
+    const t = tenant();
+    const task = await createdTask(
+      env.store,
+      newTask(t, { pushConfig: { id: 'gone', url: 'https://hooks.example/gone' } }),
+    );
+    // The delete holds the config's row, uncommitted, while the change starts: the change's
+    // snapshot still sees the config, queues a delivery for it, and its foreign-key check waits.
+    const deleter = await env.testDb.pool.connect();
+    try {
+      await deleter.query('BEGIN');
+      await deleter.query('DELETE FROM push_configs WHERE tenant_id = $1 AND task_id = $2', [t, task.id]);
+      const change = env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 1,
+        patch: { state: TaskState.WORKING },
+        event: statusEvent(task, TaskState.WORKING),
+      });
+      await waitFor(async () => {
+        const { rows } = await env.testDb.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%push_deliveries%'`,
+        );
+        return rows[0]!.n > 0;
+      });
+      await deleter.query('COMMIT');
+      expect((await change).version).toBe(2);
+    } finally {
+      deleter.release();
+    }
+    expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2]);
+    expect(await deliverySeqs(env.db, t, task.id)).toEqual([]);
   });
 });
