@@ -44,6 +44,7 @@ async function serve(
   options: {
     heartbeatMs?: number;
     maxBufferBytes?: number;
+    drainTimeoutMs?: number;
     registry?: StreamRegistry;
     onEnd?: () => void;
     format?: SseFormat;
@@ -55,6 +56,7 @@ async function serve(
     streamSse(res, make(), options.format ?? restSseFormat('v1.0.1'), {
       heartbeatMs: options.heartbeatMs ?? 60_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,
+      ...(options.drainTimeoutMs ? { drainTimeoutMs: options.drainTimeoutMs } : {}),
       registry,
       slot: registry.reserve({ tenantId: 'acme', credentialId: 'key:k1' }),
       log: { log: silentLogger() },
@@ -195,6 +197,58 @@ describe('streamSse', () => {
     socket.pause(); // never read
     await waitFor(() => stopped, { what: 'the slow consumer to be cut off' });
     expect(produced).toBeLessThan(10_000);
+    socket.destroy();
+  });
+
+  it('a burst far larger than the buffer limit reaches a client that reads it: the engine waits for drains', async () => {
+    const big = 'b'.repeat(16 * 1024);
+    let resumes = 0;
+    const { url } = await serve(
+      () =>
+        opened(item(0), (sink) => {
+          let next = 1;
+          // As the engine's follower does: push until the sink says no, go on when it resumes.
+          const pump = (): void => {
+            while (next <= 300) {
+              const more = sink.item(item(next, big), () => (resumes++, pump()));
+              if (next++ === 300) return sink.end();
+              if (more === false) return;
+            }
+          };
+          setImmediate(pump);
+          return () => undefined;
+        }),
+      { maxBufferBytes: 64 * 1024 },
+    );
+    const text = await (await fetch(url)).text();
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual(Array.from({ length: 301 }, (_, i) => i));
+    expect(text).not.toContain('slow consumer');
+    expect(resumes).toBeGreaterThan(0);
+  });
+
+  it('a client that reads nothing while events wait for a drain is cut after the drain timeout', async () => {
+    let stopped = false;
+    let produced = 0;
+    const big = 'w'.repeat(64 * 1024);
+    const { port } = await serve(
+      () =>
+        opened(item(0), (sink) => {
+          const pump = (): void => {
+            while (!stopped && sink.item(item(++produced, big), pump) !== false);
+          };
+          setImmediate(pump);
+          return () => (stopped = true);
+        }),
+      { maxBufferBytes: 1024 * 1024, drainTimeoutMs: 200 },
+    );
+    const socket = net.connect(port, '127.0.0.1');
+    socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    socket.pause(); // never read
+    await waitFor(() => stopped, { what: 'the stream to be cut after the drain timeout' });
+    // It stopped at the first full buffer (after what the kernel's socket buffers took), and no
+    // more events were made while it waited.
+    expect(produced).toBeLessThan(200);
     socket.destroy();
   });
 

@@ -69,6 +69,44 @@ describe('TaskEventFollower', () => {
     follower.close();
   });
 
+  it('hints that come while paused are not held (the log is read on resume): a slow client costs no memory', async () => {
+    const { hub, emit } = fakeHub();
+    const log = events(2);
+    const readsAfter: number[] = [];
+    const got: number[] = [];
+    let open = false;
+    const follower = new TaskEventFollower(
+      {
+        hub,
+        readEvents: async (_t, _id, after, limit) => {
+          readsAfter.push(after);
+          return log.filter((e) => e.seq > after).slice(0, limit);
+        },
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 0,
+        pollIntervalMs: 60_000,
+      },
+      { event: (e) => (got.push(e.seq), open), failed: () => undefined },
+    ).start();
+    await tick();
+    expect(got).toEqual([1]); // paused after the first
+    for (let seq = 3; seq <= 1000; seq++) {
+      log.push({ seq, payload: working });
+      emit({ tenantId: 't', taskId: 'x', seq, state: TaskState.WORKING, payload: working });
+    }
+    await tick();
+    expect(got).toEqual([1]);
+    expect(readsAfter).toEqual([0]);
+    open = true;
+    follower.resume();
+    for (let i = 0; i < 5 && got.length < 1000; i++) await tick();
+    expect(got).toEqual(log.map((e) => e.seq));
+    // Event 2 from the first read, then the rest from the log, not from 998 held hints.
+    expect(readsAfter).toEqual([0, 2, 502]);
+    follower.close();
+  });
+
   it('close() lets go of the hint and stops delivering, even mid-read', async () => {
     const { hub, emit, watchers } = fakeHub();
     let release: (events: FeedEvent[]) => void = () => undefined;

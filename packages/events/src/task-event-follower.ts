@@ -127,6 +127,12 @@ export class TaskEventFollower {
 
   #onHint(hint: TaskHint | 'resync'): void {
     if (this.#closed || (hint !== 'resync' && hint.seq <= this.#last)) return;
+    // A paused sink's events are read from the log when it resumes: holding every hint's payload
+    // meanwhile would buffer without bound for a client that reads slowly.
+    if (this.#paused) {
+      this.#dirty = true;
+      return;
+    }
     // Use a payload only when it continues what we hold; anything else is read from the log. A
     // hint whose events are all inlined needs no read: reading anyway cost one log read per event
     // per open stream.

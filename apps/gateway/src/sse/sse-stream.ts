@@ -21,6 +21,11 @@ export interface SseOptions {
   heartbeatMs: number;
   /** Unread bytes a client may leave before the stream is cut (slow consumer). */
   maxBufferBytes: number;
+  /**
+   * How long the stream waits for a client whose socket buffer is full to read it: its events
+   * wait in the log meanwhile, and one that reads nothing for this long is cut (slow consumer).
+   */
+  drainTimeoutMs?: number;
   /** Ends the stream at shutdown, also one that starts after shutdown began (StreamRegistry.add). */
   registry: StreamRegistry;
   /** The stream's slot, from `registry.reserve`: a revocation of its owner ends the stream. */
@@ -30,6 +35,8 @@ export interface SseOptions {
   /** Called once when the stream has ended, however it ended (the stream's slot goes back). */
   onEnd: () => void;
 }
+
+const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -80,6 +87,9 @@ class SseStream implements StreamSink {
   #stopFollowing: (() => void) | undefined;
   #stopHeartbeat: (() => void) | undefined;
   #unregister: (() => void) | undefined;
+  /** Set while the client's buffer is full: what lets the engine deliver again once it drains. */
+  #resume: (() => void) | undefined;
+  #drainTimer: NodeJS.Timeout | undefined;
 
   constructor(res: Response, format: SseFormat, options: SseOptions) {
     this.#res = res;
@@ -111,10 +121,35 @@ class SseStream implements StreamSink {
     else this.#stopFollowing = stop;
   }
 
-  item(item: StreamItem): void {
-    if (this.#ended) return;
-    this.#write(`id: ${item.seq}\ndata: ${this.#format.itemJson(item)}\n\n`);
+  /**
+   * Writes one event. False when the client's socket buffer is full: the engine then holds the
+   * task's later events (they wait in the log, not in this process) until the client drains it
+   * and `resume` is called. A catch-up read of hundreds of events thus goes out as fast as the
+   * client reads, instead of piling up in memory and tripping the slow-consumer limit.
+   */
+  item(item: StreamItem, resume?: () => void): boolean {
+    if (this.#ended) return false;
+    const flowing = this.#write(`id: ${item.seq}\ndata: ${this.#format.itemJson(item)}\n\n`);
     this.#options.registry.sent();
+    if (flowing || this.#ended || !resume) return !this.#ended;
+    this.#awaitDrain(resume);
+    return false;
+  }
+
+  #awaitDrain(resume: () => void): void {
+    const waiting = this.#resume !== undefined;
+    this.#resume = resume;
+    if (waiting) return;
+    this.#drainTimer = setTimeout(
+      () => this.#tooSlow(this.#res),
+      this.#options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    ).unref();
+    this.#res.once('drain', () => {
+      clearTimeout(this.#drainTimer);
+      const go = this.#resume;
+      this.#resume = undefined;
+      if (!this.#ended) go?.();
+    });
   }
 
   end(err?: unknown): void {
@@ -130,34 +165,39 @@ class SseStream implements StreamSink {
     this.#close();
   }
 
-  #write(chunk: string): void {
+  /** Writes a chunk; false when the client's socket buffer is full (or the stream was cut). */
+  #write(chunk: string): boolean {
     const res = this.#res;
-    if (this.#ended || res.writableEnded) return;
+    if (this.#ended || res.writableEnded) return false;
+    if (res.write(chunk)) return true;
     const max = this.#options.maxBufferBytes;
     // What the client left unread before this event counts, not the event itself: a snapshot of
     // a task with large artifacts may exceed the limit alone, and cutting the stream right after
-    // it would punish a client that reads perfectly well.
-    if (
-      !res.write(chunk) &&
-      res.writableLength > max &&
-      res.writableLength - Buffer.byteLength(chunk) > max
-    ) {
-      this.#options.log.log.warn(
-        { bufferedBytes: res.writableLength },
-        'SSE client too slow; closing its stream',
-      );
-      this.#close('slow consumer');
-      // A client that reads nothing at all would hold the buffer forever.
-      setTimeout(() => {
-        if (!res.writableFinished) res.destroy();
-      }, 5000).unref();
-    }
+    // it would punish a client that reads perfectly well. (Events wait for a drain, so this is
+    // the backstop for writes that do not: the snapshot, a final error, keep-alives.)
+    if (res.writableLength > max && res.writableLength - Buffer.byteLength(chunk) > max) this.#tooSlow(res);
+    return false;
+  }
+
+  #tooSlow(res: Response): void {
+    if (this.#ended) return;
+    this.#options.log.log.warn(
+      { bufferedBytes: res.writableLength },
+      'SSE client too slow; closing its stream',
+    );
+    this.#close('slow consumer');
+    // A client that reads nothing at all would hold the buffer forever.
+    setTimeout(() => {
+      if (!res.writableFinished) res.destroy();
+    }, 5000).unref();
   }
 
   /** Ends the stream once, however it ended, with an optional final comment. */
   #close(comment?: string): void {
     if (this.#ended) return;
     this.#ended = true;
+    clearTimeout(this.#drainTimer);
+    this.#resume = undefined;
     this.#stopFollowing?.();
     this.#stopHeartbeat?.();
     this.#unregister?.();

@@ -42,7 +42,13 @@ export async function consistentSnapshot(
 
 /** Where a stream's events go after its first item. */
 export interface StreamSink {
-  item(item: StreamItem): void;
+  /**
+   * The next item. A sink that cannot take more now (its client's buffer is full) returns false
+   * and calls `resume` once it can: until then no later event is read or pushed, so a slow client
+   * costs no memory here. Items that are not events (a snapshot standing in for pruned ones) come
+   * without `resume`.
+   */
+  item(item: StreamItem, resume?: () => void): boolean | void;
   /**
    * The stream is over: the task reached a state that closes it, or (with `err`) its log could not
    * be read. Called once, and never after the stop function `follow` returned was called.
@@ -89,6 +95,8 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
       let stopped = false;
       let follower: TaskEventFollower | undefined;
       const followFrom = (afterSeq: number, lastSeq?: number) => {
+        // One per follower, not one per event: called only after the sink said it is full.
+        const resume = () => current.resume();
         const current = new TaskEventFollower(
           {
             hub: deps.hub,
@@ -103,9 +111,9 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
           },
           {
             event({ seq, payload }) {
-              sink.item({ seq, response: payload });
+              const more = sink.item({ seq, response: payload }, resume);
               // A final log's last event is the terminal one; its seq ends the stream regardless.
-              if (!closesAfter(payload, deps) && seq !== lastSeq) return true;
+              if (!closesAfter(payload, deps) && seq !== lastSeq) return more !== false;
               current.close();
               sink.end();
               return false;
