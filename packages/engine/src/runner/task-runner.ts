@@ -42,13 +42,21 @@ export class TaskRunner {
    */
   private draining = false;
   private readonly heldBack: Dispatch[] = [];
+  /**
+   * Runs still waiting for their claim: not yet active, but a drain must wait for them too (a
+   * claim held up behind a batch or a slow Postgres would otherwise start its agent after the
+   * grace period was judged over).
+   */
+  private claiming = 0;
+  /** Set by stopAll('shutdown'): a claim that comes back after it hands its task back at once. */
+  private handingBack = false;
 
   constructor(deps: RunnerDeps) {
     this.deps = deps;
   }
 
   get activeCount(): number {
-    return this.active.size;
+    return this.active.size + this.claiming;
   }
 
   run(job: RunTaskJob): Promise<void> {
@@ -81,6 +89,7 @@ export class TaskRunner {
       return;
     }
     let claim: ClaimResult | null;
+    this.claiming++;
     try {
       claim = await store.claimTask({
         tenantId: job.tenantId,
@@ -89,12 +98,19 @@ export class TaskRunner {
         leaseMs: config.leaseMs,
       });
     } finally {
+      this.claiming--;
       // The dispatch left the queue, claimed or not. Issued after the claim, in the same turn as
       // the claim's hint, so both go to Redis in one pipelined write (one socket write less per
       // task); not awaited, since only fairness reads the counter.
       void this.deps.onStarted?.(job.tenantId).catch(() => undefined);
     }
     if (!claim) return this.deferIfEarly(job);
+    // The grace period ended while this claim was in flight: the agent must not start now. (The
+    // claim's WORKING event is committed; its hint goes out as for any run.)
+    if (this.handingBack) {
+      if (claim.movedToWorking) void this.deps.writer.announce(claim.task);
+      return this.handBack(claim.task);
+    }
     const key = `${job.tenantId}/${job.taskId}`;
     let finish!: () => void;
     const done = new Promise<void>((r) => (finish = r));
@@ -140,6 +156,7 @@ export class TaskRunner {
 
   /** Stops every active run with `reason` and waits for each to settle. */
   async stopAll(reason: StopReason): Promise<void> {
+    if (reason === 'shutdown') this.handingBack = true;
     const runs = [...this.active.values()];
     for (const run of runs) run.stop(reason);
     await Promise.all(runs.map((r) => r.done));
@@ -148,13 +165,13 @@ export class TaskRunner {
   /** Resolves when no run is active, or after `timeoutMs`. */
   async idle(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (this.active.size > 0 && Date.now() < deadline) {
+    while (this.activeCount > 0 && Date.now() < deadline) {
       await Promise.race([
         Promise.all([...this.active.values()].map((r) => r.done)),
         new Promise((r) => setTimeout(r, 100)),
       ]);
     }
-    return this.active.size === 0;
+    return this.activeCount === 0;
   }
 
   private async execute(
@@ -202,6 +219,14 @@ export class TaskRunner {
       }
       const run = { signal: controller.signal, stop };
       prepared = { agent, ctx: buildRunContext(deps, claim, registration, run, log) };
+    } catch (err) {
+      // The agent could not be looked up or set up (the agent directory unreachable, say). The
+      // task must not sit leased to a run that never starts until the lease lapses: it is retried
+      // with backoff like an agent error, and fails after the last attempt.
+      log.warn({ err }, 'could not start the agent');
+      stopLease();
+      await this.retryOrFail(claim.task, 'could not start the agent', log);
+      return;
     } finally {
       if (!prepared) stopLease();
     }
@@ -248,8 +273,8 @@ export class TaskRunner {
       ctx.close(reason === 'canceled' ? 'canceled' : 'lease-lost');
       log.info({ reason }, 'agent run stopped');
     }
-    if (reason === 'shutdown' && !ctx.ended) await this.handBack(ctx);
-    else if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx);
+    if (reason === 'shutdown' && !ctx.ended) await this.handBack(ctx.current);
+    else if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx.current);
   }
 
   /** Quick-reply window elapsed: the request becomes a visible Task (ARCHITECTURE.md §5). */
@@ -380,8 +405,7 @@ export class TaskRunner {
   }
 
   /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */
-  private async handBack(ctx: RunContext): Promise<void> {
-    const record = ctx.current;
+  private async handBack(record: ClaimResult['task']): Promise<void> {
     const released = await this.deps.store.releaseLease({
       tenantId: record.tenantId,
       taskId: record.id,

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '@switchyard/agents';
+import type { Dispatch } from '@switchyard/queue';
+import { TaskState } from '@switchyard/protocol';
+import type { TaskStore } from '@switchyard/store';
+import { TaskRunner, TaskWriter } from '../src/index.ts';
+import { silentLogger } from '@switchyard/telemetry';
+import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+
+// Found in review: two ways a run could end between its claim and its agent's start with the task
+// left leased to nobody (or run after shutdown gave up on it).
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform({ leaseMs: 30_000, retryBaseMs: 10 });
+});
+afterAll(() => p.close());
+
+async function queuedTask(): Promise<string> {
+  const sent = await p.service.send(alice, await p.agent('echo'), {
+    message: userMessage('hello'),
+    configuration: { returnImmediately: true },
+  });
+  if (!('task' in sent)) throw new Error('expected a task');
+  return sent.task.id;
+}
+
+function runner(options: { store?: TaskStore; findAgent: (executor: string) => Agent | undefined }) {
+  const store = options.store ?? p.store;
+  const dispatched: Dispatch[] = [];
+  const runner = new TaskRunner({
+    store,
+    writer: new TaskWriter({
+      store,
+      hints: { publish: async () => undefined, publishPushDue: async () => undefined },
+      log: silentLogger(),
+    }),
+    dispatcher: { enqueue: async (d) => void dispatched.push(d) },
+    hub: { watch: () => () => undefined },
+    agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
+    findAgent: options.findAgent,
+    config: p.config,
+    workerId: 'edges',
+    log: silentLogger(),
+  });
+  return { runner, dispatched };
+}
+
+const echo = (): Agent => ({
+  executor: 'echo',
+  card: { name: 'echo' } as Agent['card'],
+  async execute(ctx) {
+    await ctx.complete();
+  },
+});
+
+describe('a run that cannot start its agent', () => {
+  it('is retried with backoff, not left leased until the lease lapses', async () => {
+    const taskId = await queuedTask();
+    let lookups = 0;
+    const { runner: r, dispatched } = runner({
+      findAgent: () => {
+        if (++lookups === 1) throw new Error('agent directory unreachable');
+        return echo();
+      },
+    });
+    await r.run({ tenantId: 'acme', taskId });
+    const after = (await p.store.getTaskRecord('acme', taskId))!;
+    expect(after.leaseOwner).toBeNull();
+    expect(after.attempts).toBe(1);
+    expect(after.lastError).toBe('could not start the agent');
+    expect(dispatched).toMatchObject([{ taskId, runAfter: expect.any(Date) }]);
+    // The retry (due after the backoff) runs the agent.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await r.run({ tenantId: 'acme', taskId });
+    expect((await p.store.getTaskRecord('acme', taskId))!.state).toBe(TaskState.COMPLETED);
+  });
+});
+
+describe('a claim still in flight when the worker drains', () => {
+  it('is waited for, and once the grace period is over its task is handed back, its agent never started', async () => {
+    const taskId = await queuedTask();
+    let releaseClaim!: () => void;
+    const claimHeld = new Promise<void>((resolve) => (releaseClaim = resolve));
+    const slowClaims = new Proxy(p.store, {
+      get(target, prop, receiver) {
+        if (prop === 'claimTask')
+          return async (...args: Parameters<TaskStore['claimTask']>) => {
+            await claimHeld;
+            return target.claimTask(...args);
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    let started = 0;
+    const { runner: r, dispatched } = runner({
+      store: slowClaims,
+      findAgent: () => ({ ...echo(), execute: async () => void started++ }),
+    });
+    const run = r.run({ tenantId: 'acme', taskId });
+    await new Promise((resolve) => setImmediate(resolve));
+    r.beginDrain();
+    expect(await r.idle(100)).toBe(false); // the claim in flight counts
+    await r.stopAll('shutdown');
+    releaseClaim();
+    await run;
+    expect(started).toBe(0);
+    const after = (await p.store.getTaskRecord('acme', taskId))!;
+    expect(after.leaseOwner).toBeNull();
+    expect(after.attempts).toBe(0); // handed back: the attempt is refunded
+    // Held back until the queue consumer has closed, then dispatched again.
+    expect(dispatched).toEqual([]);
+    await r.releaseHeldBack();
+    expect(dispatched).toMatchObject([{ taskId }]);
+  });
+});
