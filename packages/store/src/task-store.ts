@@ -123,8 +123,12 @@ export interface TaskPatch {
   lastError?: string | null;
   /** Clears lease_owner/lease_expires_at (used when a worker finishes or is interrupted). */
   clearLease?: boolean;
-  /** Sets run_after (dispatch not before). */
-  runAfter?: Date;
+  /**
+   * Sets run_after (dispatch not before) to this many ms after the database's now(): the claim
+   * compares run_after with Postgres's clock, so a writer whose clock runs ahead must not set it
+   * from its own (its continuation would wait for the difference, its retries be stretched by it).
+   */
+  runAfterMs?: number;
   /**
    * A new run generation (a continuation after input or auth): attempts count again from zero, so
    * a long conversation is not failed by the retry limit of its earlier runs.

@@ -90,7 +90,7 @@ describe('claims in batches (group commit of one worker’s concurrent claims)',
       tenantId: t,
       taskId: later.id,
       expectedVersion: 1,
-      patch: { runAfter: new Date(Date.now() + 3_600_000) },
+      patch: { runAfterMs: 3_600_000 },
       event: statusEvent(later, TaskState.SUBMITTED),
     });
     const ids = [free.id, held.id, lapsed.id, done.id, later.id, crypto.randomUUID(), 'not-a-uuid'];

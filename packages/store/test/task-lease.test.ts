@@ -1,5 +1,5 @@
 import { TaskState } from '@switchyard/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
 import { ConflictError } from '../src/errors.ts';
 import { changeTask } from '../src/tasks/change-task.ts';
@@ -127,7 +127,7 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
       tenantId: t,
       taskId: later.id,
       expectedVersion: 1,
-      patch: { runAfter: new Date(Date.now() + 3_600_000) },
+      patch: { runAfterMs: 3_600_000 },
       event: statusEvent(later, TaskState.SUBMITTED),
     });
     const foreign = await createdTask(env.store, newTask(t));
@@ -136,6 +136,40 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
     expect(await claim(t, later.id, 'w')).toBeNull();
     expect(await claim(tenant(), foreign.id, 'w')).toBeNull();
     expect(await claim(t, 'not-a-uuid', 'w')).toBeNull();
+  });
+});
+
+describe('run_after is set on the database clock', () => {
+  it('a writer whose clock runs an hour ahead still makes a task due now, or in runAfterMs by Postgres', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 3_600_000 });
+    try {
+      const t = tenant();
+      const now = await createdTask(env.store, newTask(t));
+      await env.store.changeTask({
+        tenantId: t,
+        taskId: now.id,
+        expectedVersion: 1,
+        patch: { runAfterMs: 0 },
+        event: statusEvent(now, TaskState.SUBMITTED),
+      });
+      expect(await claim(t, now.id, 'w')).not.toBeNull();
+      const soon = await createdTask(env.store, newTask(t));
+      await env.store.changeTask({
+        tenantId: t,
+        taskId: soon.id,
+        expectedVersion: 1,
+        patch: { runAfterMs: 5_000 },
+        event: statusEvent(soon, TaskState.SUBMITTED),
+      });
+      const { rows } = await env.testDb.pool.query<{ ms: number }>(
+        'SELECT (extract(epoch FROM run_after - now()) * 1000)::float8 AS ms FROM tasks WHERE tenant_id = $1 AND id = $2',
+        [t, soon.id],
+      );
+      expect(rows[0]!.ms).toBeGreaterThan(4_000);
+      expect(rows[0]!.ms).toBeLessThanOrEqual(5_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -322,7 +322,9 @@ export class TaskRunner {
       );
       return;
     }
-    const runAfter = new Date(Date.now() + retryDelayMs(this.deps.config, record.attempts));
+    const delayMs = retryDelayMs(this.deps.config, record.attempts);
+    // The job's delay is only when to look again; the claim checks run_after on Postgres's clock.
+    const runAfter = new Date(Date.now() + delayMs);
     try {
       const retried = await this.deps.writer.change({
         tenantId: record.tenantId,
@@ -330,7 +332,7 @@ export class TaskRunner {
         expectedVersion: record.version,
         fromStates: [TaskState.WORKING],
         leaseOwner: leaseOwnerOf(record),
-        patch: { clearLease: true, runAfter, lastError: message },
+        patch: { clearLease: true, runAfterMs: delayMs, lastError: message },
         // The status does not change, so neither does its time (the row keeps it too).
         event: statusEvent(record, TaskState.WORKING, record.statusMessage, record.statusTimestamp),
       });

@@ -169,7 +169,7 @@ async function continueTask(
           state: TaskState.WORKING,
           statusMessage: null,
           clearLease: true,
-          runAfter: new Date(),
+          runAfterMs: 0,
           resetAttempts: true,
         },
         // The question the task waited on leaves its status for the history, before the answer, so

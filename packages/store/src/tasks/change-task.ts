@@ -23,7 +23,8 @@ function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObje
   if (patch.metadata !== undefined) set.metadata = p((i) => json(i.patch.metadata));
   if (patch.lastError !== undefined) set.last_error = p((i) => i.patch.lastError ?? null);
   if (patch.clearLease) Object.assign(set, { lease_owner: null, lease_expires_at: null });
-  if (patch.runAfter !== undefined) set.run_after = p((i) => i.patch.runAfter!);
+  if (patch.runAfterMs !== undefined)
+    set.run_after = sql<Date>`now() + (${p((i) => i.patch.runAfterMs!)}::double precision * interval '1 millisecond')`;
   if (patch.resetAttempts) set.attempts = 0;
   return set;
 }
@@ -32,7 +33,7 @@ function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObje
 function changeShape(input: ChangeTaskInput): string {
   const { patch } = input;
   const fields = (
-    ['state', 'visibility', 'statusMessage', 'reply', 'metadata', 'lastError', 'runAfter'] as const
+    ['state', 'visibility', 'statusMessage', 'reply', 'metadata', 'lastError', 'runAfterMs'] as const
   )
     .filter((k) => patch[k] !== undefined)
     .join(',');
