@@ -150,3 +150,73 @@ describe('a status change and its event carry one timestamp', () => {
     expect(await rowAndEvent(t, task.id)).toEqual({ row: own, event: own });
   });
 });
+
+describe("each task's status times strictly increase", () => {
+  /** The row's status time moved an hour ahead: as if the status before was committed by a
+   * transaction that started after this one's (a cancel waits for the row lock, then writes). */
+  async function statusAheadByAnHour(tenantId: string, taskId: string): Promise<number> {
+    const { rows } = await sql<{ t: Date }>`
+      UPDATE tasks SET status_timestamp = date_trunc('milliseconds', now()) + interval '1 hour'
+       WHERE tenant_id = ${tenantId} AND id = ${taskId} RETURNING status_timestamp AS t`.execute(env.db);
+    return rows[0]!.t.getTime();
+  }
+
+  it('a cancel (any version) after a status stamped later than its own start is a millisecond after it', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const before = await statusAheadByAnHour(t, task.id);
+    await env.store.changeTask({
+      tenantId: t,
+      taskId: task.id,
+      expectedVersion: 'any',
+      fromStates: [TaskState.SUBMITTED],
+      patch: { state: TaskState.CANCELED },
+      event: statusAt(task, TaskState.CANCELED, past()),
+    });
+    const { row, event } = await rowAndEvent(t, task.id);
+    expect(Date.parse(row)).toBe(before + 1);
+    expect(event).toBe(row);
+  });
+
+  it('so do a claim, a run ending and a lapsed-lease failure', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    let before = await statusAheadByAnHour(t, task.id);
+    const [claim] = await claimTasks(env.db, [
+      { tenantId: t, taskId: task.id, workerId: 'w', leaseMs: 60_000 },
+    ]);
+    expect(claim!.task.statusTimestamp.getTime()).toBe(before + 1);
+    before = await statusAheadByAnHour(t, task.id);
+    const [ended] = await endRunBatch(env.db, [
+      {
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: claim!.task.version,
+        fromStates: [TaskState.WORKING],
+        leaseOwner: claim!.task.leaseOwner!,
+        patch: { state: TaskState.INPUT_REQUIRED, statusMessage: agentMessage('which?'), clearLease: true },
+        event: statusAt(claim!.task, TaskState.INPUT_REQUIRED, past()),
+      },
+    ]);
+    expect((ended as TaskRecord).statusTimestamp.getTime()).toBe(before + 1);
+    const second = await createdTask(env.store, newTask(t));
+    const [held] = await claimTasks(env.db, [
+      { tenantId: t, taskId: second.id, workerId: 'w', leaseMs: 60_000 },
+    ]);
+    await lapseLease(env.db, t, second.id);
+    before = await statusAheadByAnHour(t, second.id);
+    const outcome = await env.store.recoverLapsedLease({
+      tenantId: t,
+      taskId: second.id,
+      leaseOwner: held!.task.leaseOwner!,
+      maxAttempts: 1,
+      backoffMs: () => 0,
+      failEvent: (seen) => {
+        const message = agentMessage('gone');
+        return { statusMessage: message, event: statusAt(seen, TaskState.FAILED, past()) };
+      },
+    });
+    expect(outcome.outcome).toBe('failed');
+    expect((await env.store.getTaskRecord(t, second.id))!.statusTimestamp.getTime()).toBe(before + 1);
+  });
+});

@@ -151,11 +151,9 @@ export class RunContext implements AgentContext {
       this.held = null;
       this.flushing = this.flushing
         .then(() =>
-          this.write(
-            { state: TaskState.WORKING, ...this.visible() },
-            artifactEvent(this.record, input),
-            input,
-          ),
+          // No state in the patch: a chunk is no status change, so the task's status time (which
+          // GetTask shows and ListTasks filters on) stays that of its last status event.
+          this.write({ ...this.visible() }, artifactEvent(this.record, input), input),
         )
         .catch((err: unknown) => {
           this.flushError ??= err;

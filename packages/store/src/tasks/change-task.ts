@@ -7,7 +7,7 @@ import type { ArtifactChunkInput, ChangeTaskInput, TaskPatch, TaskRecord } from 
 import { sql } from 'kysely';
 import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
-import { changesStatus, stampStatus, statusNow } from './status-time.ts';
+import { changesStatus, stampStatus, statusAfterPrevious } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
@@ -18,7 +18,7 @@ function patchColumns(patch: TaskPatch, p: ValueOf<ChangeTaskInput>): UpdateObje
   if (patch.visibility !== undefined) set.visibility = p((i) => i.patch.visibility!);
   if (patch.statusMessage !== undefined) set.status_message = p((i) => json(i.patch.statusMessage));
   // TaskStatus.timestamp is the time of the last status change (digest §2.1), and ListTasks sorts on it.
-  if (changesStatus(patch)) set.status_timestamp = statusNow();
+  if (changesStatus(patch)) set.status_timestamp = statusAfterPrevious();
   if (patch.reply !== undefined) set.reply = p((i) => json(i.patch.reply));
   if (patch.metadata !== undefined) set.metadata = p((i) => json(i.patch.metadata));
   if (patch.lastError !== undefined) set.last_error = p((i) => i.patch.lastError ?? null);

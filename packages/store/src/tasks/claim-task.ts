@@ -11,6 +11,7 @@ import { releaseLease } from './release-lease.ts';
 import type { Db } from '../db.ts';
 import type { ClaimInput, ClaimResult, TaskRecord } from '../task-store.ts';
 import { msFromNow } from './sql-time.ts';
+import { statusAfterPrevious } from './status-time.ts';
 import { isTaskId, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** Claims that may go in one statement: same tenant, same worker, same lease. */
@@ -125,7 +126,7 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
         state = ${sql.lit(TaskState.WORKING)},
         version = CASE WHEN prev.prev_state = ${submitted} THEN tasks.version + 1 ELSE tasks.version END,
         status_timestamp = CASE WHEN prev.prev_state = ${submitted}
-          THEN date_trunc('milliseconds', now()) ELSE tasks.status_timestamp END,
+          THEN ${statusAfterPrevious()} ELSE tasks.status_timestamp END,
         lease_owner = ${workerId} || '/' || left(gen_random_uuid()::text, 13),
         lease_expires_at = ${msFromNow(leaseMs)},
         attempts = tasks.attempts + 1,

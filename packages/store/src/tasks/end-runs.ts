@@ -7,7 +7,7 @@ import { ConflictError } from '../errors.ts';
 import { changeTask } from './change-task.ts';
 import type { ChangeTaskInput, TaskRecord } from '../task-store.ts';
 import { eventKind } from './append-event.ts';
-import { stampStatus, statusNow } from './status-time.ts';
+import { stampStatus, statusAfterPrevious } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The patch fields a run's ending sets; anything else goes through changeTask alone. */
@@ -139,7 +139,7 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
       UPDATE tasks SET
         state = b.state,
         status_message = b.status_message,
-        status_timestamp = ${statusNow()},
+        status_timestamp = ${statusAfterPrevious()},
         visibility = coalesce(b.visibility, tasks.visibility),
         lease_owner = NULL,
         lease_expires_at = NULL,

@@ -3,7 +3,7 @@ import type { Db } from '../db.ts';
 import type { RecoverOutcome, TaskRecord } from '../task-store.ts';
 import { appendEvent } from './append-event.ts';
 import { msFromNow, now } from './sql-time.ts';
-import { statusNow, withStatusTime } from './status-time.ts';
+import { statusAfterPrevious, withStatusTime } from './status-time.ts';
 import { isTaskId, jsonb, toTaskRecord } from './task-row.ts';
 
 const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
@@ -63,7 +63,7 @@ export async function recoverLapsedLease(db: Db, input: RecoverLapsedLeaseInput)
       .set((eb) => ({
         state: TaskState.FAILED,
         status_message: jsonb(statusMessage),
-        status_timestamp: statusNow(),
+        status_timestamp: statusAfterPrevious(),
         lease_owner: null,
         lease_expires_at: null,
         last_error: 'lease expired',

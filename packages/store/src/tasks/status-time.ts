@@ -17,6 +17,16 @@ export const changesStatus = (patch: TaskPatch): boolean =>
 
 export const statusNow = (): RawBuilder<Date> => sql<Date>`date_trunc('milliseconds', now())`;
 
+/**
+ * A changed status's time in an UPDATE of `tasks`: the database's now(), but always after the
+ * status it replaces. now() is the transaction's start, and a write that waited for the row lock
+ * (a cancel, which takes any version) can commit after a write that started later: its status
+ * would look older than the one before it, and a client polling with statusTimestampAfter would
+ * never see it. A millisecond past the previous one keeps each task's times strictly increasing.
+ */
+export const statusAfterPrevious = (): RawBuilder<Date> =>
+  sql<Date>`greatest(date_trunc('milliseconds', now()), tasks.status_timestamp + interval '1 millisecond')`;
+
 /** `at` as the wire writes a timestamp (formatTimestamp): ISO 8601, UTC, milliseconds. */
 const wireTime = (at: RawBuilder<unknown>) =>
   sql`to_jsonb(to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
