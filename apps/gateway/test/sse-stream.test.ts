@@ -376,7 +376,11 @@ describe('SSE event formats', () => {
     const rest = restSseFormat({} as never);
     const rpc = jsonRpcSseFormat('req-1');
     const rpcNumber = jsonRpcSseFormat(42);
-    const v03 = jsonRpcV03SseFormat(null);
+    const endsAtInterruption = (state: TaskState) =>
+      state === TaskState.COMPLETED ||
+      state === TaskState.INPUT_REQUIRED ||
+      state === TaskState.AUTH_REQUIRED;
+    const v03 = jsonRpcV03SseFormat(null, endsAtInterruption);
     expect(rest.itemJson(shared)).toBe(JSON.stringify(shared.response));
     expect(rpc.itemJson(shared)).toBe(
       JSON.stringify({ jsonrpc: '2.0', id: 'req-1', result: shared.response }),
@@ -392,6 +396,24 @@ describe('SSE event formats', () => {
     expect(restSseFormat({} as never).itemJson(shared)).toBe(JSON.stringify(shared.response));
     expect(spy).toHaveBeenCalledTimes(1); // only the expectation's own call above
     spy.mockRestore();
+  });
+
+  it("0.3: `final` is where this gateway's streams end (AUTH_REQUIRED keeps them open by default)", () => {
+    const at = (state: TaskState): StreamItem => ({
+      seq: 1,
+      response: { statusUpdate: { taskId: 't', contextId: 'c', status: { state } } },
+    });
+    const closesAtInputOnly = (state: TaskState) =>
+      state === TaskState.COMPLETED || state === TaskState.INPUT_REQUIRED;
+    const format = jsonRpcV03SseFormat(1, closesAtInputOnly);
+    const finalOf = (state: TaskState) =>
+      (JSON.parse(format.itemJson(at(state))) as { result: { final: boolean } }).result.final;
+    expect(finalOf(TaskState.AUTH_REQUIRED)).toBe(false);
+    expect(finalOf(TaskState.INPUT_REQUIRED)).toBe(true);
+    expect(finalOf(TaskState.COMPLETED)).toBe(true);
+    expect(finalOf(TaskState.WORKING)).toBe(false);
+    // Without a rule (webhooks), a terminal or interrupted state is final, as 0.3 servers did.
+    expect(toV03StreamResult(at(TaskState.AUTH_REQUIRED).response)).toMatchObject({ final: true });
   });
 });
 

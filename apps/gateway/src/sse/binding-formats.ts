@@ -5,6 +5,7 @@ import {
   type ErrorMapping,
   type JsonRpcId,
   type StreamResponse,
+  type TaskState,
 } from '@switchyard/protocol';
 import { jsonRpcErrorBody, restErrorBody, v03JsonRpcErrorBody } from '../http/error-replies.ts';
 import type { SseFormat } from './sse-stream.ts';
@@ -15,15 +16,25 @@ import type { SseFormat } from './sse-stream.ts';
  * streams is serialized once, not a thousand times. Events are never mutated after they are made.
  */
 const v10Json = new WeakMap<StreamResponse, string>();
-const v03Json = new WeakMap<StreamResponse, string>();
+/** 0.3 texts depend on where streams end (`final`), so per such rule: one per gateway in practice. */
+const v03Json = new WeakMap<EndsStream, WeakMap<StreamResponse, string>>();
 
-function responseJson(response: StreamResponse, cache: WeakMap<StreamResponse, string>, v03: boolean) {
+type EndsStream = (state: TaskState) => boolean;
+
+function responseJson(response: StreamResponse, endsStream: EndsStream | undefined) {
+  const cache = endsStream ? v03CacheFor(endsStream) : v10Json;
   let text = cache.get(response);
   if (text === undefined) {
-    text = JSON.stringify(v03 ? toV03StreamResult(response) : response);
+    text = JSON.stringify(endsStream ? toV03StreamResult(response, endsStream) : response);
     cache.set(response, text);
   }
   return text;
+}
+
+function v03CacheFor(endsStream: EndsStream): WeakMap<StreamResponse, string> {
+  let cache = v03Json.get(endsStream);
+  if (!cache) v03Json.set(endsStream, (cache = new WeakMap()));
+  return cache;
 }
 
 /**
@@ -39,16 +50,17 @@ class JsonRpcSseFormat implements SseFormat {
   readonly errorEvent = undefined;
   readonly #id: JsonRpcId;
   readonly #head: string;
-  readonly #v03: boolean;
+  /** Set for a 0.3 client: where its streams end, for `final`. */
+  readonly #v03: EndsStream | undefined;
 
-  constructor(id: JsonRpcId, v03: boolean) {
+  constructor(id: JsonRpcId, v03: EndsStream | undefined) {
     this.#id = id;
     this.#head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
     this.#v03 = v03;
   }
 
   itemJson({ response }: StreamItem): string {
-    return `${this.#head}${responseJson(response, this.#v03 ? v03Json : v10Json, this.#v03)}}`;
+    return `${this.#head}${responseJson(response, this.#v03)}}`;
   }
 
   error(error: A2AError): unknown {
@@ -57,12 +69,15 @@ class JsonRpcSseFormat implements SseFormat {
 }
 
 export function jsonRpcSseFormat(id: JsonRpcId): SseFormat {
-  return new JsonRpcSseFormat(id, false);
+  return new JsonRpcSseFormat(id, undefined);
 }
 
-/** JSON-RPC for a 0.3 client: bare results with `kind` and `final` (digest §13.1, §13.3). */
-export function jsonRpcV03SseFormat(id: JsonRpcId): SseFormat {
-  return new JsonRpcSseFormat(id, true);
+/**
+ * JSON-RPC for a 0.3 client: bare results with `kind` and `final` (digest §13.1, §13.3), `final`
+ * where this gateway's streams end (`endsStream`, the same function for all its streams).
+ */
+export function jsonRpcV03SseFormat(id: JsonRpcId, endsStream: EndsStream): SseFormat {
+  return new JsonRpcSseFormat(id, endsStream);
 }
 
 /**
@@ -84,7 +99,7 @@ class RestSseFormat implements SseFormat {
   }
 
   itemJson({ response }: StreamItem): string {
-    return responseJson(response, v10Json, false);
+    return responseJson(response, undefined);
   }
 
   error(error: A2AError): unknown {

@@ -77,6 +77,11 @@ export class TaskService {
     return this.deps.agents.getAgent(tenantId, agentId);
   }
 
+  /** Whether this service's streams end at `state` (STREAM_CLOSE_ON_* settings). */
+  closesStream(state: TaskState): boolean {
+    return closesStream(state, this.deps);
+  }
+
   /** SendMessage: blocking by default up to the ceiling, or returnImmediately. */
   async send(
     caller: Caller,

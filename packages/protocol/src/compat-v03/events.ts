@@ -1,4 +1,4 @@
-import { isInterrupted, isTerminal } from '../task-state.ts';
+import { isInterrupted, isTerminal, type TaskState } from '../task-state.ts';
 import type {
   SendMessageResponse,
   StreamResponse,
@@ -26,12 +26,18 @@ import type {
 
 /**
  * 1.0 StreamResponse wrapper → a bare 0.3 stream result with `kind` (digest §13.1, §13.3).
- * `final` is gone in 1.0: it is true at a terminal or interrupted state, where streams end.
+ * `final` is gone in 1.0: it says the stream ends with this event, which by default is at a
+ * terminal or interrupted state; a server that keeps streams open at some interrupted state passes
+ * `endsStream`, so a 0.3 client that stops reading at `final` does not stop at an event after
+ * which more come.
  */
-export function toV03StreamResult(response: StreamResponse): StreamResultV03 {
+export function toV03StreamResult(
+  response: StreamResponse,
+  endsStream: (state: TaskState) => boolean = endsAtInterruption,
+): StreamResultV03 {
   if (response.task !== undefined) return toV03Task(response.task);
   if (response.message !== undefined) return toV03Message(response.message);
-  if (response.statusUpdate !== undefined) return toV03StatusUpdate(response.statusUpdate);
+  if (response.statusUpdate !== undefined) return toV03StatusUpdate(response.statusUpdate, endsStream);
   return toV03ArtifactUpdate(response.artifactUpdate);
 }
 
@@ -70,14 +76,18 @@ export function fromV03SendResult(result: SendResultV03): SendMessageResponse {
   }
 }
 
-function toV03StatusUpdate(event: TaskStatusUpdateEvent): TaskStatusUpdateEventV03 {
-  const state = event.status.state;
+const endsAtInterruption = (state: TaskState): boolean => isTerminal(state) || isInterrupted(state);
+
+function toV03StatusUpdate(
+  event: TaskStatusUpdateEvent,
+  endsStream: (state: TaskState) => boolean,
+): TaskStatusUpdateEventV03 {
   return compact({
     kind: 'status-update',
     taskId: event.taskId,
     contextId: event.contextId,
     status: toV03TaskStatus(event.status),
-    final: isTerminal(state) || isInterrupted(state),
+    final: endsStream(event.status.state),
     metadata: event.metadata,
   });
 }
