@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
-import type { TaskStore } from '@switchyard/store';
+import type { LapsedTask, TaskStore } from '@switchyard/store';
 import type { Logger, TaskMetrics } from '@switchyard/telemetry';
 import { retryDelayMs, type EngineConfig } from './engine-config.ts';
 import type { Dispatcher } from './ports.ts';
@@ -13,6 +13,8 @@ export interface ReaperStats {
   requeued: number;
   failed: number;
   dispatched: number;
+  /** Tasks this sweep could not handle; the next sweep tries them again. */
+  errors: number;
 }
 
 /**
@@ -65,57 +67,29 @@ export class Reaper {
     await this.running;
   }
 
+  /**
+   * One pass over lapsed leases, then runnable tasks nobody claimed. Each task is handled on its
+   * own: one that cannot be recovered now (its enqueue refused while Redis is away, a statement
+   * that fails for it alone) is counted and tried again next sweep, and does not stop the tasks
+   * after it, nor the dispatch pass (a task failing first in every sweep would otherwise have
+   * stalled recovery for everyone).
+   */
   async sweep(): Promise<ReaperStats> {
-    const { store, writer, dispatcher, config, log } = this.deps;
-    const stats: ReaperStats = { requeued: 0, failed: 0, dispatched: 0 };
-    for (const lapsed of await store.findLapsedLeases(100)) {
-      const outcome = await store.recoverLapsedLease({
-        tenantId: lapsed.tenantId,
-        taskId: lapsed.taskId,
-        leaseOwner: lapsed.leaseOwner,
-        maxAttempts: config.maxAttempts,
-        backoffMs: (attempts) => retryDelayMs(config, attempts),
-        failEvent: (task) => {
-          const statusMessage = {
-            messageId: randomUUID(),
-            role: 'ROLE_AGENT' as const,
-            contextId: task.contextId,
-            taskId: task.id,
-            parts: [{ text: LEASE_EXHAUSTED_MESSAGE }],
-          };
-          return { statusMessage, event: statusEvent(task, TaskState.FAILED, statusMessage) };
-        },
-      });
-      if (outcome.outcome === 'requeued') {
-        stats.requeued++;
-        this.deps.metrics?.leaseExpired();
-        this.deps.metrics?.reaperAction('requeued');
-        log.warn(
-          { tenantId: lapsed.tenantId, taskId: lapsed.taskId, leaseOwner: lapsed.leaseOwner },
-          'lease lapsed; task re-dispatched',
-        );
-        await dispatcher.enqueue({
-          tenantId: lapsed.tenantId,
-          taskId: lapsed.taskId,
-          version: outcome.task.version,
-          attempts: outcome.task.attempts,
-          runAfter: outcome.runAfter,
-        });
-      } else if (outcome.outcome === 'failed') {
-        stats.failed++;
-        this.deps.metrics?.leaseExpired();
-        this.deps.metrics?.reaperAction('failed');
-        writer.finished(outcome.task, outcome.task.state);
-        log.warn(
-          { tenantId: lapsed.tenantId, taskId: lapsed.taskId },
-          'lease lapsed on the last attempt; task failed',
-        );
-        await writer.announce(outcome.task);
+    const { store, dispatcher, config, log } = this.deps;
+    const stats: ReaperStats = { requeued: 0, failed: 0, dispatched: 0, errors: 0 };
+    let firstError: unknown;
+    const each = async <T>(items: readonly T[], handle: (item: T) => Promise<void>) => {
+      for (const item of items) {
+        try {
+          await handle(item);
+        } catch (err) {
+          stats.errors++;
+          firstError ??= err;
+        }
       }
-    }
-    for (const task of await store.findDispatchable(config.dispatchGraceMs, 200)) {
-      stats.dispatched++;
-      this.deps.metrics?.reaperAction('dispatched');
+    };
+    await each(await store.findLapsedLeases(100), (lapsed) => this.recover(lapsed, stats));
+    await each(await store.findDispatchable(config.dispatchGraceMs, 200), async (task) => {
       const dispatch = {
         tenantId: task.tenantId,
         taskId: task.taskId,
@@ -123,8 +97,63 @@ export class Reaper {
         attempts: task.attempts,
       };
       await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
-    }
+      stats.dispatched++;
+      this.deps.metrics?.reaperAction('dispatched');
+    });
+    if (stats.errors > 0)
+      log.warn(
+        { err: firstError, errors: stats.errors },
+        'reaper: some tasks could not be recovered; next sweep retries',
+      );
     return stats;
+  }
+
+  private async recover(lapsed: LapsedTask, stats: ReaperStats): Promise<void> {
+    const { store, writer, dispatcher, config, log } = this.deps;
+    const outcome = await store.recoverLapsedLease({
+      tenantId: lapsed.tenantId,
+      taskId: lapsed.taskId,
+      leaseOwner: lapsed.leaseOwner,
+      maxAttempts: config.maxAttempts,
+      backoffMs: (attempts) => retryDelayMs(config, attempts),
+      failEvent: (task) => {
+        const statusMessage = {
+          messageId: randomUUID(),
+          role: 'ROLE_AGENT' as const,
+          contextId: task.contextId,
+          taskId: task.id,
+          parts: [{ text: LEASE_EXHAUSTED_MESSAGE }],
+        };
+        return { statusMessage, event: statusEvent(task, TaskState.FAILED, statusMessage) };
+      },
+    });
+    if (outcome.outcome === 'requeued') {
+      stats.requeued++;
+      this.deps.metrics?.leaseExpired();
+      this.deps.metrics?.reaperAction('requeued');
+      log.warn(
+        { tenantId: lapsed.tenantId, taskId: lapsed.taskId, leaseOwner: lapsed.leaseOwner },
+        'lease lapsed; task re-dispatched',
+      );
+      // If this enqueue fails, the task is runnable and unleased: the dispatch pass finds it.
+      await dispatcher.enqueue({
+        tenantId: lapsed.tenantId,
+        taskId: lapsed.taskId,
+        version: outcome.task.version,
+        attempts: outcome.task.attempts,
+        runAfter: outcome.runAfter,
+      });
+    } else if (outcome.outcome === 'failed') {
+      stats.failed++;
+      this.deps.metrics?.leaseExpired();
+      this.deps.metrics?.reaperAction('failed');
+      writer.finished(outcome.task, outcome.task.state);
+      log.warn(
+        { tenantId: lapsed.tenantId, taskId: lapsed.taskId },
+        'lease lapsed on the last attempt; task failed',
+      );
+      await writer.announce(outcome.task);
+    }
   }
 }
 

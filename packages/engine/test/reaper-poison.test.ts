@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Dispatch } from '@switchyard/queue';
+import type { TaskStore } from '@switchyard/store';
+import { silentLogger } from '@switchyard/telemetry';
+import { Reaper, TaskWriter } from '../src/index.ts';
+import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+
+// Found in review: one task the reaper could not handle (a statement failing for it alone, its
+// enqueue refused) ended the whole sweep, and being first again next time, stalled recovery for
+// every task after it, and the dispatch pass with it.
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform({ dispatchGraceMs: 0 });
+});
+afterAll(() => p.close());
+
+async function leasedThenLapsed(): Promise<string> {
+  const sent = await p.service.send(alice, await p.agent('echo'), {
+    message: userMessage('x'),
+    configuration: { returnImmediately: true },
+  });
+  if (!('task' in sent)) throw new Error('expected a task');
+  await p.store.claimTask({ tenantId: 'acme', taskId: sent.task.id, workerId: 'gone', leaseMs: 60_000 });
+  await p.db.pool.query(
+    "UPDATE tasks SET lease_expires_at = now() - interval '1 second' WHERE tenant_id = 'acme' AND id = $1",
+    [sent.task.id],
+  );
+  return sent.task.id;
+}
+
+describe('a reaper sweep', () => {
+  it('goes past a task it cannot recover now, to the others and to the dispatch pass', async () => {
+    const poisoned = await leasedThenLapsed();
+    const others = [await leasedThenLapsed(), await leasedThenLapsed()];
+    const unclaimed = await p.service.send(alice, await p.agent('echo'), {
+      message: userMessage('nobody took me'),
+      configuration: { returnImmediately: true },
+    });
+    if (!('task' in unclaimed)) throw new Error('expected a task');
+    const store = new Proxy(p.store, {
+      get(target, prop, receiver) {
+        if (prop === 'recoverLapsedLease')
+          return (input: Parameters<TaskStore['recoverLapsedLease']>[0]) =>
+            input.taskId === poisoned
+              ? Promise.reject(new Error('poison'))
+              : target.recoverLapsedLease(input);
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const dispatched: Dispatch[] = [];
+    const reaper = new Reaper({
+      store,
+      writer: new TaskWriter({
+        store,
+        hints: { publish: async () => undefined, publishPushDue: async () => undefined },
+        log: silentLogger(),
+      }),
+      dispatcher: { enqueue: async (d) => void dispatched.push(d) },
+      config: p.config,
+      log: silentLogger(),
+    });
+    const stats = await reaper.sweep();
+    expect(stats).toMatchObject({ requeued: 2, errors: 1 });
+    const ids = new Set(dispatched.map((d) => d.taskId));
+    for (const id of others) expect(ids.has(id)).toBe(true);
+    expect(ids.has(unclaimed.task.id)).toBe(true);
+    expect(ids.has(poisoned)).toBe(false);
+    // Still lapsed: the next sweep tries it again.
+    expect((await p.store.getTaskRecord('acme', poisoned))!.leaseOwner).not.toBeNull();
+  });
+});
