@@ -114,3 +114,23 @@ describe('a claim still in flight when the worker drains', () => {
     expect(dispatched).toMatchObject([{ taskId }]);
   });
 });
+
+describe('a duplicate dispatch of a task whose last attempt lapsed', () => {
+  it('fails it as the reaper would, without a run past MAX_ATTEMPTS', async () => {
+    const taskId = await queuedTask();
+    await p.store.claimTask({ tenantId: 'acme', taskId, workerId: 'gone', leaseMs: 60_000 });
+    await p.db.pool.query(
+      `UPDATE tasks SET attempts = $2, lease_expires_at = now() - interval '1 second'
+        WHERE tenant_id = 'acme' AND id = $1`,
+      [taskId, p.config.maxAttempts],
+    );
+    let started = 0;
+    const { runner: r } = runner({ findAgent: () => ({ ...echo(), execute: async () => void started++ }) });
+    await r.run({ tenantId: 'acme', taskId });
+    expect(started).toBe(0);
+    const after = (await p.store.getTaskRecord('acme', taskId))!;
+    expect(after.state).toBe(TaskState.FAILED);
+    expect(after.lastError).toBe('lease expired');
+    expect(after.leaseOwner).toBeNull();
+  });
+});

@@ -4,6 +4,7 @@ import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
 import type { ClaimResult, TaskRecord } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
+import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
 import { statusEvent } from '../task-events.ts';
 import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
@@ -105,6 +106,14 @@ export class TaskRunner {
       void this.deps.onStarted?.(job.tenantId).catch(() => undefined);
     }
     if (!claim) return this.deferIfEarly(job);
+    // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
+    // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
+    // would.
+    if (!claim.movedToWorking && claim.task.attempts > config.maxAttempts) {
+      return this.settleFailure(claim.task, LEASE_EXHAUSTED_MESSAGE, 'lease expired').catch((err: unknown) =>
+        this.deps.log.warn({ err, taskId: job.taskId }, 'could not fail task'),
+      );
+    }
     // The grace period ended while this claim was in flight: the agent must not start now. (The
     // claim's WORKING event is committed; its hint goes out as for any run.)
     if (this.handingBack) {
