@@ -220,3 +220,47 @@ describe('a config deleted while a write queues its delivery', () => {
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([]);
   });
 });
+
+describe('a config created while a write of its task is in flight', () => {
+  /** Waits until `n` backends of this database wait on a lock. */
+  const lockWaiters = (n: number) =>
+    waitFor(async () => {
+      const { rows } = await env.testDb.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return rows[0]!.n >= n;
+    });
+
+  it('gets the events committed after it, even by a write whose statement began before it', async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t, { visibility: 'task' }));
+    // Another session's uncommitted insert of the same config key holds the create after it has
+    // taken the task's row (FOR SHARE): the create is in flight, its config not yet committed.
+    const rival = await env.testDb.pool.connect();
+    try {
+      await rival.query('BEGIN');
+      await rival.query(
+        `INSERT INTO push_configs (tenant_id, task_id, id, url) VALUES ($1, $2, 'c1', 'https://hooks.example/r')`,
+        [t, task.id],
+      );
+      const create = push.createPushConfig(t, task.id, { id: 'c1', url: 'https://hooks.example/1' });
+      await lockWaiters(1);
+      // The task's writer starts now: its snapshot has no config; it waits for the row.
+      const change = env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 1,
+        patch: { state: TaskState.WORKING },
+        event: statusEvent(task, TaskState.WORKING),
+      });
+      await lockWaiters(2);
+      await rival.query('ROLLBACK');
+      // The config commits first, then the write: its event is owed to the config.
+      await Promise.all([create, change]);
+    } finally {
+      rival.release();
+    }
+    expect(await deliverySeqs(env.db, t, task.id)).toEqual([{ config_id: 'c1', seq: 2 }]);
+  });
+});

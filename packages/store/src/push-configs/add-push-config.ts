@@ -51,9 +51,14 @@ export async function addPushConfig(
   { keepExisting = false }: { keepExisting?: boolean } = {},
 ): Promise<TaskPushNotificationConfig | null> {
   const v = pushConfigValues(secrets, config);
+  // Inside a caller's transaction (a continuation registering its webhook with its change) that
+  // change holds the task row; alone, the config must be ordered against the task's writers.
+  const alone = !db.isTransaction;
+  let registeredAt: number | undefined;
   const run = async (trx: Db) => {
     const lockKey = `${tenantId}/${taskId}`;
     await sql`SELECT pg_advisory_xact_lock(${PUSH_CONFIG_LOCK_CLASS}, hashtext(${lockKey}))`.execute(trx);
+    if (alone) registeredAt = await holdTaskRow(trx, tenantId, taskId);
     if (keepExisting) {
       // The task already has this webhook (its URL, and its id when one is given): left as it is.
       const existing = await trx
@@ -93,7 +98,57 @@ export async function addPushConfig(
       RETURNING *`.execute(trx);
     return rows[0] ? toPushConfigView(rows[0]) : null;
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  if (!alone) return run(db);
+  const added = await db.transaction().execute(run);
+  if (added?.id && registeredAt !== undefined)
+    await catchUpDeliveries(db, tenantId, taskId, added.id, registeredAt);
+  return added;
+}
+
+/**
+ * The task's version, its row held (FOR SHARE) until the config commits: a writer already
+ * holding the row commits first (its event then precedes the config, and is not owed to it), and
+ * one that comes later waits for the config.
+ */
+async function holdTaskRow(trx: Db, tenantId: string, taskId: string): Promise<number | undefined> {
+  const { rows } = await sql<{ version: number }>`
+    SELECT version FROM tasks WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
+  return rows[0]?.version;
+}
+
+/**
+ * Queues for the new config the events the task's writers committed after it but without it. A
+ * writer reads the task's configs in its statement's snapshot: one whose statement began before
+ * the config committed, then waited for the row (held above), commits after the config and queues
+ * nothing for it, although the client's create had returned: the last event of a fast task (its
+ * COMPLETED) was lost to the receiver that way. Once the row can be held again, those writers
+ * have committed; holding it while queueing keeps later writers (and their deliveries) after.
+ * Best effort: a failure here leaves only that narrow case as it was, so it does not fail the
+ * create, whose config is stored.
+ */
+async function catchUpDeliveries(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+  configId: string,
+  registeredAt: number,
+): Promise<void> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      await holdTaskRow(trx, tenantId, taskId);
+      // A new statement: its snapshot includes what the writers waited for above committed.
+      await sql`
+        INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
+        SELECT e.tenant_id, e.task_id, pc.id, e.seq
+          FROM task_events e
+          JOIN push_configs pc ON pc.tenant_id = e.tenant_id AND pc.task_id = e.task_id AND pc.id = ${configId}
+          JOIN tasks t ON t.tenant_id = e.tenant_id AND t.id = e.task_id AND t.visibility = 'task'
+         WHERE e.tenant_id = ${tenantId} AND e.task_id = ${taskId} AND e.seq > ${registeredAt}
+        ON CONFLICT DO NOTHING`.execute(trx);
+    });
+  } catch {
+    // See above: the create stands.
+  }
 }
 
 /**
