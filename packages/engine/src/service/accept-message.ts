@@ -90,6 +90,13 @@ export async function acceptMessage(
     });
   if (result.created)
     return { record: result.task, dispatch: true, createdWith: storedMessage, ...(slot ? { slot } : {}) };
+  // Our own new id: this very send committed, in a batch whose answer was lost (its connection
+  // dropped at the commit), and the batch's fallback, running it again, found its key. Nothing
+  // has dispatched it yet.
+  if (result.taskId === id) {
+    const mine = await deps.store.getTaskRecord(caller.tenantId, id);
+    if (mine) return { record: mine, dispatch: true, ...(slot ? { slot } : {}) };
+  }
   // A retry of an earlier send: that send dispatched its task.
   slot?.release();
 
