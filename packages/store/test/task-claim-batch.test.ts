@@ -162,22 +162,3 @@ describe('claims in batches (group commit of one worker’s concurrent claims)',
     }
   });
 });
-
-describe('a claim commits without waiting for its WAL flush', () => {
-  it('only for its own transaction: the connection is synchronous again after it', async () => {
-    const t = tenant();
-    const task = await createdTask(env.store, newTask(t));
-    // One connection, so the SHOW runs where the claim did.
-    const pool = new pg.Pool({ connectionString: env.testDb.url, max: 1 });
-    try {
-      const [claim] = await claimTasks(createDb(pool), [
-        { tenantId: t, taskId: task.id, workerId: 'w', leaseMs: 60_000 },
-      ]);
-      expect(claim?.movedToWorking).toBe(true);
-      const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
-      expect(rows[0]!.synchronous_commit).toBe('on');
-    } finally {
-      await pool.end();
-    }
-  });
-});

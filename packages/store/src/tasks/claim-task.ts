@@ -19,12 +19,7 @@ export const claimBatchKey = (input: ClaimInput): string =>
   JSON.stringify([input.tenantId, input.workerId, input.leaseMs]);
 
 type ClaimRow = TaskRow &
-  RunInputsColumns & {
-    prev_state: TaskState;
-    push_due: boolean;
-    snapshot_version: number | null;
-    async_commit: string;
-  };
+  RunInputsColumns & { prev_state: TaskState; push_due: boolean; snapshot_version: number | null };
 
 /**
  * Leases live, due, unleased (or lapsed) tasks to a worker in one guarded UPDATE (ARCHITECTURE.md
@@ -57,16 +52,7 @@ export async function claimTasks(db: Db, inputs: readonly ClaimInput[]): Promise
   if (byId.size === 0) return results;
   const { rows } = await claimStatement(first, [...byId.keys()]).execute(db);
   for (const row of rows) {
-    const {
-      prev_state,
-      push_due,
-      history,
-      chunks,
-      generation_start,
-      snapshot_version,
-      async_commit: _asyncCommit,
-      ...taskRow
-    } = row;
+    const { prev_state, push_due, history, chunks, generation_start, snapshot_version, ...taskRow } = row;
     const movedToWorking = prev_state === TaskState.SUBMITTED;
     // The inputs were read in the statement's snapshot; the claim waited for the row lock while
     // the previous owner (lease lapsed, but still its writer) committed a change: its chunk is
@@ -122,17 +108,6 @@ async function rereadInputs(db: Db, task: TaskRecord): Promise<RunInputs | null>
  * (prepared-statements.ts), Postgres prunes partitions by parameters when the executor starts, so
  * it sets up one partition's scan instead of all eight (keyed through a join, the claim cost a
  * fifth more, and a join against unnest() two and a half times as much).
- *
- * A claim commits without waiting for its WAL to reach the disk (synchronous_commit off for its
- * own transaction only): the wait was a third of a no-op task's Postgres CPU and a context switch
- * more, for a write that needs no durability of its own. The run's next synchronous commit (its
- * ending, a chunk, a lease renewal) flushes the WAL up to and including the claim, and so does any
- * other backend's; until then a Postgres crash (not a restart: a clean shutdown writes the WAL)
- * can lose the claim, within about 3 × wal_writer_delay. A lost claim is a lost lease: the run's
- * writes are refused by the lease and version guards, the task is SUBMITTED again and the reaper
- * dispatches it, as after a worker crash. A webhook for the claim's WORKING event is sent only
- * after the pusher's own synchronous commit, which makes the claim durable first; a stream may
- * have seen that WORKING, and sees WORKING again from the next claim.
  */
 function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: string[]) {
   const submitted = sql.lit(TaskState.SUBMITTED);
@@ -180,8 +155,6 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
     -- start anyway, so they see what a read right after the claim would. Version 2 after a claim
     -- is a first run (created at 1, moved to WORKING at 2, nothing written since): no chunks yet.
     SELECT upd.*,
-      -- This transaction commits without waiting for its WAL flush (see above).
-      set_config('synchronous_commit', 'off', true) AS async_commit,
       EXISTS (SELECT 1 FROM deliveries d WHERE d.task_id = upd.id) AS push_due,
       (SELECT s.version FROM tasks s WHERE s.tenant_id = ${tenantId} AND s.id = upd.id) AS snapshot_version,
       ${sql.join(runInputsSelection(sql`${tenantId}`, sql.ref('upd.id'), sql<boolean>`upd.version <= 2`))}
