@@ -115,6 +115,32 @@ describe('a claim still in flight when the worker drains', () => {
   });
 });
 
+describe('a drain with only a claim in flight', () => {
+  it('lets the claim answer (the event loop keeps turning) and then finds the worker idle', async () => {
+    const taskId = await queuedTask();
+    const slowClaims = new Proxy(p.store, {
+      get(target, prop, receiver) {
+        if (prop === 'claimTask')
+          return async (...args: Parameters<TaskStore['claimTask']>) => {
+            // Answered by a timer, as a claim's reply comes from I/O: neither can come in if the
+            // drain's wait never yields to the event loop.
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            return target.claimTask(...args);
+          };
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const { runner: r } = runner({ store: slowClaims, findAgent: () => echo() });
+    const run = r.run({ tenantId: 'acme', taskId });
+    await new Promise((resolve) => setImmediate(resolve));
+    r.beginDrain();
+    expect(await r.idle(10_000)).toBe(true);
+    await run;
+    expect((await p.store.getTaskRecord('acme', taskId))!.state).toBe(TaskState.COMPLETED);
+  });
+});
+
 describe('a duplicate dispatch of a task whose last attempt lapsed', () => {
   it('fails it as the reaper would, without a run past MAX_ATTEMPTS', async () => {
     const taskId = await queuedTask();

@@ -175,10 +175,17 @@ export class TaskRunner {
   async idle(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (this.activeCount > 0 && Date.now() < deadline) {
-      await Promise.race([
-        Promise.all([...this.active.values()].map((r) => r.done)),
-        new Promise((r) => setTimeout(r, 100)),
-      ]);
+      // Always give the event loop a turn: with only claims in flight nothing here is pending, and
+      // an already-settled race would spin without letting their answers in.
+      const runs = [...this.active.values()].map((r) => r.done);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        if (runs.length > 0)
+          void Promise.all(runs).then(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+      });
     }
     return this.activeCount === 0;
   }
