@@ -1,10 +1,23 @@
 /**
- * SQLSTATEs of a server that cannot serve right now but may in a moment: connection exceptions
- * (class 08), insufficient resources (class 53: too many connections, out of memory), an operator
- * or crash shutdown and a server still starting (57P01-57P03), and a read-only server (25006: a
- * primary that became a replica during a failover).
+ * SQLSTATEs of a server that cannot serve right now but may in a moment: a connection that could
+ * not be made or was lost (08000, 08001, 08003, 08004, 08006), too many connections (53300), an
+ * operator or crash shutdown and a server still starting (57P01-57P03), and a read-only server
+ * (25006: a primary that became a replica during a failover). Not the rest of their classes:
+ * 08P01 is a protocol violation (a bug of ours), 53100/53200/53400 are a full disk, an
+ * out-of-memory statement and a configuration limit, none of which a retry in two seconds fixes.
  */
-const TRANSIENT_SQLSTATE = /^(08|53|57P0[1-3]$|25006$)/;
+const TRANSIENT_SQLSTATES = new Set([
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+  '57P01',
+  '57P02',
+  '57P03',
+  '25006',
+]);
 
 /** Node's socket errors on the way to Postgres. */
 const TRANSIENT_SOCKET_CODES = new Set([
@@ -44,7 +57,7 @@ export function isStoreUnavailable(error: unknown, depth = 0): boolean {
     cause?: unknown;
     errors?: unknown;
   };
-  if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET_CODES.has(code)))
+  if (typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SOCKET_CODES.has(code)))
     return true;
   if (typeof message === 'string' && TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
   // A connection refused on every address of a host is an AggregateError of the attempts.

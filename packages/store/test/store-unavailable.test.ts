@@ -63,6 +63,11 @@ describe('isStoreUnavailable', () => {
     expect(isStoreUnavailable(new AggregateError([new Error('x'), outage]))).toBe(true);
   });
 
+  it('nor are the SQLSTATEs of those classes a retry does not fix', () => {
+    for (const code of ['08P01', '53100', '53200', '53400', '40P01', '23505'])
+      expect(isStoreUnavailable(Object.assign(new Error('x'), { code }))).toBe(false);
+  });
+
   it('a bad statement, a constraint violation or a plain bug is not', async () => {
     expect(isStoreUnavailable(await caught(() => db.pool.query('SELEC 1')))).toBe(false);
     expect(isStoreUnavailable(await caught(() => db.pool.query("SELECT 'x'::uuid")))).toBe(false);
