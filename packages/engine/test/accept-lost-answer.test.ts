@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch } from '@switchyard/queue';
-import { PostgresPushConfigStore, createDb, createSecretBox, type TaskStore } from '@switchyard/store';
+import { PostgresPushConfigStore, createDb, createSecretBox } from '@switchyard/store';
 import { silentLogger } from '@switchyard/telemetry';
-import { TaskService, TaskWriter } from '../src/index.ts';
-import { alice, SECRET, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { TaskService } from '../src/index.ts';
+import {
+  alice,
+  quietWriter,
+  SECRET,
+  startPlatform,
+  storeWith,
+  userMessage,
+  type Platform,
+} from './platform-fixture.ts';
 
 // Found in review: a gateway's sends go to Postgres together in one statement. When that
 // statement commits but its answer is lost (the connection drops at the commit), the batch's
@@ -17,26 +25,15 @@ afterAll(() => p.close());
 
 describe('a send whose committed create answered "seen before" with its own new id', () => {
   it('is dispatched at once, as the send that created it', async () => {
-    const store = new Proxy(p.store, {
-      get(target, prop, receiver) {
-        if (prop === 'createTask')
-          return async (input: Parameters<TaskStore['createTask']>[0]) => {
-            await target.createTask(input); // committed, answer lost
-            return target.createTask(input); // the fallback's run: its own key, seen before
-          };
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
+    const store = storeWith(p.store, 'createTask', (createTask) => async (input) => {
+      await createTask(input); // committed, answer lost
+      return createTask(input); // the fallback's run: its own key, seen before
     });
     const dispatched: Dispatch[] = [];
     const service = new TaskService({
       store,
       pushConfigs: new PostgresPushConfigStore({ db: createDb(p.db.pool), secrets: createSecretBox(SECRET) }),
-      writer: new TaskWriter({
-        store,
-        hints: { publish: async () => undefined, publishPushDue: async () => undefined },
-        log: silentLogger(),
-      }),
+      writer: quietWriter(store),
       dispatcher: { enqueue: async (d) => void dispatched.push(d) },
       hub: { watch: () => () => undefined },
       agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },

@@ -200,3 +200,33 @@ export function bareRunner(
     log: silentLogger(),
   });
 }
+
+/**
+ * The platform's store with one method replaced (a fault, a delay, a lost answer), every other
+ * one the real store's: for tests that need Postgres to misbehave at one precise step.
+ */
+export function storeWith<K extends keyof PostgresTaskStore>(
+  store: PostgresTaskStore,
+  method: K,
+  replace: (real: PostgresTaskStore[K]) => PostgresTaskStore[K],
+): PostgresTaskStore {
+  const replaced = replace(
+    (store[method] as (...a: unknown[]) => unknown).bind(store) as PostgresTaskStore[K],
+  );
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === method) return replaced;
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** A TaskWriter whose hints go nowhere, for runners and services built by a test. */
+export function quietWriter(store: PostgresTaskStore): TaskWriter {
+  return new TaskWriter({
+    store,
+    hints: { publish: async () => undefined, publishPushDue: async () => undefined },
+    log: silentLogger(),
+  });
+}

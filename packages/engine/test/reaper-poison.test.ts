@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch } from '@switchyard/queue';
-import type { TaskStore } from '@switchyard/store';
 import { silentLogger } from '@switchyard/telemetry';
-import { Reaper, TaskWriter } from '../src/index.ts';
-import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { Reaper } from '../src/index.ts';
+import {
+  alice,
+  quietWriter,
+  startPlatform,
+  storeWith,
+  userMessage,
+  type Platform,
+} from './platform-fixture.ts';
 
 // Found in review: one task the reaper could not handle (a statement failing for it alone, its
 // enqueue refused) ended the whole sweep, and being first again next time, stalled recovery for
@@ -37,25 +43,16 @@ describe('a reaper sweep', () => {
       configuration: { returnImmediately: true },
     });
     if (!('task' in unclaimed)) throw new Error('expected a task');
-    const store = new Proxy(p.store, {
-      get(target, prop, receiver) {
-        if (prop === 'recoverLapsedLease')
-          return (input: Parameters<TaskStore['recoverLapsedLease']>[0]) =>
-            input.taskId === poisoned
-              ? Promise.reject(new Error('poison'))
-              : target.recoverLapsedLease(input);
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const store = storeWith(
+      p.store,
+      'recoverLapsedLease',
+      (recover) => (input) =>
+        input.taskId === poisoned ? Promise.reject(new Error('poison')) : recover(input),
+    );
     const dispatched: Dispatch[] = [];
     const reaper = new Reaper({
       store,
-      writer: new TaskWriter({
-        store,
-        hints: { publish: async () => undefined, publishPushDue: async () => undefined },
-        log: silentLogger(),
-      }),
+      writer: quietWriter(store),
       dispatcher: { enqueue: async (d) => void dispatched.push(d) },
       config: p.config,
       log: silentLogger(),

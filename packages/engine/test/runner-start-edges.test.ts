@@ -2,10 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '@switchyard/agents';
 import type { Dispatch } from '@switchyard/queue';
 import { TaskState } from '@switchyard/protocol';
-import type { TaskStore } from '@switchyard/store';
-import { TaskRunner, TaskWriter } from '../src/index.ts';
+import type { PostgresTaskStore } from '@switchyard/store';
+import { TaskRunner } from '../src/index.ts';
 import { silentLogger } from '@switchyard/telemetry';
-import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import {
+  alice,
+  quietWriter,
+  startPlatform,
+  storeWith,
+  userMessage,
+  type Platform,
+} from './platform-fixture.ts';
 
 // Found in review: two ways a run could end between its claim and its agent's start with the task
 // left leased to nobody (or run after shutdown gave up on it).
@@ -24,16 +31,12 @@ async function queuedTask(): Promise<string> {
   return sent.task.id;
 }
 
-function runner(options: { store?: TaskStore; findAgent: (executor: string) => Agent | undefined }) {
+function runner(options: { store?: PostgresTaskStore; findAgent: (executor: string) => Agent | undefined }) {
   const store = options.store ?? p.store;
   const dispatched: Dispatch[] = [];
   const runner = new TaskRunner({
     store,
-    writer: new TaskWriter({
-      store,
-      hints: { publish: async () => undefined, publishPushDue: async () => undefined },
-      log: silentLogger(),
-    }),
+    writer: quietWriter(store),
     dispatcher: { enqueue: async (d) => void dispatched.push(d) },
     hub: { watch: () => () => undefined },
     agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
@@ -81,16 +84,9 @@ describe('a claim still in flight when the worker drains', () => {
     const taskId = await queuedTask();
     let releaseClaim!: () => void;
     const claimHeld = new Promise<void>((resolve) => (releaseClaim = resolve));
-    const slowClaims = new Proxy(p.store, {
-      get(target, prop, receiver) {
-        if (prop === 'claimTask')
-          return async (...args: Parameters<TaskStore['claimTask']>) => {
-            await claimHeld;
-            return target.claimTask(...args);
-          };
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
+    const slowClaims = storeWith(p.store, 'claimTask', (claimTask) => async (input) => {
+      await claimHeld;
+      return claimTask(input);
     });
     let started = 0;
     const { runner: r, dispatched } = runner({
@@ -118,18 +114,11 @@ describe('a claim still in flight when the worker drains', () => {
 describe('a drain with only a claim in flight', () => {
   it('lets the claim answer (the event loop keeps turning) and then finds the worker idle', async () => {
     const taskId = await queuedTask();
-    const slowClaims = new Proxy(p.store, {
-      get(target, prop, receiver) {
-        if (prop === 'claimTask')
-          return async (...args: Parameters<TaskStore['claimTask']>) => {
-            // Answered by a timer, as a claim's reply comes from I/O: neither can come in if the
-            // drain's wait never yields to the event loop.
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            return target.claimTask(...args);
-          };
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
+    // Answered by a timer, as a claim's reply comes from I/O: neither can come in if the drain's
+    // wait never yields to the event loop.
+    const slowClaims = storeWith(p.store, 'claimTask', (claimTask) => async (input) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return claimTask(input);
     });
     const { runner: r } = runner({ store: slowClaims, findAgent: () => echo() });
     const run = r.run({ tenantId: 'acme', taskId });

@@ -28,6 +28,16 @@ afterAll(async () => {
   await env.testDb.drop();
 });
 
+/** Waits until `n` backends of this file's database wait on a lock. */
+const lockWaiters = (n: number) =>
+  waitFor(async () => {
+    const { rows } = await env.testDb.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    return rows[0]!.n >= n;
+  });
+
 const secretConfig = {
   url: 'https://hooks.example/in',
   token: 'tok-secret',
@@ -205,13 +215,7 @@ describe('a config deleted while a write queues its delivery', () => {
         patch: { state: TaskState.WORKING },
         event: statusEvent(task, TaskState.WORKING),
       });
-      await waitFor(async () => {
-        const { rows } = await env.testDb.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%push_deliveries%'`,
-        );
-        return rows[0]!.n > 0;
-      });
+      await lockWaiters(1);
       await deleter.query('COMMIT');
       expect((await change).version).toBe(2);
     } finally {
@@ -223,16 +227,6 @@ describe('a config deleted while a write queues its delivery', () => {
 });
 
 describe('a config created while a write of its task is in flight', () => {
-  /** Waits until `n` backends of this database wait on a lock. */
-  const lockWaiters = (n: number) =>
-    waitFor(async () => {
-      const { rows } = await env.testDb.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return rows[0]!.n >= n;
-    });
-
   it('gets the events committed after it, even by a write whose statement began before it', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t, { visibility: 'task' }));
