@@ -2,7 +2,7 @@ import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import type { ClaimResult, TaskRecord } from '@switchyard/store';
+import type { ClaimResult } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
@@ -11,6 +11,7 @@ import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
 import { buildRunContext, contextMemory } from './build-run-context.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
+import { watchForCancel } from './cancel-watch.ts';
 
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
 export const FAILED_MESSAGE = 'The agent failed while working on this task.';
@@ -469,51 +470,4 @@ export class TaskRunner {
       nonce: `e${now}`,
     });
   }
-}
-
-/**
- * Most runs end within milliseconds, and a subscription per run (SUBSCRIBE, UNSUBSCRIBE, and this
- * worker receiving its own hints) was a good part of a short task's Redis traffic. So a run starts
- * listening for a cancel only once it has lasted CANCEL_WATCH_AFTER_MS, and then reads the task
- * once to catch a cancel that came before. A cancel in the first moments is not lost either way:
- * the run's next write is refused by the CAS and ends it, and so is the lease renewal.
- *
- * Time spent in one of the run's own writes does not count (`writing`): that write's CAS already
- * catches a cancel. Under load a no-op run's final write could outlast the delay on its own: in a
- * saturation run on a slow VM, 7% of no-op runs subscribed, read their task and unsubscribed for
- * nothing.
- */
-export const CANCEL_WATCH_AFTER_MS = 50;
-
-function watchForCancel(
-  deps: RunnerDeps,
-  task: TaskRecord,
-  cancel: () => void,
-  writing: () => boolean,
-): () => void {
-  let unwatch: (() => void) | undefined;
-  let stopped = false;
-  const ended = (state: TaskState) => state === TaskState.CANCELED || state === TaskState.FAILED;
-  let timer: NodeJS.Timeout;
-  const start = () => {
-    if (writing()) {
-      timer = setTimeout(start, CANCEL_WATCH_AFTER_MS);
-      return;
-    }
-    unwatch = deps.hub.watch(task.tenantId, task.id, (hint) => {
-      if (hint !== 'resync' && ended(hint.state)) cancel();
-    });
-    deps.store.getTaskRecord(task.tenantId, task.id).then(
-      (current) => {
-        if (!stopped && current && ended(current.state)) cancel();
-      },
-      () => undefined, // the subscription and the lease renewal still catch it
-    );
-  };
-  timer = setTimeout(start, CANCEL_WATCH_AFTER_MS);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-    unwatch?.();
-  };
 }
