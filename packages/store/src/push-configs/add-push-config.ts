@@ -18,9 +18,6 @@ import { REDACTED, toPushConfigView } from './push-config-view.ts';
  */
 export const DEFAULT_MAX_PUSH_CONFIGS_PER_TASK = 10;
 
-/** When the second catch-up pass runs after a create (see addPushConfig). */
-export const LATE_CATCH_UP_MS = 1000;
-
 // Advisory-lock class of the per-task push config lock (two-int keys, a space of their own).
 const PUSH_CONFIG_LOCK_CLASS = 0x70636667;
 
@@ -103,14 +100,8 @@ export async function addPushConfig(
   };
   if (!alone) return run(db);
   const added = await db.transaction().execute(run);
-  if (added?.id && registeredAt !== undefined) {
-    const catchUp = () => catchUpDeliveries(db, tenantId, taskId, added.id!, registeredAt!);
-    await catchUp();
-    // A writer that had not reached the task's row yet (a batch waiting on another task's row,
-    // its snapshot older than the config) is not waited for above; a second pass a little later
-    // queues what it left out. Not awaited: the create has its answer.
-    setTimeout(() => void catchUp(), LATE_CATCH_UP_MS).unref();
-  }
+  if (added?.id && registeredAt !== undefined)
+    await catchUpDeliveries(db, tenantId, taskId, added.id, registeredAt);
   return added;
 }
 
