@@ -19,6 +19,20 @@ const TRANSIENT_SQLSTATES = new Set([
   '25006',
 ]);
 
+/**
+ * PgBouncer reports its own pool's troubles as 08P01 (protocol violation), the code a real
+ * protocol error of ours also has, so for that code only these texts count: the server behind it
+ * unreachable or refusing logins, a client that waited too long for a server connection, too many
+ * clients, a server connection lost.
+ */
+const POOLER_MESSAGES = [
+  'cannot connect to server',
+  'server login has been failing',
+  'query_wait_timeout',
+  'no more connections allowed',
+  'server conn crashed',
+];
+
 /** Node's socket errors on the way to Postgres. */
 const TRANSIENT_SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -58,6 +72,8 @@ export function isStoreUnavailable(error: unknown, depth = 0): boolean {
     errors?: unknown;
   };
   if (typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SOCKET_CODES.has(code)))
+    return true;
+  if (code === '08P01' && typeof message === 'string' && POOLER_MESSAGES.some((m) => message.includes(m)))
     return true;
   if (typeof message === 'string' && TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
   // A connection refused on every address of a host is an AggregateError of the attempts.

@@ -63,6 +63,16 @@ describe('isStoreUnavailable', () => {
     expect(isStoreUnavailable(new AggregateError([new Error('x'), outage]))).toBe(true);
   });
 
+  it("PgBouncer's own pool errors are (08P01 with its texts); a real protocol violation is not", () => {
+    const pooler = (message: string) => Object.assign(new Error(message), { code: '08P01' });
+    expect(isStoreUnavailable(pooler('pgbouncer cannot connect to server'))).toBe(true);
+    expect(isStoreUnavailable(pooler('query_wait_timeout'))).toBe(true);
+    expect(isStoreUnavailable(pooler('no more connections allowed (max_client_conn)'))).toBe(true);
+    expect(
+      isStoreUnavailable(pooler('bind message supplies 2 parameters, but prepared statement requires 3')),
+    ).toBe(false);
+  });
+
   it('nor are the SQLSTATEs of those classes a retry does not fix', () => {
     for (const code of ['08P01', '53100', '53200', '53400', '40P01', '23505'])
       expect(isStoreUnavailable(Object.assign(new Error('x'), { code }))).toBe(false);
