@@ -97,6 +97,23 @@ const gatewayEnvSchema = commonEnvSchema.extend({
    * conformance suites that reuse messageIds for new requests (the A2A TCK).
    */
   MESSAGE_ID_IDEMPOTENCY: boolVar(true),
+  /**
+   * Origins whose browser pages may call the A2A endpoints and read the agent cards (CORS), comma
+   * separated (`https://app.example.com`), or `*` for any. Default none: no CORS headers.
+   */
+  CORS_ALLOW_ORIGINS: z
+    .string()
+    .default('')
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
+    .refine(
+      (list) => list.every((o) => o === '*' || (URL.canParse(o) && new URL(o).origin === o)),
+      'must be * or a comma-separated list of origins (scheme://host[:port], no path or trailing slash)',
+    ),
   /** On SIGTERM, in-flight requests get this long before connections are cut, in ms. Default 10000. */
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
 });

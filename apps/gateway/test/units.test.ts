@@ -35,6 +35,7 @@ describe('loadGatewayConfig', () => {
       JWT_ROLE_CLAIM: 'switchyard_role',
       WEBHOOK_ALLOW_CIDRS: [],
       WEBHOOK_ALLOW_HTTP: true,
+      CORS_ALLOW_ORIGINS: [],
       STREAM_CLOSE_ON_INPUT_REQUIRED: true,
       STREAM_CLOSE_ON_AUTH_REQUIRED: false,
       MESSAGE_ID_IDEMPOTENCY: true,
@@ -81,6 +82,14 @@ describe('loadGatewayConfig', () => {
       '::1/128',
     ]);
     expect(loadGatewayConfig({ JWT_JWKS_URL: 'https://id.example/jwks' }).jwtEnabled).toBe(true);
+    expect(() => loadGatewayConfig({ CORS_ALLOW_ORIGINS: 'https://app.example/' })).toThrow(
+      /CORS_ALLOW_ORIGINS/,
+    );
+    expect(() => loadGatewayConfig({ CORS_ALLOW_ORIGINS: 'app.example' })).toThrow(/CORS_ALLOW_ORIGINS/);
+    expect(loadGatewayConfig({ CORS_ALLOW_ORIGINS: ' https://a.example , * ' }).CORS_ALLOW_ORIGINS).toEqual([
+      'https://a.example',
+      '*',
+    ]);
   });
 });
 

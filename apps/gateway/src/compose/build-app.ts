@@ -12,6 +12,7 @@ import { authChallenges, Authenticator } from '../auth/authenticator.ts';
 import { createJwtVerifier } from '../auth/jwt-verifier.ts';
 import type { CardBuilder } from '../cards/card-builder.ts';
 import { cardRoutes } from '../cards/card-routes.ts';
+import { corsPolicy } from '../http/cors-policy.ts';
 import { unknownRoute } from '../http/edge-error.ts';
 import { createErrorHandler } from '../http/error-handler.ts';
 import { requestLog } from '../http/request-log.ts';
@@ -79,6 +80,8 @@ export function buildApp(
   // serves them.
   app.use(opsHandler(ops));
   app.use(dashboard.router);
+  const cors = corsPolicy(config.CORS_ALLOW_ORIGINS);
+  if (cors) app.use(['/agents', '/.well-known'], cors);
   app.use(cardRoutes({ cards, resolveAgent, defaultAgent: config.SWITCHYARD_DEFAULT_AGENT }));
   const { admin, outbox, hints } = services;
   app.use(
