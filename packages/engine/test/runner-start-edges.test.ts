@@ -79,23 +79,6 @@ describe('a run that cannot start its agent', () => {
   });
 });
 
-describe('a run that cannot start its agent because Postgres is away', () => {
-  it('hands the task back with its attempt refunded, to be taken again after a backoff', async () => {
-    const taskId = await queuedTask();
-    const { runner: r, dispatched } = runner({
-      findAgent: () => {
-        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-      },
-    });
-    await r.run({ tenantId: 'acme', taskId });
-    const after = (await p.store.getTaskRecord('acme', taskId))!;
-    expect(after.leaseOwner).toBeNull();
-    expect(after.attempts).toBe(0);
-    expect(after.state).not.toBe(TaskState.FAILED);
-    expect(dispatched).toMatchObject([{ taskId, attempts: 0, runAfter: expect.any(Date) }]);
-  });
-});
-
 describe('a claim still in flight when the worker drains', () => {
   it('is waited for, and once the grace period is over its task is handed back, its agent never started', async () => {
     const taskId = await queuedTask();

@@ -2,7 +2,7 @@ import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import { isStoreUnavailable, type ClaimResult } from '@switchyard/store';
+import type { ClaimResult } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
@@ -237,15 +237,12 @@ export class TaskRunner {
       const run = { signal: controller.signal, stop };
       prepared = { agent, ctx: buildRunContext(deps, claim, registration, run, log) };
     } catch (err) {
-      // The agent could not be looked up or set up. The task must not sit leased to a run that
-      // never starts until the lease lapses. Postgres away (the agent directory's store) is no
-      // fault of the task: it goes back with its attempt refunded, to be taken again after a
-      // backoff; anything else is retried like an agent error and fails after the last attempt.
+      // The agent could not be looked up or set up (the agent directory unreachable, say). The
+      // task must not sit leased to a run that never starts until the lease lapses: it is retried
+      // with backoff like an agent error, and fails after the last attempt.
       log.warn({ err }, 'could not start the agent');
       stopLease();
-      if (isStoreUnavailable(err))
-        await this.handBack(claim.task, retryDelayMs(deps.config, claim.task.attempts));
-      else await this.retryOrFail(claim.task, 'could not start the agent', log);
+      await this.retryOrFail(claim.task, 'could not start the agent', log);
       return;
     } finally {
       if (!prepared) stopLease();
@@ -427,8 +424,7 @@ export class TaskRunner {
   }
 
   /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */
-  /** Releases the run's lease with its attempt refunded and dispatches the task again (after `delayMs`). */
-  private async handBack(record: ClaimResult['task'], delayMs = 0): Promise<void> {
+  private async handBack(record: ClaimResult['task']): Promise<void> {
     const released = await this.deps.store.releaseLease({
       tenantId: record.tenantId,
       taskId: record.id,
@@ -442,7 +438,6 @@ export class TaskRunner {
       version: record.version,
       attempts: Math.max(0, record.attempts - 1),
       nonce: `h${Date.now()}`,
-      ...(delayMs > 0 ? { runAfter: new Date(Date.now() + delayMs) } : {}),
     };
     if (this.draining) this.heldBack.push(dispatch);
     else
