@@ -56,6 +56,12 @@ describe('CORS (CORS_ALLOW_ORIGINS)', () => {
     expect(card.headers.get('access-control-allow-origin')).toBe(ORIGIN);
   });
 
+  it('leaves a request without Origin (not a browser) to the A2A handling', async () => {
+    const reply = await fetch(`${withCors.url}/agents/acme/echo/rpc`, { method: 'OPTIONS' });
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('POST');
+  });
+
   it('gives an origin not listed nothing to go on', async () => {
     const reply = await preflight(withCors.url, '/agents/acme/echo/rpc', 'https://evil.example');
     expect(reply.headers.get('access-control-allow-origin')).toBeNull();
