@@ -1,4 +1,13 @@
-import { boolVar, cidrListVar, commonEnvSchema, ConfigError, intVar, parseEnv, z } from '@switchyard/runtime';
+import {
+  boolVar,
+  cidrListVar,
+  commonEnvSchema,
+  ConfigError,
+  intVar,
+  listVar,
+  parseEnv,
+  z,
+} from '@switchyard/runtime';
 
 /** Used when SWITCHYARD_ADMIN_TOKEN is unset outside production; createGateway logs a warning. */
 export const DEV_ADMIN_TOKEN = 'switchyard-dev-admin-token';
@@ -101,19 +110,10 @@ const gatewayEnvSchema = commonEnvSchema.extend({
    * Origins whose browser pages may call the A2A endpoints and read the agent cards (CORS), comma
    * separated (`https://app.example.com`), or `*` for any. Default none: no CORS headers.
    */
-  CORS_ALLOW_ORIGINS: z
-    .string()
-    .default('')
-    .transform((raw) =>
-      raw
-        .split(',')
-        .map((o) => o.trim())
-        .filter((o) => o !== ''),
-    )
-    .refine(
-      (list) => list.every((o) => o === '*' || (URL.canParse(o) && new URL(o).origin === o)),
-      'must be * or a comma-separated list of origins (scheme://host[:port], no path or trailing slash)',
-    ),
+  CORS_ALLOW_ORIGINS: listVar(
+    (o) => o === '*' || (URL.canParse(o) && new URL(o).origin === o),
+    'must be * or a comma-separated list of origins (scheme://host[:port], no path or trailing slash)',
+  ),
   /** On SIGTERM, in-flight requests get this long before connections are cut, in ms. Default 10000. */
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
 });

@@ -67,8 +67,8 @@ export const boolVar = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-/** A comma-separated list of CIDRs or bare addresses (e.g. the SSRF allow-list); empty by default. */
-export const cidrListVar = () =>
+/** A comma-separated list (spaces around entries ignored) whose every entry passes `valid`; empty by default. */
+export const listVar = (valid: (entry: string) => boolean, message: string) =>
   z
     .string()
     .default('')
@@ -78,10 +78,11 @@ export const cidrListVar = () =>
         .map((c) => c.trim())
         .filter((c) => c !== ''),
     )
-    .refine(
-      (list) => list.every(isCidr),
-      'must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)',
-    );
+    .refine((list) => list.every(valid), message);
+
+/** A comma-separated list of CIDRs or bare addresses (e.g. the SSRF allow-list); empty by default. */
+export const cidrListVar = () =>
+  listVar(isCidr, 'must be a comma-separated list of CIDRs (e.g. 127.0.0.0/8,::1/128)');
 
 function isCidr(value: string): boolean {
   const [address = '', bits, ...rest] = value.split('/');

@@ -5,6 +5,7 @@ export {
   intVar,
   boolVar,
   cidrListVar,
+  listVar,
   urlVar,
   commonEnvSchema,
   type CommonConfig,
