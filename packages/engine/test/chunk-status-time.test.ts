@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '@switchyard/agents';
 import { waitFor } from '@switchyard/testing';
-import { alice, bareRunner, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { queuedEchoTask, bareRunner, startPlatform, type Platform } from './platform-fixture.ts';
 
 // Found in review: a chunk write set the state WORKING again, which counted as a status change and
 // moved the task's status time (GetTask's status.timestamp, what ListTasks filters on) with no
@@ -14,12 +14,7 @@ afterAll(() => p.close());
 
 describe('an artifact chunk', () => {
   it('leaves the status time at the last status event', async () => {
-    const sent = await p.service.send(alice, await p.agent('echo'), {
-      message: userMessage('hello'),
-      configuration: { returnImmediately: true },
-    });
-    if (!('task' in sent)) throw new Error('expected a task');
-    const taskId = sent.task.id;
+    const taskId = await queuedEchoTask(p);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let chunked = false;

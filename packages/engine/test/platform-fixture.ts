@@ -230,3 +230,13 @@ export function quietWriter(store: PostgresTaskStore): TaskWriter {
     log: silentLogger(),
   });
 }
+
+/** A task of the echo agent sent by alice with returnImmediately: committed and queued; its id. */
+export async function queuedEchoTask(p: Platform, text = 'hello'): Promise<string> {
+  const sent = await p.service.send(alice, await p.agent('echo'), {
+    message: userMessage(text),
+    configuration: { returnImmediately: true },
+  });
+  if (!('task' in sent)) throw new Error('expected a task');
+  return sent.task.id;
+}

@@ -2,14 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { Reaper } from '../src/index.ts';
-import {
-  alice,
-  quietWriter,
-  startPlatform,
-  storeWith,
-  userMessage,
-  type Platform,
-} from './platform-fixture.ts';
+import { queuedEchoTask, quietWriter, startPlatform, storeWith, type Platform } from './platform-fixture.ts';
 
 // Found in review: one task the reaper could not handle (a statement failing for it alone, its
 // enqueue refused) ended the whole sweep, and being first again next time, stalled recovery for
@@ -21,28 +14,20 @@ beforeAll(async () => {
 afterAll(() => p.close());
 
 async function leasedThenLapsed(): Promise<string> {
-  const sent = await p.service.send(alice, await p.agent('echo'), {
-    message: userMessage('x'),
-    configuration: { returnImmediately: true },
-  });
-  if (!('task' in sent)) throw new Error('expected a task');
-  await p.store.claimTask({ tenantId: 'acme', taskId: sent.task.id, workerId: 'gone', leaseMs: 60_000 });
+  const taskId = await queuedEchoTask(p, 'x');
+  await p.store.claimTask({ tenantId: 'acme', taskId, workerId: 'gone', leaseMs: 60_000 });
   await p.db.pool.query(
     "UPDATE tasks SET lease_expires_at = now() - interval '1 second' WHERE tenant_id = 'acme' AND id = $1",
-    [sent.task.id],
+    [taskId],
   );
-  return sent.task.id;
+  return taskId;
 }
 
 describe('a reaper sweep', () => {
   it('goes past a task it cannot recover now, to the others and to the dispatch pass', async () => {
     const poisoned = await leasedThenLapsed();
     const others = [await leasedThenLapsed(), await leasedThenLapsed()];
-    const unclaimed = await p.service.send(alice, await p.agent('echo'), {
-      message: userMessage('nobody took me'),
-      configuration: { returnImmediately: true },
-    });
-    if (!('task' in unclaimed)) throw new Error('expected a task');
+    const unclaimed = await queuedEchoTask(p, 'nobody took me');
     const store = storeWith(
       p.store,
       'recoverLapsedLease',
@@ -61,7 +46,7 @@ describe('a reaper sweep', () => {
     expect(stats).toMatchObject({ requeued: 2, errors: 1 });
     const ids = new Set(dispatched.map((d) => d.taskId));
     for (const id of others) expect(ids.has(id)).toBe(true);
-    expect(ids.has(unclaimed.task.id)).toBe(true);
+    expect(ids.has(unclaimed)).toBe(true);
     expect(ids.has(poisoned)).toBe(false);
     // Still lapsed: the next sweep tries it again.
     expect((await p.store.getTaskRecord('acme', poisoned))!.leaseOwner).not.toBeNull();

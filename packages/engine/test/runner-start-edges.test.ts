@@ -5,14 +5,7 @@ import { TaskState } from '@switchyard/protocol';
 import type { PostgresTaskStore } from '@switchyard/store';
 import { TaskRunner } from '../src/index.ts';
 import { silentLogger } from '@switchyard/telemetry';
-import {
-  alice,
-  quietWriter,
-  startPlatform,
-  storeWith,
-  userMessage,
-  type Platform,
-} from './platform-fixture.ts';
+import { queuedEchoTask, quietWriter, startPlatform, storeWith, type Platform } from './platform-fixture.ts';
 
 // Found in review: two ways a run could end between its claim and its agent's start with the task
 // left leased to nobody (or run after shutdown gave up on it).
@@ -22,14 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-async function queuedTask(): Promise<string> {
-  const sent = await p.service.send(alice, await p.agent('echo'), {
-    message: userMessage('hello'),
-    configuration: { returnImmediately: true },
-  });
-  if (!('task' in sent)) throw new Error('expected a task');
-  return sent.task.id;
-}
+const queuedTask = () => queuedEchoTask(p);
 
 function runner(options: { store?: PostgresTaskStore; findAgent: (executor: string) => Agent | undefined }) {
   const store = options.store ?? p.store;
