@@ -19,6 +19,7 @@ export { httpServerSpans, type HttpServerSpanOptions } from './tracing/http-serv
 export { activeTraceIds, type TraceIds } from './tracing/trace-ids.ts';
 export {
   createMetrics,
+  EVENT_LOOP_SAMPLE_MS,
   type Metrics,
   type MetricsOptions,
   type MetricsText,

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { createMetrics, METRIC_NAMES, OVERFLOW_LABEL } from '@switchyard/telemetry';
+import perfHooks from 'node:perf_hooks';
+import { describe, expect, it, vi } from 'vitest';
+import { createMetrics, EVENT_LOOP_SAMPLE_MS, METRIC_NAMES, OVERFLOW_LABEL } from '@switchyard/telemetry';
 
 /** `name{labels} value` lines of one family, labels in exposition order, `service` left out. */
 function samples(body: string, name: string): Record<string, number> {
@@ -241,5 +242,23 @@ describe('registries', () => {
     expect(samples(bodyA, METRIC_NAMES.leaseExpiries)).toEqual({ '': 1 });
     expect(samples(bodyB, METRIC_NAMES.leaseExpiries)).toEqual({ '': 0 });
     expect((await createMetrics({ service: 'x', ...quiet }).text()).body).not.toContain('process_cpu');
+  });
+});
+
+describe('the event-loop lag histogram', () => {
+  it('samples every EVENT_LOOP_SAMPLE_MS, not every 10 ms, so an idle process is not woken 100 times a second', () => {
+    const resolutions: Array<number | undefined> = [];
+    const original = perfHooks.monitorEventLoopDelay;
+    const spy = vi.spyOn(perfHooks, 'monitorEventLoopDelay').mockImplementation((options) => {
+      resolutions.push(options?.resolution);
+      return original(options);
+    });
+    try {
+      createMetrics({ service: 'worker' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(EVENT_LOOP_SAMPLE_MS).toBeGreaterThanOrEqual(100);
+    expect(resolutions).toEqual([EVENT_LOOP_SAMPLE_MS]);
   });
 });
