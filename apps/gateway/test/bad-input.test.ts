@@ -44,6 +44,16 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     expect(reply.body).toMatchObject({ id: 7, error: { code: -32600 } });
   });
 
+  it('an id past 256 characters is -32600 with a null id, on a stream too, and opens nothing', async () => {
+    for (const method of ['SubscribeToTask', 'SendStreamingMessage', 'GetTask']) {
+      const reply = await rpc({ body: { jsonrpc: '2.0', id: 'i'.repeat(10_000), method, params: {} } });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(reply.body).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(JSON.stringify(reply.body).length).toBeLessThan(1_000);
+    }
+  });
+
   it('a batch is -32600 (A2A defines none)', async () => {
     const reply = await rpc({
       body: [{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: randomUUID() } }],

@@ -29,7 +29,7 @@ describe('§4.1 JSON-RPC envelope', () => {
     expect(isA2AMethod('tasks/get')).toBe(false);
   });
 
-  it.each([['r1'], [7], [null]])('accepts id %j', (id) => {
+  it.each([['r1'], [7], [null], ['x'.repeat(256)]])('accepts id %j', (id) => {
     expect(parseJsonRpcRequest({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: 't' } })).toEqual({
       jsonrpc: '2.0',
       id,
@@ -52,6 +52,7 @@ describe('§4.1 JSON-RPC envelope', () => {
     ['no jsonrpc', { id: 1, method: 'GetTask' }],
     ['no id (notification)', { jsonrpc: '2.0', method: 'GetTask' }],
     ['an object id', { jsonrpc: '2.0', id: {}, method: 'GetTask' }],
+    ['a 257-character id', { jsonrpc: '2.0', id: 'x'.repeat(257), method: 'GetTask' }],
     ['a numeric method', { jsonrpc: '2.0', id: 1, method: 5 }],
   ])('%s is InvalidRequest (-32600)', (_, body) => {
     expect(errorOf(() => parseJsonRpcRequest(body)).kind).toBe('InvalidRequest');
@@ -70,6 +71,8 @@ describe('§4.1 JSON-RPC envelope', () => {
     expect(jsonRpcIdOf({ id: 'x' })).toBe('x');
     expect(jsonRpcIdOf({ id: 3 })).toBe(3);
     expect(jsonRpcIdOf({ id: {} })).toBeNull();
+    // An over-long id is not echoed: the error reply would carry it (JSON-RPC 2.0 §5: null).
+    expect(jsonRpcIdOf({ id: 'x'.repeat(257) })).toBeNull();
     expect(jsonRpcIdOf('garbage')).toBeNull();
   });
 });

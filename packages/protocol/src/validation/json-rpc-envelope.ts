@@ -36,7 +36,11 @@ export function checkJsonRpcEnvelope(body: unknown): {
     throw invalidRequest(undefined, [{ field: 'jsonrpc', description: 'must be "2.0"' }]);
   }
   if (!isJsonRpcId(body['id'])) {
-    throw invalidRequest(undefined, [{ field: 'id', description: 'must be a string, a number or null' }]);
+    const description =
+      typeof body['id'] === 'string'
+        ? `must be at most ${MAX_JSON_RPC_ID_LENGTH} characters`
+        : 'must be a string, a number or null';
+    throw invalidRequest(undefined, [{ field: 'id', description }]);
   }
   const method = body['method'];
   if (typeof method !== 'string') {
@@ -52,6 +56,15 @@ export function jsonRpcIdOf(body: unknown): JsonRpcId {
   return isJsonRpcId(id) ? id : null;
 }
 
+/**
+ * The longest string `id` a request may carry (README "Limits"). JSON-RPC sets none, but a reply
+ * and every event of a stream repeat the id: a 3 MB id on a stream nobody reads held about 7 MB of
+ * gateway memory for as long as it stayed open, so a few dozen of them could exhaust a gateway.
+ * Clients use counters or UUIDs.
+ */
+export const MAX_JSON_RPC_ID_LENGTH = 256;
+
 function isJsonRpcId(value: unknown): value is JsonRpcId {
-  return typeof value === 'string' || value === null || (typeof value === 'number' && Number.isFinite(value));
+  if (typeof value === 'string') return value.length <= MAX_JSON_RPC_ID_LENGTH;
+  return value === null || (typeof value === 'number' && Number.isFinite(value));
 }
