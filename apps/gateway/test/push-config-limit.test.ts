@@ -108,4 +108,45 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     if (!answered.ok) throw new Error(`${answered.reason} ${answered.message}`);
     expect(taskOf(answered.value).status.state).toBe(TaskState.COMPLETED);
   });
+
+  it('a placeholder secret moved to another URL is InvalidParams naming the field, and changes nothing', async () => {
+    const echo = agent('echo');
+    const sent = await echo.call('SendMessage', { message: userMessage('secrets') });
+    if (!sent.ok) throw new Error(sent.reason);
+    const taskId = taskOf(sent.value).id;
+    const created = await echo.call('CreateTaskPushNotificationConfig', {
+      taskId,
+      id: 'owner',
+      url: hook('owner'),
+      token: 'owner-token',
+    });
+    if (!created.ok) throw new Error(created.reason);
+    const read = created.value; // its token reads as the placeholder
+    const before = await snapshotStore(h.db.pool);
+    const moved = await echo.call('CreateTaskPushNotificationConfig', { ...read, url: hook('attacker') });
+    expect(moved.ok).toBe(false);
+    if (moved.ok) return;
+    expect(moved.reason).toBe('INVALID_PARAMS');
+    expect(violatedFields(moved)).toEqual(['config.token']);
+    expect(await snapshotStore(h.db.pool)).toEqual(before);
+    // Saved back where it was read from, it keeps the stored token.
+    const saved = await echo.call('CreateTaskPushNotificationConfig', read);
+    expect(saved.ok && saved.value).toEqual(read);
+
+    // On a continuation's inline webhook as well.
+    const booking = agent('booking');
+    const asked = await booking.call('SendMessage', { message: userMessage('book a flight to Rome') });
+    if (!asked.ok) throw new Error(asked.reason);
+    const bookingTask = taskOf(asked.value).id;
+    const inline = await booking.call('SendMessage', {
+      message: userMessage('2', { taskId: bookingTask }),
+      configuration: { taskPushNotificationConfig: { url: hook('inline'), token: read.token } },
+    });
+    expect(inline.ok).toBe(false);
+    if (inline.ok) return;
+    expect(inline.reason).toBe('INVALID_PARAMS');
+    expect(violatedFields(inline)).toEqual(['configuration.taskPushNotificationConfig.token']);
+    const still = await booking.call('GetTask', { id: bookingTask });
+    expect(still.ok && still.value.status.state).toBe(TaskState.INPUT_REQUIRED);
+  });
 });

@@ -59,3 +59,27 @@ export class PushConfigLimitError extends Error {
 export function isPushConfigLimit(e: unknown): e is PushConfigLimitError {
   return e instanceof PushConfigLimitError;
 }
+
+/**
+ * A push config given back with a secret as reads show it (`********`) where no stored secret can
+ * stand for it: the config is new, or its URL changed. Keeping the stored secret there would send
+ * one webhook's credentials to another URL (a tenant admin who can read every config, redacted,
+ * could point a user's config at a host of theirs). Nothing was changed; the engine maps it to
+ * InvalidParams naming `field`.
+ */
+export class RedactedSecretError extends Error {
+  override readonly name = 'RedactedSecretError';
+  readonly field: 'token' | 'authentication.credentials';
+
+  constructor(field: 'token' | 'authentication.credentials') {
+    super(
+      `push config ${field} is the redaction placeholder; it keeps the stored secret only for an ` +
+        'existing config whose url is unchanged: give the secret itself',
+    );
+    this.field = field;
+  }
+}
+
+export function isRedactedSecret(e: unknown): e is RedactedSecretError {
+  return e instanceof RedactedSecretError;
+}

@@ -20,7 +20,9 @@ export {
   isConflict,
   isInvalidPageToken,
   isPushConfigLimit,
+  isRedactedSecret,
   PushConfigLimitError,
+  RedactedSecretError,
 } from './errors.ts';
 
 export type * from './task-store.ts';

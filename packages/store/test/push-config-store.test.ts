@@ -82,24 +82,53 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
     const t = tenant();
     const taskId = randomUUID();
     const created = await push.createPushConfig(t, taskId, { id: 'rt', ...secretConfig });
-    const moved = { ...created, url: 'https://hooks.example/moved' };
-    expect(await push.createPushConfig(t, taskId, moved)).toEqual(moved);
-    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual({
-      ...secretConfig,
-      url: 'https://hooks.example/moved',
-    });
+    expect(await push.createPushConfig(t, taskId, created)).toEqual(created);
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual(secretConfig);
+    // Without an id too: the URL names the config.
+    const { id: _, ...idLess } = created;
+    expect(await push.createPushConfig(t, taskId, idLess)).toEqual(created);
+    const moved = { url: 'https://hooks.example/moved' };
     await push.createPushConfig(t, taskId, {
+      ...created,
       ...moved,
       token: 'tok-new',
       authentication: { scheme: 'Bearer', credentials: 'cred-new' },
     });
-    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toMatchObject({
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual({
+      ...moved,
       token: 'tok-new',
       authentication: { scheme: 'Bearer', credentials: 'cred-new' },
     });
     // Saved back without them, the secrets go, as a config saved without a token has none.
-    await push.createPushConfig(t, taskId, { id: 'rt', url: moved.url });
-    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual({ url: moved.url });
+    await push.createPushConfig(t, taskId, { id: 'rt', ...moved });
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual(moved);
+  });
+
+  it('a placeholder secret with a changed URL, or for a new config, is refused and changes nothing', async () => {
+    const t = tenant();
+    const taskId = randomUUID();
+    const created = await push.createPushConfig(t, taskId, { id: 'rt', ...secretConfig });
+    const attacker = 'https://attacker.example/collect';
+    // The stored credentials must never follow the config to another host.
+    await expect(push.createPushConfig(t, taskId, { ...created, url: attacker })).rejects.toMatchObject({
+      name: 'RedactedSecretError',
+      field: 'token',
+    });
+    await expect(
+      push.createPushConfig(t, taskId, { id: 'rt', url: attacker, authentication: created.authentication! }),
+    ).rejects.toMatchObject({ name: 'RedactedSecretError', field: 'authentication.credentials' });
+    expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual(secretConfig);
+    // Nothing stored stands for a placeholder on a new config (by id or by URL).
+    for (const config of [
+      { id: 'new', url: attacker, token: REDACTED },
+      { url: attacker, token: REDACTED },
+    ])
+      await expect(push.createPushConfig(t, taskId, config)).rejects.toMatchObject({
+        name: 'RedactedSecretError',
+      });
+    expect((await push.listPushConfigs(t, taskId, { pageSize: 10 })).configs.map((c) => c.id)).toEqual([
+      'rt',
+    ]);
   });
 
   it('a config without secrets has no token or credentials keys', async () => {

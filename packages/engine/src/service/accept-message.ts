@@ -12,6 +12,7 @@ import {
 import {
   isConflict,
   isPushConfigLimit,
+  isRedactedSecret,
   type Caller,
   type NewPushConfig,
   type TaskRecord,
@@ -22,7 +23,7 @@ import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { canSee } from './access.ts';
 import { checkContentTypes } from './content-types.ts';
-import { pushConfigLimitReached } from './push-config-operations.ts';
+import { placeholderRefused, pushConfigLimitReached } from './push-config-operations.ts';
 import { hasPushConfig, messageIdReused, sameMessage } from './retry-check.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -131,8 +132,13 @@ async function continueTask(
   const limitReached = (max = deps.pushConfigs.maxConfigsPerTask) =>
     pushConfigLimitReached(taskId, max, 'configuration.taskPushNotificationConfig');
   const ensurePushConfig = async () => {
-    if (pushConfig && !(await deps.pushConfigs.ensurePushConfig(caller.tenantId, taskId, pushConfig)))
-      throw limitReached();
+    if (!pushConfig) return;
+    const ensured = await deps.pushConfigs
+      .ensurePushConfig(caller.tenantId, taskId, pushConfig)
+      .catch((err) => {
+        throw placeholderRefused(err, 'configuration.taskPushNotificationConfig');
+      });
+    if (!ensured) throw limitReached();
   };
   for (let attempt = 0; ; attempt++) {
     const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
@@ -193,6 +199,7 @@ async function continueTask(
       // Refused by the per-task limit: the continuation changed nothing.
       // The message names the limit the store applied.
       if (isPushConfigLimit(err)) throw limitReached(err.max);
+      if (isRedactedSecret(err)) throw placeholderRefused(err, 'configuration.taskPushNotificationConfig');
       // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
       if (!isConflict(err) || attempt >= 3) throw err;
     }

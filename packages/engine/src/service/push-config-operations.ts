@@ -5,7 +5,7 @@ import {
   type ListTaskPushNotificationConfigsResponse,
   type TaskPushNotificationConfig,
 } from '@switchyard/protocol';
-import { InvalidPageTokenError, type Caller, type NewPushConfig } from '@switchyard/store';
+import { InvalidPageTokenError, isRedactedSecret, type Caller, type NewPushConfig } from '@switchyard/store';
 import { checkWebhookUrl, UrlRefusedError } from '../push/url-policy.ts';
 import { loadVisibleRecord } from './access.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -19,6 +19,16 @@ export function pushConfigLimitReached(taskId: string, max: number, field: strin
   return invalidParams(`${why}; delete one, or re-register an existing config id or URL`, [
     { field, description: `the task already has ${max} push notification configs (the limit)` },
   ]);
+}
+
+/**
+ * A config's secret given as the `********` reads show, where it cannot stand for the stored one
+ * (store's RedactedSecretError: a new config, or its URL changed) is InvalidParams naming the
+ * field under `prefix`; any other error is given back as it is.
+ */
+export function placeholderRefused(err: unknown, prefix: string): unknown {
+  if (!isRedactedSecret(err)) return err;
+  return invalidParams(err.message, [{ field: `${prefix}.${err.field}`, description: err.message }]);
 }
 
 /** The four push config operations (digest §3, §8), scoped like every task operation. */
@@ -59,7 +69,9 @@ export class PushConfigOperations {
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
     const prepared = await this.prepare(config, 'config', caller);
     const { pushConfigs } = this.deps;
-    const created = await pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, prepared);
+    const created = await pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, prepared).catch((err) => {
+      throw placeholderRefused(err, 'config');
+    });
     if (!created) throw pushConfigLimitReached(taskId, pushConfigs.maxConfigsPerTask, 'taskId');
     return created;
   }

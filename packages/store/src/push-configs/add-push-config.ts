@@ -3,6 +3,7 @@ import type { TaskPushNotificationConfig } from '@switchyard/protocol';
 import { sql, type Selectable } from 'kysely';
 import type { PushConfigsTable } from '../database.ts';
 import type { Db } from '../db.ts';
+import { RedactedSecretError } from '../errors.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { NewPushConfig } from '../task-store.ts';
 import { pushConfigValues } from './create-push-config.ts';
@@ -75,6 +76,7 @@ export async function addPushConfig(
       if (existing) return toPushConfigView(existing);
     }
     const sameConfig = config.id === undefined ? sql`url = ${config.url}` : sql`id = ${config.id}`;
+    await refuseMisplacedPlaceholder(trx, tenantId, taskId, config);
     const { rows } = await sql<Selectable<PushConfigsTable>>`
       WITH existing AS (
         SELECT id FROM push_configs
@@ -152,8 +154,37 @@ async function catchUpDeliveries(
 }
 
 /**
- * A secret given back as the placeholder reads show (a client that read a config, changed its URL
- * and saved it) keeps the stored secret, instead of becoming the placeholder itself and sending
+ * A placeholder secret stands for the stored one only on the config it was read from, at the URL
+ * it was read with (RedactedSecretError). Run under the create's lock, so the row cannot change
+ * between this check and the upsert.
+ */
+async function refuseMisplacedPlaceholder(
+  trx: Db,
+  tenantId: string,
+  taskId: string,
+  config: NewPushConfig,
+): Promise<void> {
+  const field =
+    config.token === REDACTED
+      ? 'token'
+      : config.authentication?.credentials === REDACTED
+        ? 'authentication.credentials'
+        : undefined;
+  if (!field) return;
+  const stored = await trx
+    .selectFrom('push_configs')
+    .select('url')
+    .where('tenant_id', '=', tenantId)
+    .where('task_id', '=', taskId)
+    .$if(config.id !== undefined, (q) => q.where('id', '=', config.id ?? ''))
+    .$if(config.id === undefined, (q) => q.where('url', '=', config.url))
+    .executeTakeFirst();
+  if (stored?.url !== config.url) throw new RedactedSecretError(field);
+}
+
+/**
+ * A secret given back as the placeholder reads show (a client that read a config and saved it
+ * back, its URL unchanged: refuseMisplacedPlaceholder) keeps the stored secret, instead of becoming the placeholder itself and sending
  * `Authorization: Bearer ********` from then on.
  */
 function keptIfRedacted(given: string | undefined, column: 'token_enc' | 'auth_credentials_enc') {
