@@ -115,5 +115,9 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s ListTasks', (binding) => {
     expect(reply.ok && reply.value).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
     const forged = await client().call('ListTasks', { pageToken: 'not-a-token' });
     expect(!forged.ok && forged.reason).toBe('INVALID_PARAMS');
+    const cursor = { v: 1, t: '2024-99-99T99:99:99.000000Z', i: '00000000-0000-4000-8000-000000000000' };
+    const wellShaped = Buffer.from(JSON.stringify(cursor)).toString('base64url');
+    const outOfRange = await client().call('ListTasks', { pageToken: wellShaped });
+    expect(!outOfRange.ok && outOfRange.reason).toBe('INVALID_PARAMS');
   });
 });

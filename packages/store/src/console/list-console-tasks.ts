@@ -1,16 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import { decodePageToken, encodePageToken } from '../tasks/page-token.ts';
+import { decodePageToken, encodePageToken, TASK_LIST_CURSOR } from '../tasks/page-token.ts';
 import { CONSOLE_TASK_COLUMNS, toConsoleTaskRow } from './console-task-row.ts';
 import { whereConsoleTaskFilter } from './console-task-filter.ts';
 import type { ConsoleTaskPage, ListConsoleTasksInput } from './console-types.ts';
 
 /** Postgres's microseconds, in UTC: a JS Date would round and skip or repeat rows (list-tasks.ts). */
 const cursorTs = sql<string>`to_char(status_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const CURSOR = {
-  t: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/,
-  i: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-};
 
 /**
  * The page query itself, exposed so tests can EXPLAIN exactly what runs. Keyset on
@@ -18,7 +14,7 @@ const CURSOR = {
  * what page 1 costs — no OFFSET anywhere.
  */
 export function buildListConsoleTasksQuery(db: Db, input: ListConsoleTasksInput) {
-  const cursor = input.cursor ? decodePageToken(input.cursor, CURSOR) : undefined;
+  const cursor = input.cursor ? decodePageToken(input.cursor, TASK_LIST_CURSOR) : undefined;
   let q = whereConsoleTaskFilter(
     db.selectFrom('tasks').select(CONSOLE_TASK_COLUMNS).select(cursorTs.as('cursor_ts')),
     input,

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { ListTasksInput, ListTasksPage } from '../task-store.ts';
 import { loadTaskViews } from './load-task-views.ts';
-import { decodePageToken, encodePageToken } from './page-token.ts';
+import { decodePageToken, encodePageToken, TASK_LIST_CURSOR } from './page-token.ts';
 import { toTaskRecord } from './task-row.ts';
 
 /**
@@ -12,10 +12,6 @@ import { toTaskRecord } from './task-row.ts';
  * time zone cannot change its meaning.
  */
 const cursorTs = sql<string>`to_char(status_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const CURSOR = {
-  t: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/,
-  i: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-};
 
 /**
  * ListTasks (digest §7.4 rules 20–25): only the caller's visible tasks (all of the tenant's for an
@@ -55,7 +51,7 @@ async function matches(db: Db, input: ListTasksInput) {
   // count read the whole tenant (20,111 rows read for a 60-task list).
   await sql`SET LOCAL plan_cache_mode = force_custom_plan`.execute(db);
   const { caller, pageSize } = input;
-  const cursor = input.pageToken ? decodePageToken(input.pageToken, CURSOR) : undefined;
+  const cursor = input.pageToken ? decodePageToken(input.pageToken, TASK_LIST_CURSOR) : undefined;
   const state = input.state === TaskState.UNSPECIFIED ? undefined : input.state;
   const scoped = db
     .selectFrom('tasks')
