@@ -31,6 +31,14 @@ export interface EngineConfig {
    */
   runTimeoutMs: number;
   /**
+   * How long a stopped run's agent (its task canceled, its lease lost, the worker shutting down)
+   * has to return once its signal aborted. An agent that ignores the signal (an HTTP or model call
+   * made without it) is then abandoned as a timed-out run is: its later writes are refused, its
+   * worker slot is freed, and a shutdown hands its task back instead of waiting up to the run
+   * timeout. Default 2000 ms.
+   */
+  stopGraceMs: number;
+  /**
    * messageId is the idempotency key (ARCHITECTURE.md §3 rule 5): a retried send returns the
    * first answer, and a reuse that asks for something else is refused. Default true. False makes
    * every send new work whatever its messageId, which the A2A spec allows (duplicate detection is
@@ -52,6 +60,7 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   closeStreamOnInputRequired: true,
   closeStreamOnAuthRequired: false,
   runTimeoutMs: 900_000,
+  stopGraceMs: 2000,
   messageIdIdempotency: true,
 });
 

@@ -266,9 +266,25 @@ export class TaskRunner {
       if (deps.config.runTimeoutMs > 0)
         runTimer = setTimeout(() => resolve('timeout'), deps.config.runTimeoutMs);
     });
+    // A stopped run whose agent ignores its aborted signal is let go after the stop grace.
+    let abandonTimer: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<'abandoned'>((resolve) => {
+      const startGrace = () =>
+        (abandonTimer = setTimeout(() => resolve('abandoned'), deps.config.stopGraceMs));
+      if (controller.signal.aborted) startGrace();
+      else controller.signal.addEventListener('abort', startGrace, { once: true });
+    });
     try {
-      const outcome = await Promise.race([agent.execute(ctx).then(() => 'returned' as const), timedOut]);
-      if (outcome === 'timeout') {
+      const outcome = await Promise.race([
+        agent.execute(ctx).then(() => 'returned' as const),
+        timedOut,
+        abandoned,
+      ]);
+      if (outcome === 'abandoned') {
+        ctx.close(stopReason() === 'canceled' ? 'canceled' : 'lease-lost');
+        log.warn({ stopGraceMs: deps.config.stopGraceMs }, 'agent ignored its stop signal; run abandoned');
+        await ctx.drain();
+      } else if (outcome === 'timeout') {
         ctx.close('lease-lost');
         controller.abort(new RunEndedError('lease-lost'));
         log.error({ runTimeoutMs: deps.config.runTimeoutMs }, 'agent run timed out');
@@ -281,6 +297,7 @@ export class TaskRunner {
       await this.onRunError(ctx, err, stopReason(), log);
     } finally {
       clearTimeout(runTimer);
+      clearTimeout(abandonTimer);
       clearTimeout(windowTimer);
       stopLease();
       unwatch();
