@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { TaskState } from '@switchyard/protocol';
-import { countDeadLettersByTenant, findTaskTenants, PostgresConsoleStore } from '@switchyard/store';
+import {
+  countDeadLettersByTenant,
+  countQueuedByTenant,
+  findTaskTenants,
+  PostgresConsoleStore,
+} from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTimeline } from '../src/timeline/load-timeline.ts';
@@ -165,6 +170,42 @@ describe('lookups and counts', () => {
     expect(counts.find((c) => c.tenantId === 'acme')?.deadLetters).toEqual({ count: 0, capped: false });
     const exact = await countDeadLettersByTenant(h.kdb);
     expect(exact.find((c) => c.tenantId === 'globex')?.deadLetters).toEqual({ count: dead, capped: false });
+  });
+
+  it('counts the tasks waiting for a worker per tenant, from the store, capped', async () => {
+    // Committed but never enqueued (as when Redis lost the job): waiting, whatever the queue holds.
+    // (The reaper would dispatch them only after its grace period, seconds away.)
+    const queued = async (cap?: number) =>
+      (await countQueuedByTenant(h.kdb, cap)).find((c) => c.tenantId === 'globex')?.queued;
+    const before = (await queued())!.count;
+    for (let i = 0; i < 3; i++) {
+      const id = crypto.randomUUID();
+      const contextId = crypto.randomUUID();
+      await h.tasks.createTask({
+        tenantId: 'globex',
+        id,
+        contextId,
+        agentId: 'echo',
+        owner: 'alice',
+        visibility: 'task',
+        message: {
+          messageId: crypto.randomUUID(),
+          role: 'ROLE_USER',
+          parts: [{ text: 'wait' }],
+          taskId: id,
+          contextId,
+        },
+        event: {
+          task: {
+            id,
+            contextId,
+            status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() },
+          },
+        },
+      });
+    }
+    expect(await queued()).toEqual({ count: before + 3, capped: false });
+    expect(await queued(before + 2)).toEqual({ count: before + 2, capped: true });
   });
 
   it('answers readiness pings', async () => {

@@ -6,12 +6,12 @@ import type { TaskHint } from '@switchyard/events';
  * implementations with a per-test prefix.
  */
 export interface Dispatcher {
-  /** `slot`: the dispatch was counted in by `reserve` before its task committed. */
+  /** `slot`: the dispatch's place in the fair order, asked for by `reserve` as its task committed. */
   enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void>;
   /**
-   * Counts a dispatch in ahead of its enqueue (TaskQueue.reserve), so that work overlaps the
-   * commit; the caller passes the slot to enqueue, or releases it. Optional: without it, enqueue
-   * counts.
+   * Asks for a dispatch's place in the fair order ahead of its enqueue (TaskQueue.reserve), so
+   * that round trip overlaps the commit; the caller passes the slot to enqueue, or drops it.
+   * Optional: without it, enqueue asks.
    */
   reserve?(tenantId: string): BacklogSlot;
   /**

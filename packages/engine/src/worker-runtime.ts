@@ -97,7 +97,6 @@ export function createWorkerRuntime(options: WorkerOptions) {
     config,
     workerId,
     log,
-    onStarted: (tenantId) => queue.started(tenantId),
   });
   const reaper = new Reaper({
     store,

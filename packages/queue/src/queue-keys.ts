@@ -12,8 +12,12 @@ export interface QueueKeys {
   readonly taskQueue: string;
   /** Maintenance jobs (retention). */
   readonly maintenanceQueue: string;
-  /** Per-tenant count of queued-but-not-started dispatches (fair priority). */
-  tenantBacklog(tenantId: string): string;
+  /** A tenant's place in the fair order of dispatches (TaskQueue: epoch, level, used). */
+  tenantFairPlace(tenantId: string): string;
+  /** The fair order's current level while nothing waits (TaskQueue). */
+  readonly fairLevelFloor: string;
+  /** The fair order's epoch: a new one starts every tenant again from level 1 (TaskQueue). */
+  readonly fairEpoch: string;
   /** Pub/sub channel carrying "the task's log grew" hints. */
   taskChannel(tenantId: string, taskId: string): string;
   /** Pub/sub channel waking the pusher when deliveries are due. */
@@ -33,7 +37,9 @@ export function createQueueKeys(prefix = 'sy'): QueueKeys {
     bullPrefix: tag,
     taskQueue: 'tasks',
     maintenanceQueue: 'maintenance',
-    tenantBacklog: (tenantId) => `${tag}:backlog:${tenantId}`,
+    tenantFairPlace: (tenantId) => `${tag}:fair:${tenantId}`,
+    fairLevelFloor: `${tag}:fair-floor`,
+    fairEpoch: `${tag}:fair-epoch`,
     taskChannel: (tenantId, taskId) => `${tag}:task:${tenantId}:${taskId}`,
     pushChannel: `${tag}:push`,
     authChannel: `${tag}:auth`,

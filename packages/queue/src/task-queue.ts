@@ -6,8 +6,63 @@ import type { QueueKeys } from './queue-keys.ts';
 
 /** BullMQ's priority range is 1..2^21; lower runs first. */
 const MAX_PRIORITY = 2 ** 21 - 1;
-/** Backlog counters fade if a crash ever leaves them off (they only steer fairness). */
-const BACKLOG_TTL_S = 3600;
+/**
+ * Dispatches one tenant puts on one priority level before its next go on the level above: how
+ * far a newcomer may wait behind each backlogged tenant (this many of its jobs, at most, per
+ * level), and, since levels climb by one per this many jobs of the busiest tenant, how slowly
+ * they near BullMQ's ceiling (2^21 levels = 42 million dispatches of one unbroken backlog).
+ */
+const JOBS_PER_LEVEL = 20;
+/** How many jobs in line the oldest-waiting figure looks at (TaskQueue.stats). */
+const OLDEST_SAMPLE = 100;
+/** A tenant's place fades after an hour without dispatches (it only steers order). */
+const FAIR_STATE_TTL_S = 3600;
+/** Past this level, the next time nothing waits, every tenant starts again from level 1. */
+const LEVEL_RESTART = 2 ** 20;
+
+/**
+ * The fair-order script: a dispatch's BullMQ priority (its level). KEYS: the queue's prioritized
+ * set, the level floor, the epoch, the tenant's place (a hash: epoch, level, used). ARGV: jobs per
+ * level, the place's TTL, the restart level, the ceiling.
+ *
+ * The current level is that of the job that runs next (the head of BullMQ's prioritized set, whose
+ * score is priority * 2^32 + a FIFO counter), never below the floor, which remembers it while the
+ * queue is empty. A tenant whose place is below it (quiet until now, or new) starts at the current
+ * level, right behind what runs next; one already above it continues where it is. Every
+ * JOBS_PER_LEVEL dispatches its place moves up a level. So a tenant's own dispatches never go
+ * backwards (FIFO within a tenant: a later one is never ahead of an earlier one), and tenants
+ * with backlogs take turns by levels (start-time fair queueing). Within a level BullMQ keeps
+ * FIFO order.
+ */
+const FAIR_LEVEL_LUA = `
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local floor = tonumber(redis.call('GET', KEYS[2]) or '1')
+local epoch = tonumber(redis.call('GET', KEYS[3]) or '0')
+local current = floor
+if head[2] then
+  current = math.max(floor, math.floor(tonumber(head[2]) / 4294967296))
+elseif floor > tonumber(ARGV[3]) then
+  epoch = redis.call('INCR', KEYS[3])
+  current = 1
+end
+redis.call('SET', KEYS[2], current)
+local place = redis.call('HMGET', KEYS[4], 'epoch', 'level', 'used')
+local level, used = 0, 0
+if tonumber(place[1]) == epoch then
+  level = tonumber(place[2])
+  used = tonumber(place[3])
+end
+if level < current then
+  level = current
+  used = 0
+elseif used >= tonumber(ARGV[1]) then
+  level = level + 1
+  used = 0
+end
+redis.call('HSET', KEYS[4], 'epoch', epoch, 'level', level, 'used', used + 1)
+redis.call('EXPIRE', KEYS[4], ARGV[2])
+return math.min(level, tonumber(ARGV[4]))
+`;
 
 export interface Dispatch extends RunTaskJob {
   version: number;
@@ -22,13 +77,12 @@ export interface Dispatch extends RunTaskJob {
 }
 
 /**
- * A dispatch counted into its tenant's backlog ahead of its enqueue (TaskQueue.reserve): the
- * counter's answer, and the way out when the dispatch does not come.
+ * A dispatch's place in the fair order, asked for ahead of its enqueue (TaskQueue.reserve). One
+ * that is never enqueued (its send was a retry, or failed) only moves its tenant on to the next
+ * level one dispatch sooner.
  */
 export interface BacklogSlot {
-  readonly depth: Promise<number>;
-  /** The dispatch will not be enqueued (its send was a retry, or failed): count it out again. */
-  release(): void;
+  readonly priority: Promise<number>;
 }
 
 /** The dispatch's job id: one job per dispatch however many processes enqueue it (runTaskJobId). */
@@ -41,7 +95,11 @@ function jobIdOf(dispatch: Dispatch): string {
 }
 
 /** The script TaskQueue defines on its connection. */
-type BacklogCommands = Redis & { syBacklogIncr(key: string, ttlSeconds: number): Promise<number> };
+type FairOrderCommands = Redis & {
+  syFairLevel(
+    ...keysAndArgs: [string, string, string, string, number, number, number, number]
+  ): Promise<number>;
+};
 
 /** An add waiting for its turn's addBulk (TaskQueue.#add). */
 interface PendingAdd {
@@ -53,10 +111,12 @@ interface PendingAdd {
 /**
  * The producer side of task dispatch.
  *
- * Fairness between tenants (issue: one tenant's flood must not starve another): each dispatch's
- * BullMQ priority is 1 + the number of that tenant's dispatches already waiting. A tenant with
- * 5,000 queued tasks has priorities 1..5,000; a quiet tenant's next task gets priority 1 and
- * overtakes the backlog. Within one priority BullMQ keeps FIFO order.
+ * Fairness between tenants (issue: one tenant's flood must not starve another) and FIFO within
+ * each: a dispatch's BullMQ priority is its tenant's level in a fair order (FAIR_LEVEL_LUA). A
+ * tenant that queues 5,000 tasks fills levels L..L+249; a quiet tenant's next task goes on the
+ * level that runs next and overtakes the rest of that backlog. The earlier scheme (priority = the
+ * tenant's backlog depth) ran a tenant's new tasks ahead of its own older ones once its backlog
+ * had shrunk, so under steady load the tail of a burst waited until arrivals stopped.
  */
 export class TaskQueue {
   readonly queue: Queue;
@@ -76,14 +136,9 @@ export class TaskQueue {
     this.redis = counters ?? connection;
     this.keys = keys;
     this.connection = connection;
-    // INCR and EXPIRE in one script (EVALSHA): atomic like the MULTI it replaces, without building
-    // an ioredis pipeline on every submit (a visible share of the gateway's CPU per task).
-    if (!('syBacklogIncr' in this.redis)) {
-      this.redis.defineCommand('syBacklogIncr', {
-        numberOfKeys: 1,
-        lua: "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return n",
-      });
-    }
+    // One script (EVALSHA): atomic, and one round trip per dispatch.
+    if (!('syFairLevel' in this.redis))
+      this.redis.defineCommand('syFairLevel', { numberOfKeys: 4, lua: FAIR_LEVEL_LUA });
     this.queue = new Queue(keys.taskQueue, {
       connection,
       prefix: keys.bullPrefix,
@@ -98,11 +153,8 @@ export class TaskQueue {
    * replayed at once on reconnect. The task is committed either way; the reaper dispatches it.
    */
   async enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void> {
-    if (isRedisAway(this.connection)) {
-      slot?.release();
-      throw new Error('Redis is unreachable; the reaper will dispatch');
-    }
-    const depth = await (slot ? slot.depth : this.countIn(dispatch.tenantId));
+    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the reaper will dispatch');
+    const priority = await (slot ? slot.priority : this.levelFor(dispatch.tenantId));
     const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
@@ -110,7 +162,7 @@ export class TaskQueue {
     await this.#add({
       name: JOB_NAMES.runTask,
       data,
-      opts: { jobId: jobIdOf(dispatch), priority: Math.min(MAX_PRIORITY, Math.max(1, depth)), delay },
+      opts: { jobId: jobIdOf(dispatch), priority: Math.min(MAX_PRIORITY, Math.max(1, priority)), delay },
     });
   }
 
@@ -143,22 +195,13 @@ export class TaskQueue {
   }
 
   /**
-   * Counts a dispatch into its tenant's backlog now, for an enqueue that follows a commit
+   * Asks for a dispatch's place in the fair order now, for an enqueue that follows a commit
    * (`enqueue(dispatch, slot)`). A send reserves its slot as its task starts to commit, so the
-   * counter's round trip to Redis overlaps the one to Postgres instead of standing between the
+   * script's round trip to Redis overlaps the one to Postgres instead of standing between the
    * commit and the add: one Redis round trip, two process hops, less between a send and its run.
    */
   reserve(tenantId: string): BacklogSlot {
-    const depth = this.countIn(tenantId);
-    let released = false;
-    return {
-      depth,
-      release: () => {
-        if (released) return;
-        released = true;
-        void depth.then(() => this.started(tenantId)).catch(() => undefined);
-      },
-    };
+    return { priority: this.levelFor(tenantId) };
   }
 
   /**
@@ -169,22 +212,18 @@ export class TaskQueue {
    * for up to the counter's TTL. A job that failed keeps its id too (failed jobs are kept for the
    * dashboard): when a worker could not claim (Postgres restarting under the claim) or a job
    * stalled too often, every later enqueue of that dispatch vanished and the task waited forever.
-   * Such a job is retried instead: back to waiting, under its id and its first priority, and
-   * counted again, since the worker that took it the first time already counted it out.
+   * Such a job is retried instead: back to waiting, under its id and its first priority.
    */
   async redispatch(dispatch: Dispatch): Promise<void> {
     const job = await this.queue.getJob(jobIdOf(dispatch));
     if (!job) return this.enqueue(dispatch);
     if (!(await job.isFailed())) return;
-    const retried = await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
-      () => true,
-      async (err: unknown) => {
+    await job
+      .retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
+      .catch(async (err: unknown) => {
         // Another reaper retried it first (or it was removed): it is no longer failed either way.
         if (await job.isFailed()) throw err;
-        return false;
-      },
-    );
-    if (retried) await this.countIn(dispatch.tenantId);
+      });
   }
 
   /** Tells a worker that a task waiting for input or auth was canceled (see TaskCanceledJob). */
@@ -195,21 +234,24 @@ export class TaskQueue {
   }
 
   /**
-   * The tenant's backlog with this dispatch counted. Without the counters (Redis away, or the
-   * command failed) the dispatch goes at priority 1: fairness is lost for a while, never the task.
+   * The dispatch's level in the fair order (FAIR_LEVEL_LUA). Without Redis for it (away, or the
+   * script failed) the dispatch goes at priority 1: fairness is lost for a while, never the task.
    */
-  private async countIn(tenantId: string): Promise<number> {
+  private async levelFor(tenantId: string): Promise<number> {
     if (isRedisAway(this.redis)) return 1;
-    const key = this.keys.tenantBacklog(tenantId);
-    return (this.redis as BacklogCommands).syBacklogIncr(key, BACKLOG_TTL_S).catch(() => 1);
-  }
-
-  /** Called when a worker takes a dispatch off the queue. */
-  async started(tenantId: string): Promise<void> {
-    if (isRedisAway(this.redis)) return;
-    const key = this.keys.tenantBacklog(tenantId);
-    const left = await this.redis.decr(key);
-    if (left < 0) await this.redis.set(key, 0, 'EX', BACKLOG_TTL_S);
+    const { keys } = this;
+    return (this.redis as FairOrderCommands)
+      .syFairLevel(
+        `${keys.bullPrefix}:${keys.taskQueue}:prioritized`,
+        keys.fairLevelFloor,
+        keys.fairEpoch,
+        keys.tenantFairPlace(tenantId),
+        JOBS_PER_LEVEL,
+        FAIR_STATE_TTL_S,
+        LEVEL_RESTART,
+        MAX_PRIORITY,
+      )
+      .catch(() => 1);
   }
 
   /** Depth and age of the oldest waiting job, for metrics and the console. */
@@ -221,8 +263,12 @@ export class TaskQueue {
     oldestWaitingAgeMs: number;
   }> {
     const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+    // In the fair order the job that runs next need not be the oldest: a backlogged tenant's older
+    // jobs wait on the levels above a newcomer's. Each tenant's oldest job is its first in line,
+    // so the oldest of the first OLDEST_SAMPLE in line is the oldest waiting unless more than that
+    // many jobs of other tenants stand ahead of it.
     const oldest = [
-      ...(await this.queue.getJobs(['prioritized'], 0, 0, true)),
+      ...(await this.queue.getJobs(['prioritized'], 0, OLDEST_SAMPLE - 1, true)),
       ...(await this.queue.getJobs(['waiting'], 0, 0, true)),
     ];
     const oldestTs = oldest.reduce((min, j) => Math.min(min, j.timestamp), Number.POSITIVE_INFINITY);

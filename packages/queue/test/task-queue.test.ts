@@ -7,74 +7,140 @@ import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, isRedisAway, TaskQueue } 
 const redis = createTestRedis();
 afterAll(() => redis.cleanup());
 
-describe('TaskQueue backlog counter (fairness)', () => {
-  it("counts a tenant's waiting dispatches in one script, sets the counter's TTL, and prioritises by it", async () => {
+/** Each job's priority, by task id. */
+async function prioritiesOf(queue: TaskQueue): Promise<Record<string, number | undefined>> {
+  const jobs = await queue.queue.getJobs(['prioritized']);
+  return Object.fromEntries(jobs.map((j) => [j.data.taskId, j.opts.priority]));
+}
+
+const dispatchOf = (tenantId: string, taskId: string) => ({ tenantId, taskId, version: 1, attempts: 0 });
+
+/** Runs the queue's jobs one at a time, calling `onEach` with each task id in the order they ran. */
+function runInOrder(keys: ReturnType<typeof createQueueKeys>, onEach: (taskId: string) => Promise<void>) {
+  return new Worker(keys.taskQueue, async (job) => onEach(String(job.data.taskId)), {
+    connection: redis.connect(),
+    prefix: keys.bullPrefix,
+    concurrency: 1,
+  });
+}
+
+describe('TaskQueue fair order (levels)', () => {
+  it("fills a tenant's levels 20 dispatches at a time; a quiet tenant goes on the level that runs next", async () => {
     const connection = redis.connect();
-    const keys = createQueueKeys(redis.prefix);
+    const keys = createQueueKeys(`${redis.prefix}-levels`);
     const queue = new TaskQueue({ connection, keys });
     // A second queue on the same connection must not redefine the script.
     const again = new TaskQueue({ connection, keys });
-    for (let i = 1; i <= 3; i++) {
-      await queue.enqueue({ tenantId: 'busy', taskId: `t${i}`, version: 1, attempts: 0 });
-    }
-    await again.enqueue({ tenantId: 'quiet', taskId: 'q1', version: 1, attempts: 0 });
-    expect(await connection.get(keys.tenantBacklog('busy'))).toBe('3');
-    const ttl = await connection.ttl(keys.tenantBacklog('busy'));
+    for (let i = 0; i < 45; i++) await queue.enqueue(dispatchOf('busy', `b${i}`));
+    await again.enqueue(dispatchOf('quiet', 'q0'));
+    const priorities = await prioritiesOf(queue);
+    expect([
+      priorities['b0'],
+      priorities['b19'],
+      priorities['b20'],
+      priorities['b39'],
+      priorities['b40'],
+    ]).toEqual([1, 1, 2, 2, 3]);
+    // Behind the busy tenant's first 20, ahead of its other 25.
+    expect(priorities['q0']).toBe(1);
+    const ttl = await connection.ttl(keys.tenantFairPlace('busy'));
     expect(ttl).toBeGreaterThan(3500);
     expect(ttl).toBeLessThanOrEqual(3600);
-    const jobs = await queue.queue.getJobs(['prioritized']);
-    const priorities = Object.fromEntries(jobs.map((j) => [j.data.taskId, j.opts.priority]));
-    expect(priorities).toEqual({ t1: 1, t2: 2, t3: 3, q1: 1 });
-    await queue.started('busy');
-    expect(await connection.get(keys.tenantBacklog('busy'))).toBe('2');
     await queue.close();
     await again.close();
   });
 
-  it('a slot reserved before the commit gives the add its priority; a released one counts out', async () => {
-    const connection = redis.connect();
-    const keys = createQueueKeys(`${redis.prefix}-reserve`);
-    const queue = new TaskQueue({ connection, keys });
-    const first = queue.reserve('busy');
-    const second = queue.reserve('busy');
-    const dropped = queue.reserve('busy');
-    dropped.release();
-    dropped.release(); // once only
-    await queue.enqueue({ tenantId: 'busy', taskId: 'second', version: 1, attempts: 0 }, second);
-    await queue.enqueue({ tenantId: 'busy', taskId: 'first', version: 1, attempts: 0 }, first);
-    const jobs = await queue.queue.getJobs(['prioritized']);
-    expect(Object.fromEntries(jobs.map((j) => [j.data.taskId, j.opts.priority]))).toEqual({
-      first: 1,
-      second: 2,
+  it("runs one tenant's dispatches first in, first out while new ones keep arriving", async () => {
+    // The review's case for the old scheme (priority = the tenant's backlog depth): once a burst
+    // had shrunk, each new dispatch ran ahead of the burst's tail, which waited for arrivals to stop.
+    const { keys, queue } = ownQueue('fifo');
+    for (let i = 0; i < 50; i++) await queue.enqueue(dispatchOf('acme', `old${String(i).padStart(2, '0')}`));
+    const ran: string[] = [];
+    let arrivals = 0;
+    const worker = runInOrder(keys, async (taskId) => {
+      ran.push(taskId);
+      if (arrivals < 40) await queue.enqueue(dispatchOf('acme', `new${String(arrivals++).padStart(2, '0')}`));
     });
-    await waitFor(async () => (await connection.get(keys.tenantBacklog('busy'))) === '2');
+    await waitFor(() => ran.length === 90, { what: 'every job to run' });
+    await worker.close();
+    const named = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(2, '0')}`);
+    expect(ran).toEqual([...named('old', 50), ...named('new', 40)]);
     await queue.close();
   });
 
-  it('keeps the counters on an auto-pipelined connection of their own, exact under concurrent sends', async () => {
+  it('takes turns between two backlogged tenants, a level each, whoever queued first', async () => {
+    const { keys, queue } = ownQueue('turns');
+    for (let i = 0; i < 60; i++) await queue.enqueue(dispatchOf('first', `f${i}`));
+    for (let i = 0; i < 60; i++) await queue.enqueue(dispatchOf('second', `s${i}`));
+    const ran: string[] = [];
+    const worker = runInOrder(keys, async (taskId) => {
+      ran.push(taskId);
+    });
+    await waitFor(() => ran.length === 120, { what: 'every job to run' });
+    await worker.close();
+    const tenantsOf = (from: number) => new Set(ran.slice(from, from + 20).map((id) => id[0]));
+    // Level by level: 20 of the first tenant's, then 20 of the second's (FIFO within a level).
+    for (let level = 0; level < 3; level++) {
+      expect(tenantsOf(level * 40)).toEqual(new Set(['f']));
+      expect(tenantsOf(level * 40 + 20)).toEqual(new Set(['s']));
+    }
+    await queue.close();
+  });
+
+  it("reports the oldest waiting job's age, not that of the job that runs next", async () => {
+    const { queue } = ownQueue('oldest');
+    for (let i = 0; i < 40; i++) await queue.enqueue(dispatchOf('busy', `b${i}`));
+    await new Promise((r) => setTimeout(r, 300));
+    await queue.enqueue(dispatchOf('quiet', 'newcomer'));
+    // The busy tenant's first level has run: the newcomer is next, ahead of older jobs.
+    for (const job of await queue.queue.getJobs(['prioritized'], 0, 19, true)) await job.remove();
+    const [next] = await queue.queue.getJobs(['prioritized'], 0, 0, true);
+    expect(next?.data.taskId).toBe('newcomer');
+    expect((await queue.stats()).oldestWaitingAgeMs).toBeGreaterThanOrEqual(300);
+    await queue.close();
+  });
+
+  it('starts every tenant again from level 1 once levels ran high and nothing waits', async () => {
+    const { keys, connection, queue } = ownQueue('restart');
+    await connection.set(keys.fairLevelFloor, String(2 ** 20 + 7));
+    await queue.enqueue(dispatchOf('acme', 'waiting'));
+    // Something waits: the order goes on from where it is, and a restart waits for an empty queue.
+    await queue.enqueue(dispatchOf('acme', 'next'));
+    expect(await prioritiesOf(queue)).toEqual({ waiting: 1, next: 1 });
+    await connection.set(keys.fairLevelFloor, String(2 ** 20 + 7));
+    await queue.queue.obliterate({ force: true });
+    await queue.enqueue(dispatchOf('acme', 'fresh'));
+    expect(await prioritiesOf(queue)).toEqual({ fresh: 1 });
+    await queue.close();
+  });
+
+  it('a slot reserved before the commit gives the add its place; an unused one costs nothing else', async () => {
+    const { queue } = ownQueue('reserve');
+    const first = queue.reserve('busy');
+    const second = queue.reserve('busy');
+    queue.reserve('busy'); // a send that turned out to be a retry: never enqueued
+    await queue.enqueue(dispatchOf('busy', 'second'), second);
+    await queue.enqueue(dispatchOf('busy', 'first'), first);
+    expect(await prioritiesOf(queue)).toEqual({ first: 1, second: 1 });
+    await queue.close();
+  });
+
+  it('keeps its script on an auto-pipelined connection of its own, exact under concurrent sends', async () => {
     const connection = redis.connect();
     const counters = redis.connect(COMMANDS_CONNECTION_OPTIONS);
     const keys = createQueueKeys(`${redis.prefix}-pipelined`);
     const queue = new TaskQueue({ connection, counters, keys });
-    // Issued in one turn: the increments share pipelines, and each still gets its own depth.
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        queue.enqueue({ tenantId: 'busy', taskId: `t${i}`, version: 1, attempts: 0 }),
-      ),
-    );
-    expect(await connection.get(keys.tenantBacklog('busy'))).toBe('20');
-    const jobs = await queue.queue.getJobs(['prioritized']);
-    expect(jobs.map((j) => j.opts.priority).sort((a, b) => a! - b!)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i + 1),
-    );
-    // BullMQ's connection never carried the counter script.
-    expect('syBacklogIncr' in connection).toBe(false);
-    await Promise.all([queue.started('busy'), queue.started('busy')]);
-    expect(await counters.get(keys.tenantBacklog('busy'))).toBe('18');
+    // Issued in one turn: the scripts share pipelines, and each still gets its own place.
+    await Promise.all(Array.from({ length: 50 }, (_, i) => queue.enqueue(dispatchOf('busy', `t${i}`))));
+    const levels = Object.values(await prioritiesOf(queue)).sort((a, b) => a! - b!);
+    expect(levels).toEqual([...Array(20).fill(1), ...Array(20).fill(2), ...Array(10).fill(3)]);
+    // BullMQ's connection never carried the script.
+    expect('syFairLevel' in connection).toBe(false);
     await queue.close();
   });
 
-  it('dispatches at priority 1 at once while its counters have lost Redis: fairness waits, tasks do not', async () => {
+  it('dispatches at priority 1 at once while its script has lost Redis: fairness waits, tasks do not', async () => {
     const connection = redis.connect();
     const counters = new Redis('redis://127.0.0.1:1', {
       ...COMMANDS_CONNECTION_OPTIONS,
@@ -85,12 +151,9 @@ describe('TaskQueue backlog counter (fairness)', () => {
     const queue = new TaskQueue({ connection, counters, keys });
     try {
       await waitFor(() => isRedisAway(counters));
-      for (const taskId of ['a1', 'a2', 'a3'])
-        await queue.enqueue({ tenantId: 'busy', taskId, version: 1, attempts: 0 });
-      await queue.started('busy');
-      const jobs = await queue.queue.getJobs(['prioritized']);
-      expect(jobs.map((j) => j.opts.priority)).toEqual([1, 1, 1]);
-      expect(await connection.exists(keys.tenantBacklog('busy'))).toBe(0);
+      for (const taskId of ['a1', 'a2', 'a3']) await queue.enqueue(dispatchOf('busy', taskId));
+      expect(Object.values(await prioritiesOf(queue))).toEqual([1, 1, 1]);
+      expect(await connection.exists(keys.tenantFairPlace('busy'))).toBe(0);
     } finally {
       counters.disconnect();
       await queue.close();
@@ -140,7 +203,7 @@ function ownQueue(name: string) {
 
 describe('TaskQueue.redispatch (the reaper)', () => {
   it('revives a failed job of the same dispatch that a plain enqueue would be swallowed by, once under racing reapers', async () => {
-    const { keys, connection, queue } = ownQueue('redispatch');
+    const { keys, queue } = ownQueue('redispatch');
     const dispatch = { tenantId: 'acme', taskId: 'stuck', version: 2, attempts: 0 };
     await queue.enqueue(dispatch);
     // A worker whose claim failed: the job ends failed and keeps the dispatch's id.
@@ -159,28 +222,24 @@ describe('TaskQueue.redispatch (the reaper)', () => {
     const counts = await queue.queue.getJobCounts('wait', 'prioritized', 'failed');
     expect(counts.failed).toBe(0);
     expect(counts.wait! + counts.prioritized!).toBe(1);
-    // The first enqueue and the swallowed plain one above counted (this test's worker never counts
-    // a dispatch out, as the runner does when it takes one); of the racing reapers, only the one
-    // whose retry put the job back counted it again.
-    expect(await connection.get(keys.tenantBacklog('acme'))).toBe('3');
     await queue.close();
   });
 
-  it("leaves a dispatch whose job is still queued alone, so sweeps over a backlog do not inflate the tenant's counter", async () => {
+  it("leaves a dispatch whose job is still queued alone, so sweeps over a backlog do not move the tenant's place", async () => {
     const { keys, connection, queue } = ownQueue('redispatch-queued');
-    const counter = () => connection.get(keys.tenantBacklog('acme'));
+    const counter = () => connection.hget(keys.tenantFairPlace('acme'), 'used');
     const dispatch = { tenantId: 'acme', taskId: 'waiting', version: 1, attempts: 0 };
     await queue.enqueue(dispatch);
     for (let sweep = 0; sweep < 3; sweep++) await queue.redispatch(dispatch);
     expect(await counter()).toBe('1');
     expect(await queue.queue.getJobCounts('wait', 'prioritized')).toMatchObject({ prioritized: 1 });
-    // A dispatch the queue lost (Redis flushed, the gateway died before its add) is enqueued and counted.
+    // A dispatch the queue lost (Redis flushed, the gateway died before its add) is enqueued, in its turn.
     const lost = { tenantId: 'acme', taskId: 'lost', version: 1, attempts: 0 };
     await queue.redispatch(lost);
     expect(await counter()).toBe('2');
     const jobs = await queue.queue.getJobs(['prioritized']);
     expect(jobs.map((j) => [j.data.taskId, j.opts.priority]).sort()).toEqual([
-      ['lost', 2],
+      ['lost', 1],
       ['waiting', 1],
     ]);
     await queue.close();
@@ -203,10 +262,10 @@ describe('TaskQueue adds in one turn', () => {
     const jobs = await queue.queue.getJobs(['prioritized', 'wait']);
     expect(jobs.map((j) => [j.id, j.opts.priority]).sort()).toEqual([
       ['acme.b1.v1.a0', 1],
-      ['acme.b2.v1.a0', 2],
-      ['acme.b3.v1.a0', 3],
-      ['acme.b4.v1.a0', 4],
-      ['acme.b5.v1.a0', 5],
+      ['acme.b2.v1.a0', 1],
+      ['acme.b3.v1.a0', 1],
+      ['acme.b4.v1.a0', 1],
+      ['acme.b5.v1.a0', 1],
     ]);
     await queue.enqueue({ tenantId: 'acme', taskId: 'alone', version: 1, attempts: 0 });
     expect(single).toHaveBeenCalledTimes(1);

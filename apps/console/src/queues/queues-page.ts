@@ -32,13 +32,13 @@ ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${
   <p class="muted small">Delayed jobs are retries waiting out their backoff. Failed jobs are dispatches the queue itself gave up on (the reaper re-dispatches their tasks from Postgres).</p>
 </section>
 <section aria-labelledby="backlog-h">
-  <h2 id="backlog-h">Queued dispatches per tenant</h2>
+  <h2 id="backlog-h">Tasks waiting for a worker, per tenant</h2>
   ${
     overview.backlogs.length === 0
       ? html`<p class="muted">No tenants.</p>`
       : html`<div class="table-wrap"><table>
-    <thead><tr><th scope="col">Tenant</th><th scope="col" class="num">Queued, not started</th></tr></thead>
-    <tbody>${overview.backlogs.map((b) => html`<tr><th scope="row"><a href="${paths.tasks({ tenant: b.tenantId, state: 'TASK_STATE_SUBMITTED' })}">${b.tenantId}</a></th><td class="num">${number(b.queued)}</td></tr>`)}</tbody>
+    <thead><tr><th scope="col">Tenant</th><th scope="col" class="num">Waiting (unleased, live)</th></tr></thead>
+    <tbody>${overview.backlogs.map((b) => html`<tr><th scope="row"><a href="${paths.tasks({ tenant: b.tenantId, state: 'TASK_STATE_SUBMITTED' })}">${b.tenantId}</a></th><td class="num">${number(b.queued.count)}${b.queued.capped ? '+' : ''}</td></tr>`)}</tbody>
   </table></div>`
   }
 </section>

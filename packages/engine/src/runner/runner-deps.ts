@@ -17,6 +17,4 @@ export interface RunnerDeps {
   /** Unique per process: the lease owner written to Postgres. */
   workerId: string;
   log: Logger;
-  /** Called when a dispatch is taken off the queue (fairness bookkeeping). */
-  onStarted?(tenantId: string): Promise<void>;
 }

@@ -101,10 +101,6 @@ export class TaskRunner {
       });
     } finally {
       this.claiming--;
-      // The dispatch left the queue, claimed or not. Issued after the claim, in the same turn as
-      // the claim's hint, so both go to Redis in one pipelined write (one socket write less per
-      // task); not awaited, since only fairness reads the counter.
-      void this.deps.onStarted?.(job.tenantId).catch(() => undefined);
     }
     if (!claim) return this.deferIfEarly(job);
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that

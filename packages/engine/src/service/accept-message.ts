@@ -62,33 +62,28 @@ export async function acceptMessage(
   // A request sent with returnImmediately is always answered with a Task (ARCHITECTURE.md §5).
   const visibility = returnImmediately ? 'task' : 'pending';
   const storedMessage = { ...message, contextId, taskId: id };
-  // Counted into the tenant's backlog while the task commits (TaskQueue.reserve).
+  // Its place in the fair order is asked for while the task commits (TaskQueue.reserve).
   const slot = deps.dispatcher.reserve?.(caller.tenantId);
-  const result = await deps.writer
-    .create({
-      tenantId: caller.tenantId,
-      id,
-      contextId,
-      agentId: agent.id,
-      owner: caller.principal,
-      visibility,
-      message: storedMessage,
-      // Idempotency off: a key of this task's own, so no earlier send is ever found.
-      ...(deps.config.messageIdIdempotency ? {} : { idempotencyKey: `${message.messageId}\n${id}` }),
-      ...(request.metadata ? { metadata: request.metadata } : {}),
-      ...(pushConfig ? { pushConfig } : {}),
-      traceContext: injectTraceContext(),
-      ...(request.configuration?.acceptedOutputModes?.length
-        ? { acceptedOutputModes: request.configuration.acceptedOutputModes }
-        : {}),
-      event: {
-        task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
-      },
-    })
-    .catch((err: unknown) => {
-      slot?.release();
-      throw err;
-    });
+  const result = await deps.writer.create({
+    tenantId: caller.tenantId,
+    id,
+    contextId,
+    agentId: agent.id,
+    owner: caller.principal,
+    visibility,
+    message: storedMessage,
+    // Idempotency off: a key of this task's own, so no earlier send is ever found.
+    ...(deps.config.messageIdIdempotency ? {} : { idempotencyKey: `${message.messageId}\n${id}` }),
+    ...(request.metadata ? { metadata: request.metadata } : {}),
+    ...(pushConfig ? { pushConfig } : {}),
+    traceContext: injectTraceContext(),
+    ...(request.configuration?.acceptedOutputModes?.length
+      ? { acceptedOutputModes: request.configuration.acceptedOutputModes }
+      : {}),
+    event: {
+      task: { id, contextId, status: { state: TaskState.SUBMITTED, timestamp: new Date().toISOString() } },
+    },
+  });
   if (result.created)
     return { record: result.task, dispatch: true, createdWith: storedMessage, ...(slot ? { slot } : {}) };
   // Our own new id: this very send committed, in a batch whose answer was lost (its connection
@@ -98,9 +93,6 @@ export async function acceptMessage(
     const mine = await deps.store.getTaskRecord(caller.tenantId, id);
     if (mine) return { record: mine, dispatch: true, ...(slot ? { slot } : {}) };
   }
-  // A retry of an earlier send: that send dispatched its task.
-  slot?.release();
-
   // A retry of an earlier send (same messageId): answer with what that send started.
   const earlier = await deps.store.getTaskRecord(caller.tenantId, result.taskId);
   if (!earlier || result.principal !== caller.principal || earlier.agentId !== agent.id) {

@@ -235,10 +235,7 @@ export class TaskService {
 
   /** After commit: enqueue. If that fails the task stays runnable and the reaper enqueues it. */
   private async dispatch({ record, dispatch, slot }: Accepted, trace: TraceCarrier): Promise<void> {
-    if (!dispatch) {
-      slot?.release();
-      return;
-    }
+    if (!dispatch) return;
     try {
       await this.deps.dispatcher.enqueue(
         {

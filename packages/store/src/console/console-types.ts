@@ -87,6 +87,12 @@ export interface TaskLocation {
   state: TaskState;
 }
 
+/** A tenant's tasks waiting for a worker (countQueuedByTenant). */
+export interface TenantQueued {
+  tenantId: string;
+  queued: CappedCount;
+}
+
 export interface TenantDeadLetters {
   tenantId: string;
   deadLetters: CappedCount;

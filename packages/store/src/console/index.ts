@@ -10,6 +10,7 @@ export type {
   StoredMessage,
   TaskLocation,
   TenantDeadLetters,
+  TenantQueued,
 } from './console-types.ts';
 export { buildListConsoleTasksQuery, listConsoleTasks } from './list-console-tasks.ts';
 export { buildCountConsoleTasksQuery, countConsoleTasks, CONSOLE_COUNT_CAP } from './count-console-tasks.ts';
@@ -17,6 +18,7 @@ export { listContextTasks } from './list-context-tasks.ts';
 export { listTaskMessages } from './list-task-messages.ts';
 export { listArtifactChunks } from './list-artifact-chunks.ts';
 export { countDeadLettersByTenant } from './count-dead-letters.ts';
+export { countQueuedByTenant } from './count-queued-by-tenant.ts';
 export { findTaskTenants } from './find-task-tenants.ts';
 export { pingDatabase } from './ping-database.ts';
 export { explainQuery, planNodes } from './explain-query.ts';

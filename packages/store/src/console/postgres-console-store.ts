@@ -1,6 +1,7 @@
 import type { Db } from '../db.ts';
 import { countConsoleTasks } from './count-console-tasks.ts';
 import { countDeadLettersByTenant } from './count-dead-letters.ts';
+import { countQueuedByTenant } from './count-queued-by-tenant.ts';
 import type {
   CappedCount,
   ConsoleTaskFilter,
@@ -11,6 +12,7 @@ import type {
   StoredMessage,
   TaskLocation,
   TenantDeadLetters,
+  TenantQueued,
 } from './console-types.ts';
 import { findTaskTenants } from './find-task-tenants.ts';
 import { listArtifactChunks } from './list-artifact-chunks.ts';
@@ -48,6 +50,9 @@ export class PostgresConsoleStore {
   }
   countDeadLettersByTenant(cap?: number): Promise<TenantDeadLetters[]> {
     return countDeadLettersByTenant(this.#db, cap);
+  }
+  countQueuedByTenant(cap?: number): Promise<TenantQueued[]> {
+    return countQueuedByTenant(this.#db, cap);
   }
   findTaskTenants(taskId: string): Promise<TaskLocation[]> {
     return findTaskTenants(this.#db, taskId);
