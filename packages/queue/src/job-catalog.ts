@@ -10,7 +10,7 @@ export interface RunTaskJob {
   tracestate?: string;
 }
 
-/** A task the agent left waiting for input or auth was canceled: no run is active to hear it. */
+/** A task no run was working on (waiting for input or auth, queued, backing off) was canceled. */
 export interface TaskCanceledJob {
   tenantId: string;
   taskId: string;

@@ -215,6 +215,7 @@ export class TaskQueue {
    * Such a job is retried instead: back to waiting, under its id and its first priority.
    */
   async redispatch(dispatch: Dispatch): Promise<void> {
+    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the next sweep will dispatch');
     const job = await this.queue.getJob(jobIdOf(dispatch));
     if (!job) return this.enqueue(dispatch);
     if (!(await job.isFailed())) return;
@@ -226,8 +227,13 @@ export class TaskQueue {
       });
   }
 
-  /** Tells a worker that a task waiting for input or auth was canceled (see TaskCanceledJob). */
+  /**
+   * Tells a worker that a task no run was working on was canceled (see TaskCanceledJob). Refused
+   * at once while Redis is away, as enqueue is: BullMQ's connection would hold it until Redis
+   * came back.
+   */
   async notifyCanceled(tenantId: string, taskId: string): Promise<void> {
+    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the cancel notice is dropped');
     const data: TaskCanceledJob = { tenantId, taskId };
     // One notice per task: a cancel is final, so a repeated add collapses into the first.
     await this.queue.add(JOB_NAMES.taskCanceled, data, { jobId: `${tenantId}.${taskId}.canceled` });

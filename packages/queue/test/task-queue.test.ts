@@ -179,6 +179,9 @@ describe('TaskQueue while Redis is away', () => {
         await expect(
           queue.enqueue({ tenantId: 'acme', taskId: `during-${i}`, version: 1, attempts: 0 }),
         ).rejects.toThrow(/Redis is unreachable/);
+      // The reaper's redispatch and a cancel's notice are refused at once too.
+      await expect(queue.redispatch(dispatchOf('acme', 'swept'))).rejects.toThrow(/Redis is unreachable/);
+      await expect(queue.notifyCanceled('acme', 'canceled')).rejects.toThrow(/Redis is unreachable/);
       // Nothing waits in ioredis's offline queue for the reconnect.
       expect((connection as unknown as { offlineQueue: { length: number } }).offlineQueue.length).toBe(0);
       await proxy.restore();
@@ -251,9 +254,13 @@ describe('TaskQueue adds in one turn', () => {
     const { queue } = ownQueue('bulk');
     const bulk = vi.spyOn(queue.queue, 'addBulk');
     const single = vi.spyOn(queue.queue, 'add');
+    // Places asked for first (as sends do while their tasks commit), so the five adds are issued
+    // in one turn whatever turns the script's answers arrive in.
+    const slots = [1, 2, 3, 4, 5].map(() => queue.reserve('acme'));
+    await Promise.all(slots.map((slot) => slot.priority));
     await Promise.all(
-      [1, 2, 3, 4, 5].map((i) =>
-        queue.enqueue({ tenantId: 'acme', taskId: `b${i}`, version: 1, attempts: 0 }),
+      slots.map((slot, i) =>
+        queue.enqueue({ tenantId: 'acme', taskId: `b${i + 1}`, version: 1, attempts: 0 }, slot),
       ),
     );
     expect(bulk).toHaveBeenCalledTimes(1);

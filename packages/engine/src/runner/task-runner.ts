@@ -411,7 +411,8 @@ export class TaskRunner {
   }
 
   /**
-   * A task its agent left waiting for input or auth was canceled (TaskCanceledJob): hand the
+   * A task no run was working on was canceled (TaskCanceledJob: waiting for input or auth,
+   * queued, backing off, or its worker gone): hand the
    * agent's optional onCanceled hook the task's ids, settings and memory. Best effort: a failure
    * is logged, never retried, and changes nothing in the task (it is CANCELED already).
    */

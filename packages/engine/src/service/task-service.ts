@@ -186,9 +186,12 @@ export class TaskService {
           ...(waiting && record.statusMessage ? { appendMessages: [record.statusMessage] } : {}),
           event: statusEvent(record, TaskState.CANCELED),
         });
-        // The hint published by the writer is the cancel signal: the running worker aborts.
-        // A task waiting for the client has no run to hear it, so a worker is told instead.
-        if (isInterrupted(record.state)) await this.noticeCanceled(caller.tenantId, taskId);
+        // The hint published by the writer is the cancel signal: the running worker aborts. A
+        // task with no run to hear it (waiting for the client, queued, in a retry's backoff, or
+        // its worker gone) has a worker told instead, so the agent can clean up (an upstream
+        // agent forwards the cancel). Not awaited: the cancel has committed, and its answer must
+        // not wait for Redis.
+        if (!hasLiveRun(record)) void this.noticeCanceled(caller.tenantId, taskId);
         return this.view(canceled);
       } catch (err) {
         // Only a task that turned terminal meanwhile fails the guard: the re-read answers that.
@@ -354,4 +357,13 @@ export class TaskService {
       includeArtifacts: true,
     });
   }
+}
+
+/** Whether a run holds the task's lease now, and so hears the cancel's hint itself. */
+function hasLiveRun(record: TaskRecord): boolean {
+  return (
+    record.leaseOwner !== null &&
+    record.leaseExpiresAt !== null &&
+    record.leaseExpiresAt.getTime() > Date.now()
+  );
 }
