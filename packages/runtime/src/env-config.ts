@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * Config in, resolved config out (STYLE.md rule 5): parse the environment once with a schema,
- * fill defaults, freeze, and fail at start with a message naming every bad variable.
+ * fill defaults (a blank variable is an unset one), freeze, and fail at start with a message
+ * naming every bad variable.
  */
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -14,7 +15,8 @@ export class ConfigError extends Error {
   }
 }
 
-export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): Readonly<z.infer<S>> {
+export function parseEnv<S extends z.ZodObject>(schema: S, given: NodeJS.ProcessEnv): Readonly<z.infer<S>> {
+  const env = withoutBlanks(given);
   const result = schema.safeParse(env);
   if (result.success && env['NODE_ENV'] === 'production') {
     const values = result.data as Record<string, unknown>;
@@ -35,11 +37,20 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
       result.error.issues.map((issue) => {
         const name = issue.path.join('.') || '(environment)';
         const got = typeof issue.path[0] === 'string' ? env[issue.path[0]] : undefined;
-        return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(secretSafe(String(issue.path[0]), got))})`}`;
+        return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(printable(String(issue.path[0]), got))})`}`;
       }),
     );
   }
   return Object.freeze(result.data);
+}
+
+/**
+ * A blank variable (empty, or spaces only) is an unset one, so its default applies. `FOO=` in an
+ * .env file, `${FOO:-}` in compose or `FOO: ''` in a ConfigMap would otherwise reach the schema as
+ * a value: `Number('')` is 0, which several settings read as "no limit" or "off".
+ */
+function withoutBlanks(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value?.trim() !== ''));
 }
 
 /**
@@ -53,8 +64,29 @@ const DEVELOPMENT_SECRETS = new Map([
   ['SWITCHYARD_DEMO_API_KEY', 'switchyard-demo-api-key'],
 ]);
 
-function secretSafe(name: string, value: string): string {
-  return /SECRET|KEY|TOKEN|PASSWORD/i.test(name) ? '[redacted]' : value;
+/**
+ * What a config error may echo of a bad value: nothing of a secret, and no credentials of a URL
+ * (DATABASE_URL and REDIS_URL carry passwords). The setting is still named, so the message stays
+ * useful without the value.
+ */
+function printable(name: string, value: string): string {
+  if (/SECRET|KEY|TOKEN|PASSWORD/i.test(name)) return '[redacted]';
+  return isUrlSetting(name, value) ? withoutUserInfo(value) : value;
+}
+
+function isUrlSetting(name: string, value: string): boolean {
+  return /_URLS?$|_URI$|ENDPOINT/i.test(name) || value.includes('://');
+}
+
+/**
+ * Cuts everything between the scheme and the last `@`. Done on the text, not with `new URL`: the
+ * values that get here are the ones that failed to parse (a password with a bare `/` or `@`).
+ */
+function withoutUserInfo(value: string): string {
+  const at = value.lastIndexOf('@');
+  if (at === -1) return value;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  return `${scheme}[redacted]${value.slice(at)}`;
 }
 
 /** Integer env var with bounds; `unit` goes into the variable's documentation, not the parse. */
