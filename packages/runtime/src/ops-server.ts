@@ -54,12 +54,18 @@ export function opsHandler(
   };
 }
 
-/** The ops endpoints on a port of their own, for processes that serve no other HTTP (worker, pusher). */
-export function startOpsServer(port: number, handlers: OpsHandlers, host = '0.0.0.0'): Promise<http.Server> {
+/**
+ * The ops endpoints on a port of their own, for processes that serve no other HTTP (worker, pusher).
+ * Without `host` it listens as the gateway and the console do: on `::`, which takes IPv4 too, where
+ * the machine has IPv6, else on 0.0.0.0 (Node picks). An IPv4-only listener failed every probe of
+ * an IPv6-only Kubernetes cluster.
+ */
+export function startOpsServer(port: number, handlers: OpsHandlers, host?: string): Promise<http.Server> {
   const handle = opsHandler(handlers);
   const server = http.createServer((req, res) => handle(req, res));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
+    if (host === undefined) server.listen(port, () => resolve(server));
+    else server.listen(port, host, () => resolve(server));
   });
 }

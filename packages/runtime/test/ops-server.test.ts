@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { freePort } from '@switchyard/testing';
@@ -32,6 +33,30 @@ describe('/readyz', () => {
     checks = { postgres: false, redis: true };
     expect((await probe(advisoryPort)).status).toBe(503);
   });
+});
+
+/** Whether this machine can listen on the IPv6 loopback (containers may have IPv6 off). */
+async function hasIpv6Loopback(): Promise<boolean> {
+  const probe = net.createServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+  });
+}
+const ipv6Loopback = await hasIpv6Loopback();
+
+describe('startOpsServer without a host', () => {
+  it.skipIf(!ipv6Loopback)(
+    'answers on IPv6 and IPv4 alike, for IPv6-only clusters and IPv4 ones',
+    async () => {
+      const port = await freePort();
+      servers.push(await startOpsServer(port, { health: () => true, ready: async () => ({}) }));
+      for (const host of ['[::1]', '127.0.0.1']) {
+        const res = await fetch(`http://${host}:${port}/healthz`);
+        expect(res.status, host).toBe(200);
+      }
+    },
+  );
 });
 
 describe('redisAnswers', () => {
