@@ -1,15 +1,21 @@
 import { boolVar, cidrListVar, commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
 import { DEFAULT_ENGINE_CONFIG } from '@switchyard/engine';
 
-const workerEnvSchema = commonEnvSchema.extend({
+const workerVariables = commonEnvSchema.extend({
   /** Agent runs at once in this process. */
   WORKER_CONCURRENCY: intVar(8, 1, 1000),
   /** Lease length in ms; renewed every third. A dead worker's task runs again within ~lease + reaper interval. */
   LEASE_MS: intVar(DEFAULT_ENGINE_CONFIG.leaseMs, 500),
   /** Runs per task (errors and lapsed leases count) before it fails. */
   MAX_ATTEMPTS: intVar(DEFAULT_ENGINE_CONFIG.maxAttempts, 1, 100),
+  /**
+   * Backoff ceiling of a failed run's first retry, in ms: it waits between half of it and all of
+   * it, and the ceiling doubles per attempt up to RETRY_MAX_MS.
+   */
   RETRY_BASE_MS: intVar(DEFAULT_ENGINE_CONFIG.retryBaseMs, 10),
+  /** Largest backoff ceiling, in ms. */
   RETRY_MAX_MS: intVar(DEFAULT_ENGINE_CONFIG.retryMaxMs, 10),
+  /** How often each worker's reaper re-dispatches lapsed leases and unclaimed tasks (jittered), in ms. */
   REAPER_INTERVAL_MS: intVar(DEFAULT_ENGINE_CONFIG.reaperIntervalMs, 100),
   /** An unclaimed runnable task older than this is re-enqueued by the reaper. */
   DISPATCH_GRACE_MS: intVar(DEFAULT_ENGINE_CONFIG.dispatchGraceMs, 100),
@@ -52,6 +58,20 @@ const workerEnvSchema = commonEnvSchema.extend({
   /** Unique lease owner id; defaults to host:pid:random. */
   WORKER_ID: z.string().min(1).optional(),
 });
+
+const workerEnvSchema = workerVariables
+  // A ceiling below the base would make every retry wait about RETRY_MAX_MS from the first one
+  // on: the backoff would never grow. A misreading of the two settings, so refused at start.
+  .refine((c) => c.RETRY_MAX_MS >= c.RETRY_BASE_MS, {
+    path: ['RETRY_MAX_MS'],
+    message: 'must be at least RETRY_BASE_MS',
+  })
+  // Retention refuses these (a messageId outliving its task would answer a resend with a task that
+  // is gone), but only when it runs, as a failed job each time; refuse them at start instead.
+  .refine((c) => c.IDEMPOTENCY_TTL_MS <= c.TERMINAL_TASK_TTL_MS, {
+    path: ['IDEMPOTENCY_TTL_MS'],
+    message: 'must not exceed TERMINAL_TASK_TTL_MS',
+  });
 
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
 
