@@ -280,7 +280,7 @@ describe('the other objects', () => {
     expect(mainContainer(deploymentOf('worker')!).resources?.requests?.cpu).toBeDefined();
   });
 
-  it('PodDisruptionBudgets cover the gateway and the workers', () => {
+  it('PodDisruptionBudgets cover the gateway, the workers and the pushers', () => {
     const covered = ofKind<IPodDisruptionBudget>('PodDisruptionBudget').map((pdb) => {
       const targets = deployments.filter((d) =>
         matches(pdb.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels),
@@ -289,6 +289,6 @@ describe('the other objects', () => {
       expect(pdb.spec?.maxUnavailable ?? pdb.spec?.minAvailable).toBeDefined();
       return targets[0]!.metadata?.labels?.['app.kubernetes.io/component'];
     });
-    expect(covered.sort()).toEqual(['gateway', 'worker']);
+    expect(covered.sort()).toEqual(['gateway', 'pusher', 'worker']);
   });
 });
