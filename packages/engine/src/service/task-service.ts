@@ -95,7 +95,10 @@ export class TaskService {
     if (request.configuration?.returnImmediately && accepted.record.visibility !== 'message') {
       if (accepted.createdWith)
         return { task: freshView(accepted.record, accepted.createdWith, historyLength) };
-      return { task: await this.view(accepted.record, historyLength) };
+      // A retry of a blocking send still pending (the client gave up waiting and retried with
+      // returnImmediately): made visible first, or its Task would be one GetTask cannot find.
+      // That CAS settles the race with a Message reply, which then answers instead.
+      return this.answer(accepted.record, historyLength);
     }
     const settled = await waitForRecord(this.waitDeps, caller.tenantId, accepted.record.id, isSettled, {
       timeoutMs: this.deps.config.blockingTimeoutMs,
