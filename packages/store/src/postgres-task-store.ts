@@ -12,6 +12,7 @@ import type {
   DispatchableTask,
   GetTaskOptions,
   LapsedTask,
+  MemoryFence,
   MemoryScope,
   ListTasksInput,
   ListTasksPage,
@@ -38,7 +39,7 @@ import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.t
 import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
-import { getMemory, setMemory } from './tasks/memory.ts';
+import { getMemory, setMemory, setRunMemory } from './tasks/memory.ts';
 import { readEvents } from './tasks/read-events.ts';
 import { readVersions, type TaskKey } from './tasks/read-versions.ts';
 import { recoverLapsedLease, type RecoverLapsedLeaseInput } from './tasks/recover-lapsed-lease.ts';
@@ -186,5 +187,8 @@ export class PostgresTaskStore implements TaskStore {
 
   setMemory(scope: MemoryScope, key: string, value: unknown): Promise<void> {
     return setMemory(this.#db, scope, key, value);
+  }
+  setRunMemory(scope: MemoryScope, fence: MemoryFence, key: string, value: unknown): Promise<boolean> {
+    return setRunMemory(this.#db, scope, fence, key, value);
   }
 }

@@ -316,6 +316,14 @@ export interface TaskStore {
 
   getMemory(scope: MemoryScope, key: string): Promise<unknown>;
   setMemory(scope: MemoryScope, key: string, value: unknown): Promise<void>;
+  /** setMemory by a run, fenced by its lease: false, and nothing written, once it lost the task. */
+  setRunMemory(scope: MemoryScope, fence: MemoryFence, key: string, value: unknown): Promise<boolean>;
+}
+
+/** The run a memory write belongs to: its task and the lease token its claim holds. */
+export interface MemoryFence {
+  taskId: string;
+  leaseOwner: string;
 }
 
 /**

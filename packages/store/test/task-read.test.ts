@@ -4,6 +4,7 @@ import type { Caller, TaskRecord } from '../src/task-store.ts';
 import {
   agentMessage,
   createdTask,
+  lapseLease,
   newTask,
   useTaskTestEnv,
   statusEvent,
@@ -209,5 +210,37 @@ describe('context memory', () => {
     await env.store.setMemory(bob, 'k', 'bob');
     expect(await env.store.getMemory(scope, 'k')).toEqual({ answer: 43 });
     expect(await env.store.getMemory(bob, 'k')).toBe('bob');
+  });
+
+  it("a run's write is fenced by its lease: refused, and nothing written, once another claim holds the task", async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    const scope = { tenantId: t, agentId: task.agentId, owner: task.owner, contextId: task.contextId };
+    const claim = async (workerId: string) =>
+      (await env.store.claimTask({ tenantId: t, taskId: task.id, workerId, leaseMs: 60_000 }))!.task
+        .leaseOwner!;
+    const first = await claim('w1');
+    expect(await env.store.setRunMemory(scope, { taskId: task.id, leaseOwner: first }, 'k', 'first')).toBe(
+      true,
+    );
+    await lapseLease(env.db, t, task.id);
+    const second = await claim('w2');
+    expect(await env.store.setRunMemory(scope, { taskId: task.id, leaseOwner: first }, 'k', 'stale')).toBe(
+      false,
+    );
+    expect(await env.store.getMemory(scope, 'k')).toBe('first');
+    expect(await env.store.setRunMemory(scope, { taskId: task.id, leaseOwner: second }, 'k', 'second')).toBe(
+      true,
+    );
+    expect(await env.store.getMemory(scope, 'k')).toBe('second');
+    // Another tenant's task of the same id never fences this one in.
+    expect(
+      await env.store.setRunMemory(
+        { ...scope, tenantId: tenant() },
+        { taskId: task.id, leaseOwner: second },
+        'k',
+        'x',
+      ),
+    ).toBe(false);
   });
 });

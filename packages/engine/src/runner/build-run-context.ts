@@ -1,4 +1,4 @@
-import type { ContextMemory } from '@switchyard/agents';
+import { RunEndedError, type ContextMemory } from '@switchyard/agents';
 import type { Message } from '@switchyard/protocol';
 import type { ClaimResult, TaskRecord, TaskStore } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
@@ -21,8 +21,13 @@ export function buildRunContext(
   const { history, artifacts, storedChunks } = inputs;
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);
-  const memory = contextMemory(store, record);
-  return new RunContext({
+  // The run's memory writes are fenced like its task writes: refused once the run ended here
+  // (canceled, lease lost, abandoned), and in the store once another claim holds the task.
+  const memory = contextMemory(store, record, {
+    leaseOwner: leaseOwnerOf(record),
+    assertOpen: () => ctx.assertOpen(),
+  });
+  const ctx = new RunContext({
     store,
     writer: deps.writer,
     leaseOwner: leaseOwnerOf(record),
@@ -45,13 +50,20 @@ export function buildRunContext(
     stop: run.stop,
     storedChunks,
   });
+  return ctx;
 }
 
 /**
  * The agent's memory for the task's conversation: shared by the agent's tasks in that context
  * that the same principal sent, never by another principal's tasks that reuse the contextId.
+ * With `run`, a write is the run's (fenced by its lease, RunEndedError once it lost the task);
+ * without, it is unfenced (an agent's clean-up after a cancel, when no run holds the task).
  */
-export function contextMemory(store: TaskStore, record: TaskRecord): ContextMemory {
+export function contextMemory(
+  store: TaskStore,
+  record: TaskRecord,
+  run?: { leaseOwner: string; assertOpen: () => void },
+): ContextMemory {
   const memoryScope = {
     tenantId: record.tenantId,
     agentId: record.agentId,
@@ -60,6 +72,11 @@ export function contextMemory(store: TaskStore, record: TaskRecord): ContextMemo
   };
   return {
     get: async <T>(key: string) => (await store.getMemory(memoryScope, key)) as T | undefined,
-    set: (key, value) => store.setMemory(memoryScope, key, value),
+    set: async (key, value) => {
+      if (!run) return store.setMemory(memoryScope, key, value);
+      run.assertOpen();
+      const fence = { taskId: record.id, leaseOwner: run.leaseOwner };
+      if (!(await store.setRunMemory(memoryScope, fence, key, value))) throw new RunEndedError('lease-lost');
+    },
   };
 }

@@ -212,7 +212,8 @@ export class RunContext implements AgentContext {
     });
   }
 
-  private assertOpen(): void {
+  /** Throws RunEndedError (or the failed flush's error) once the run can no longer write. */
+  assertOpen(): void {
     if (this.flushError) throw this.flushError;
     if (this.ended) throw new RunEndedError(this.ended);
     if (this.signal.aborted) throw new RunEndedError('canceled');
