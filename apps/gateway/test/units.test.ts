@@ -105,6 +105,19 @@ describe('ApiKeyCache', () => {
     expect(lookups).toBe(2);
   });
 
+  it("trusts a cached key no longer than the key's own expiry", async () => {
+    let lookups = 0;
+    const expiresAt = new Date(Date.now() + 150);
+    const cache = new ApiKeyCache({ lookup: async () => (lookups++, { ...identity('k1'), expiresAt }) });
+    await cache.authenticate('expiring');
+    await cache.authenticate('expiring');
+    expect(lookups).toBe(1);
+    await new Promise((r) => setTimeout(r, 200));
+    // Past the expiry the store is asked again (and would answer null), though the TTL is 10 s.
+    await cache.authenticate('expiring');
+    expect(lookups).toBe(2);
+  });
+
   it('does not cache a lookup that was in flight when a revocation arrived', async () => {
     let release: (() => void) | undefined;
     const cache = new ApiKeyCache({

@@ -86,7 +86,9 @@ export class ApiKeyCache {
     const now = Date.now();
     if (identity) {
       evictOldest(this.#entries, this.#maxEntries);
-      this.#entries.set(digest, { identity, expiresAt: now + this.#ttlMs });
+      // Never past the key's own expiry: a key cached 9 s before it expired kept working 9 s more.
+      const keyExpiry = identity.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+      this.#entries.set(digest, { identity, expiresAt: Math.min(now + this.#ttlMs, keyExpiry) });
     } else if (this.#failureTtlMs > 0) {
       evictOldest(this.#failures, this.#maxEntries);
       this.#failures.set(digest, now + this.#failureTtlMs);

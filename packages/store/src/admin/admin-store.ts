@@ -86,6 +86,8 @@ export interface ApiKeyIdentity {
   tenantId: string;
   principal: string;
   role: ApiKeyRole;
+  /** When the key stops working, if it expires: a cache must not trust it past then. */
+  expiresAt?: Date;
 }
 
 export interface AdminStore {

@@ -14,13 +14,15 @@ export async function authenticateApiKey(db: Db, plaintext: string): Promise<Api
   const row = await db
     .selectFrom('api_keys as k')
     .innerJoin('tenants as t', 't.id', 'k.tenant_id')
-    .select(['k.id', 'k.tenant_id', 'k.principal', 'k.role'])
+    .select(['k.id', 'k.tenant_id', 'k.principal', 'k.role', 'k.expires_at'])
     .where('k.key_hash', '=', hashApiKey(plaintext))
     .where('k.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', eb.fn<Date>('now'))]))
     .where('t.disabled_at', 'is', null)
     .executeTakeFirst();
-  return row ? { keyId: row.id, tenantId: row.tenant_id, principal: row.principal, role: row.role } : null;
+  if (!row) return null;
+  const identity = { keyId: row.id, tenantId: row.tenant_id, principal: row.principal, role: row.role };
+  return row.expires_at ? { ...identity, expiresAt: row.expires_at } : identity;
 }
 
 /**
