@@ -55,6 +55,13 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   SSE_MAX_STREAMS_PER_TENANT: intVar(2_000, 1),
   /** Open SSE streams one API key or JWT subject may hold on this gateway process. Default 500. */
   SSE_MAX_STREAMS_PER_CREDENTIAL: intVar(500, 1),
+  /**
+   * Blocking SendMessage calls one tenant may have waiting at once on this gateway process; more
+   * get 429 with Retry-After (returnImmediately sends are not counted). Default 2000.
+   */
+  BLOCKING_MAX_WAITS_PER_TENANT: intVar(2_000, 1),
+  /** The same for one principal (an API key's or a JWT subject's). Default 500. */
+  BLOCKING_MAX_WAITS_PER_PRINCIPAL: intVar(500, 1),
   /** TCP connections one gateway process accepts at once; more are refused at accept. Default 20000. */
   HTTP_MAX_CONNECTIONS: intVar(20_000, 1),
   /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */

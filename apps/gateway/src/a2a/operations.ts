@@ -26,6 +26,7 @@ import {
 } from '@switchyard/protocol';
 import type { Caller } from '@switchyard/store';
 import type { CardBuilder } from '../cards/card-builder.ts';
+import type { BlockingWaits } from './blocking-waits.ts';
 
 /** Who calls, through which agent, and when to give up (client gone or shutdown). */
 export interface OperationContext {
@@ -42,10 +43,20 @@ export interface OperationContext {
 export class A2AOperations {
   readonly #service: TaskService;
   readonly #cards: CardBuilder;
+  readonly #blockingWaits: BlockingWaits | undefined;
 
-  constructor({ service, cards }: { service: TaskService; cards: CardBuilder }) {
+  constructor({
+    service,
+    cards,
+    blockingWaits,
+  }: {
+    service: TaskService;
+    cards: CardBuilder;
+    blockingWaits?: BlockingWaits;
+  }) {
     this.#service = service;
     this.#cards = cards;
+    this.#blockingWaits = blockingWaits;
   }
 
   /** Whether a stream ends at `state`; one function for the gateway's life (formats cache by it). */
@@ -54,7 +65,16 @@ export class A2AOperations {
   /** Blocking unless `returnImmediately` (§7.2 rule 12); the wait ends early if the client leaves. */
   async send(ctx: OperationContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     checkTenant(ctx, request.tenant);
-    const response = await this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+    const blocking = request.configuration?.returnImmediately !== true;
+    const release = blocking
+      ? this.#blockingWaits?.take(ctx.caller.tenantId, ctx.caller.principal)
+      : undefined;
+    let response: SendMessageResponse;
+    try {
+      response = await this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+    } finally {
+      release?.();
+    }
     // An upstream agent that did not speak A2A failed the task; the waiting client hears it as
     // InvalidAgentResponse (the task stays readable with GetTask, FAILED with a safe message).
     const task = 'task' in response ? response.task : undefined;

@@ -2,6 +2,7 @@ import express, { type Express, type Request } from 'express';
 import { opsHandler, type OpsHandlers } from '@switchyard/runtime';
 import { httpServerSpans, type Metrics } from '@switchyard/telemetry';
 import { agentRouter } from '../a2a/agent-router.ts';
+import { BlockingWaits } from '../a2a/blocking-waits.ts';
 import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
@@ -110,7 +111,14 @@ export function buildApp(
         revocationMark: () => streams.revocationMark(),
       },
       {
-        operations: new A2AOperations({ service: services.service, cards }),
+        operations: new A2AOperations({
+          service: services.service,
+          cards,
+          blockingWaits: new BlockingWaits({
+            perTenant: config.BLOCKING_MAX_WAITS_PER_TENANT,
+            perPrincipal: config.BLOCKING_MAX_WAITS_PER_PRINCIPAL,
+          }),
+        }),
         cards,
         streams,
         shutdown,
