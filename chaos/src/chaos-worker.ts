@@ -1,14 +1,16 @@
 // Worker entry of the chaos run: the standard worker runtime with the bundled agents plus the
 // counting agent, which records every execution in chaos_executions. Configured like
 // apps/worker (same variables), so the fault suite exercises the real runtime.
-import { findBundledAgent } from '@switchyard/agents';
+import { findBundledAgent, RunEndedError } from '@switchyard/agents';
 import { createWorkerRuntime } from '@switchyard/engine';
 import {
   commonEnvSchema,
+  handleProcessErrors,
   handleSignals,
   intVar,
   openProcessResources,
   parseEnv,
+  shutdownDeadlineMs,
   z,
 } from '@switchyard/runtime';
 import { createCountingAgent } from './counting-agent.ts';
@@ -29,7 +31,8 @@ const config = parseEnv(
   process.env,
 );
 const resources = await openProcessResources('worker', config, process.env);
-const { log, pool, close } = resources;
+const { log, pool, close, flushTracing } = resources;
+handleProcessErrors(log, { isExpected: (reason) => reason instanceof RunEndedError });
 const counting = createCountingAgent({
   record: (row) => insertExecution(pool, row),
   pid: process.pid,
@@ -60,4 +63,5 @@ handleSignals(
     },
   },
   log,
+  { deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS), beforeForcedExit: flushTracing },
 );

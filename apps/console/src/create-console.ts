@@ -22,7 +22,7 @@ import { notFound } from './http/http-error.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { createLinks } from './links.ts';
 import { StreamRegistry } from './live/sse-stream.ts';
-import { opsHandler, serviceReadiness } from '@switchyard/runtime';
+import { closeWithin, opsHandler, serviceReadiness } from '@switchyard/runtime';
 import { queueRoutes } from './queues/queue-routes.ts';
 import { taskRoutes } from './tasks/task-routes.ts';
 
@@ -95,7 +95,8 @@ export function createConsole(deps: ConsoleDeps): Console {
   app.set('etag', false);
   app.use(securityHeaders());
   const metrics = deps.metrics ?? createMetrics({ service: 'console', defaultMetrics: false });
-  // Probes and metrics without auth (the console's own port).
+  // Probes and metrics without auth (the console's own port). Redis is reported, not required:
+  // the task pages read Postgres, and a Redis outage is exactly when operators need them.
   app.use(
     opsHandler({
       health: () => true,
@@ -103,6 +104,7 @@ export function createConsole(deps: ConsoleDeps): Console {
         ...(await serviceReadiness(services.pool, services.redis)),
         accepting,
       }),
+      advisory: ['redis'],
       metrics: () => metrics.text(),
     }),
   );
@@ -151,7 +153,8 @@ export function createConsole(deps: ConsoleDeps): Console {
         await closed;
         clearTimeout(timer);
       }
-      await bundle.close();
+      // Its queue and hub need Redis, and with Redis away a close would wait for it.
+      await closeWithin('task service', () => bundle.close(), log);
     },
   };
 }

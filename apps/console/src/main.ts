@@ -1,14 +1,17 @@
 // Console entry point: validated config → process resources → createConsole → listen; drain on SIGTERM.
-import { handleSignals, openProcessResources } from '@switchyard/runtime';
+import {
+  handleProcessErrors,
+  handleSignals,
+  openProcessResources,
+  shutdownDeadlineMs,
+} from '@switchyard/runtime';
 import { loadConsoleConfig } from './config.ts';
 import { createConsole } from './create-console.ts';
 
 const config = loadConsoleConfig(process.env);
-const { log, metrics, pool, redis, subscriber, keys, secrets, close } = await openProcessResources(
-  'console',
-  config,
-  process.env,
-);
+const { log, metrics, pool, redis, subscriber, keys, secrets, close, flushTracing } =
+  await openProcessResources('console', config, process.env);
+handleProcessErrors(log);
 const app = createConsole({ pool, redis, subscriber, keys, secrets, log, config, metrics });
 await app.start(config.CONSOLE_PORT);
 handleSignals(
@@ -19,4 +22,5 @@ handleSignals(
     },
   },
   log,
+  { deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS), beforeForcedExit: flushTracing },
 );

@@ -15,7 +15,14 @@ import type { GatewayDeps } from './compose/gateway-deps.ts';
 import { StreamRegistry } from './sse/stream-registry.ts';
 import { queueDashboard } from './admin/queue-dashboard.ts';
 import { createMetrics } from '@switchyard/telemetry';
-import { serviceReadiness, startOpsServer, type OpsHandlers } from '@switchyard/runtime';
+import { redisAnswers } from '@switchyard/queue';
+import {
+  closeWithin,
+  migrationsProbe,
+  postgresProbe,
+  startOpsServer,
+  type OpsHandlers,
+} from '@switchyard/runtime';
 
 export type { GatewayDeps } from './compose/gateway-deps.ts';
 
@@ -25,7 +32,12 @@ export interface Gateway {
   admin: PostgresAdminStore;
   /** Open SSE streams (drained by stop()). */
   streams: StreamRegistry;
-  /** Listens on `port` (0 = ephemeral) once revocations are subscribed; resolves to the bound port. */
+  /**
+   * Listens on `port` (0 = ephemeral) at once, and resolves to the bound port once the revocation
+   * channel is subscribed. Until then /readyz says not accepting: a pod started while Redis is away
+   * answers its probes (instead of failing its startup probe into CrashLoopBackOff) but gets no
+   * traffic, since a revocation announced meanwhile would not reach it.
+   */
   start(port?: number): Promise<number>;
   /** The bound port of the ops listener (GATEWAY_OPS_PORT) once started; undefined without one. */
   opsPort(): number | undefined;
@@ -52,6 +64,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
     perCredential: config.SSE_MAX_STREAMS_PER_CREDENTIAL,
   });
   const tenants = new TenantStatus({ load: (tenantId) => services.admin.getTenant(tenantId) });
+  function forgetCredentials(): void {
+    apiKeys.clear();
+    tenants.forget();
+    // Announcements missed while away may have revoked the credentials of open streams.
+    recheckOpenStreams({
+      streams,
+      liveApiKeyIds: (keyIds) => services.admin.liveApiKeyIds(keyIds),
+      isTenantActive: (tenantId) => tenants.isActive(tenantId),
+    }).then(
+      (closed) => closed > 0 && log.info({ closed }, 'ended streams whose credential was revoked meanwhile'),
+      (err: unknown) => log.warn({ err }, 'could not re-check the credentials of open streams'),
+    );
+  }
   const revocations = new RevocationChannel({
     redis: deps.redis,
     subscriber,
@@ -65,33 +90,33 @@ export function createGateway(deps: GatewayDeps): Gateway {
         streams.closeOwnedBy({ credentialId: apiKeyCredentialId(r.keyId) }, 'credential revoked');
       else if (r.disabled !== false) streams.closeOwnedBy({ tenantId: r.tenantId }, 'tenant disabled');
     },
-    resync: () => {
-      apiKeys.clear();
-      tenants.forget();
-      // Announcements missed while away may have revoked the credentials of open streams.
-      recheckOpenStreams({
-        streams,
-        liveApiKeyIds: (keyIds) => services.admin.liveApiKeyIds(keyIds),
-        isTenantActive: (tenantId) => tenants.isActive(tenantId),
-      }).then(
-        (closed) =>
-          closed > 0 && log.info({ closed }, 'ended streams whose credential was revoked meanwhile'),
-        (err: unknown) => log.warn({ err }, 'could not re-check the credentials of open streams'),
-      );
-    },
+    resync: forgetCredentials,
   });
   const shutdown = new AbortController();
   // Every open request listens on it (client-signal.ts): not a leak, so no listener-count warning.
   setMaxListeners(0, shutdown.signal);
   let accepting = true;
-  // False `accepting` while draining makes load balancers stop sending new requests.
-  // Redis is reported but not required: without it a gateway still takes sends (Postgres is the
-  // truth; the reaper dispatches once Redis is back) and streams poll the log, while taking every
-  // replica out of the load balancer at once would turn a Redis outage into a full one.
+  let revocationsSubscribed = false;
+  const postgresUp = postgresProbe(deps.pool);
+  const schemaCurrent = migrationsProbe(deps.pool);
+  // False `accepting` (draining, or revocations not subscribed yet) takes this replica out of the
+  // load balancer. Postgres and Redis are reported but not required: the gateway answers a
+  // Postgres outage itself (503 + Retry-After, which clients retry), and without Redis it still
+  // takes sends (the reaper dispatches once Redis is back) while streams poll the log. Requiring
+  // either would take every replica out at once, and clients would get the ingress's HTML 503.
+  // The migrations check stays required; once current it is remembered, so a probe queries
+  // nothing then, and Postgres's own check is time-boxed, so a busy pool cannot time the probe out.
   const probes = {
     health: () => true,
-    ready: async () => ({ ...(await serviceReadiness(deps.pool, deps.redis)), accepting }),
-    advisory: ['redis'],
+    ready: async () => {
+      const [postgres, migrations, redis] = await Promise.all([
+        postgresUp(),
+        schemaCurrent(),
+        redisAnswers(deps.redis),
+      ]);
+      return { postgres, migrations, redis, accepting: accepting && revocationsSubscribed };
+    },
+    advisory: ['postgres', 'redis'],
   };
   const ops: OpsHandlers = { ...probes, metrics: () => metrics.text() };
   const opsPort = config.GATEWAY_OPS_PORT;
@@ -118,20 +143,52 @@ export function createGateway(deps: GatewayDeps): Gateway {
     shutdown.abort();
     streams.closeAll('server shutting down');
     if (server) await closeServer(server, config.SHUTDOWN_GRACE_MS);
-    await revocations.stop();
-    await services.dispatcher.close();
-    await services.hub.close();
-    await dashboard.close();
+    // Each of these needs Redis, and with Redis away would wait for it: each gets a short while.
+    // The revocation channel first: it unsubscribes on the connection the hub disconnects.
+    await closeWithin('revocation channel', () => revocations.stop(), log);
+    await Promise.all([
+      closeWithin('dispatch queue', () => services.dispatcher.close(), log),
+      closeWithin('subscription hub', () => services.hub.close(), log),
+      closeWithin('queue dashboard', () => dashboard.close(), log),
+    ]);
     // Last, so /metrics can be scraped while the drain runs.
     if (opsServer) await closeServer(opsServer, 0);
   };
+
+  /**
+   * Subscribes in the background of the listener; once confirmed, the replica may take traffic.
+   * Anything cached before (a request that bypassed the load balancer) is forgotten then, as
+   * after a reconnect: an announcement it needed may have gone by unheard.
+   */
+  async function subscribeToRevocations(): Promise<void> {
+    let waited = false;
+    const slow = setTimeout(() => {
+      waited = true;
+      log.warn('revocations not subscribed yet (Redis unreachable?): listening, unready until they are');
+    }, 2000);
+    try {
+      await revocations.start();
+    } catch (err) {
+      if (stopping) return;
+      log.error({ err }, 'could not subscribe to revocations');
+      throw err;
+    } finally {
+      clearTimeout(slow);
+    }
+    if (stopping) return;
+    forgetCredentials();
+    revocationsSubscribed = true;
+    if (waited) log.info('revocations subscribed: ready for traffic');
+  }
 
   return {
     app,
     admin: services.admin,
     streams,
     async start(port: number = config.PORT): Promise<number> {
-      await revocations.start();
+      const subscribed = subscribeToRevocations();
+      // Awaited below; handled here too, in case listening fails first.
+      subscribed.catch(() => undefined);
       const listening = app.listen(port);
       // Past this many open sockets Node closes new connections at once: memory stays bounded.
       listening.maxConnections = config.HTTP_MAX_CONNECTIONS;
@@ -143,6 +200,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const bound = (listening.address() as AddressInfo).port;
       if (opsPort !== undefined) opsServer = await startOpsServer(opsPort, ops);
       log.info({ port: bound, opsPort: boundOpsPort(), publicUrl: config.PUBLIC_URL }, 'gateway listening');
+      await subscribed;
       return bound;
     },
     opsPort: boundOpsPort,

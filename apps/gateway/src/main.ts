@@ -1,14 +1,21 @@
 // Gateway entry point: validated config → process resources → createGateway → listen; drain on SIGTERM.
-import { handleSignals, openProcessResources } from '@switchyard/runtime';
+import {
+  handleProcessErrors,
+  handleSignals,
+  openProcessResources,
+  shutdownDeadlineMs,
+} from '@switchyard/runtime';
 import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
 
 const config = loadGatewayConfig(process.env);
 const resources = await openProcessResources('gateway', config, process.env);
-const { log, close } = resources;
+const { log, close, flushTracing } = resources;
+handleProcessErrors(log);
 // The connections, pool, logger and metrics as opened; the gateway takes what GatewayDeps names.
 const gateway = createGateway({ ...resources, config });
-await gateway.start(config.PORT);
+// Before start(): with Redis away, start() waits for the revocation channel (listening meanwhile),
+// and a SIGTERM then must still drain.
 handleSignals(
   {
     async stop() {
@@ -17,4 +24,6 @@ handleSignals(
     },
   },
   log,
+  { deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS), beforeForcedExit: flushTracing },
 );
+await gateway.start(config.PORT);

@@ -272,21 +272,36 @@ describe('observability of the real processes (issue 6)', () => {
       expect(pusher).toContain(family);
   });
 
-  it('/readyz fails while Postgres is unreachable and recovers when it is back', async () => {
+  it('/readyz reports Postgres unreachable without failing: the API answers 503 + Retry-After itself', async () => {
+    // Readiness gated on Postgres took every replica out at once under pool pressure or a
+    // failover, and clients got the ingress's HTML 503 instead of the gateway's own.
     await proxy.cut();
     const down = await waitFor(
       async () => {
         const res = await fetch(`${gatewayUrl}/readyz`);
-        return res.status === 503 && ((await res.json()) as { checks: Record<string, boolean> });
+        const body = (await res.json()) as { checks: Record<string, boolean> };
+        return res.status === 200 && body.checks['postgres'] === false && body;
       },
-      { what: 'readiness failing' },
+      { what: 'readiness to report Postgres down' },
     );
-    expect(down.checks.postgres).toBe(false);
+    expect(down.checks['migrations']).toBe(true);
+    const api = await fetch(`${gatewayUrl}/agents/obs/echo/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: crypto.randomUUID() } }),
+    });
+    expect(api.status).toBe(503);
+    expect(api.headers.get('retry-after')).toBe('2');
     expect((await fetch(`${gatewayUrl}/healthz`)).status).toBe(200);
     await proxy.restore();
-    await waitFor(async () => (await fetch(`${gatewayUrl}/readyz`)).status === 200, {
-      timeoutMs: 20_000,
-      what: 'readiness recovering',
-    });
+    await waitFor(
+      async () => {
+        const res = await fetch(`${gatewayUrl}/readyz`);
+        return (
+          res.status === 200 && ((await res.json()) as { checks: Record<string, boolean> }).checks['postgres']
+        );
+      },
+      { timeoutMs: 20_000, what: 'readiness to report Postgres back' },
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGuardedAgent, type LookupFn, type UrlPolicy } from '@switchyard/engine';
+import { waitForCurrentSchema } from '@switchyard/runtime';
 import type { QueueKeys } from '@switchyard/queue';
 import {
   createDb,
@@ -39,6 +40,8 @@ export interface PusherSettings {
   policy: UrlPolicy;
   /** On stop, in-flight sends get this long before they are aborted. Default timeoutMs + 5000. */
   shutdownGraceMs?: number;
+  /** While the schema is behind this release, how often start() checks it again, in ms. Default 2000. */
+  schemaPollMs?: number;
 }
 
 export interface PusherOptions {
@@ -58,14 +61,16 @@ export interface PusherOptions {
   metrics?: Metrics;
 }
 
-export type PusherState = 'created' | 'running' | 'draining' | 'stopped';
+export type PusherState = 'created' | 'starting' | 'running' | 'draining' | 'stopped';
 
 /**
- * The webhook delivery service (ARCHITECTURE.md §7). Lifecycle CREATED → RUNNING → DRAINING →
- * STOPPED. While running, a loop claims up to the free concurrency of due deliveries and sends them
- * in parallel; it wakes on the Redis push channel, when a send finishes (the next event of that
- * config became claimable), at a retry this process scheduled, or every `pollMs`. Order per
- * (task, config) needs nothing here: the outbox hands out only the earliest pending delivery of each.
+ * The webhook delivery service (ARCHITECTURE.md §7). Lifecycle CREATED → STARTING → RUNNING →
+ * DRAINING → STOPPED. Starting waits until the schema is current (a new pusher of a rolling
+ * upgrade must not claim with new statements on the old tables). While running, a loop claims up
+ * to the free concurrency of due deliveries and sends them in parallel; it wakes on the Redis push
+ * channel, when a send finishes (the next event of that config became claimable), at a retry this
+ * process scheduled, or every `pollMs`. Order per (task, config) needs nothing here: the outbox
+ * hands out only the earliest pending delivery of each.
  * stop() claims nothing more, lets sends finish within the grace, then aborts the rest, whose claims
  * lapse and are sent again by any pusher: delivery is at-least-once.
  */
@@ -175,11 +180,21 @@ export function createPusher(options: PusherOptions) {
       return state;
     },
     /**
-     * Starts the loop at once, then subscribes to wake-ups; resolves when subscribed (or stopped).
-     * Without Redis it stays pending while the loop delivers by polling: Redis only speeds delivery up.
+     * Once the schema is current, starts the loop, then subscribes to wake-ups; resolves when
+     * subscribed (or stopped, also while it waits for the schema). Without Redis it stays pending
+     * while the loop delivers by polling: Redis only speeds delivery up.
      */
     async start(): Promise<void> {
       if (state !== 'created') throw new Error(`pusher cannot start from state ${state}`);
+      state = 'starting';
+      const current = await waitForCurrentSchema({
+        pool,
+        log,
+        signal: halt.signal,
+        ...(settings.schemaPollMs === undefined ? {} : { pollMs: settings.schemaPollMs }),
+      });
+      // Stopped while waiting: stop() has done the rest.
+      if (!current || state !== 'starting') return;
       state = 'running';
       loop = runClaimLoop({
         claim,
@@ -222,7 +237,8 @@ export function createPusher(options: PusherOptions) {
       return { postgres, migrations, redis: subscriber.status === 'ready', running: state === 'running' };
     },
     health(): boolean {
-      return state === 'running' || state === 'draining';
+      // Alive while it waits for migrations too: a liveness probe must not restart it for that.
+      return state === 'starting' || state === 'running' || state === 'draining';
     },
     metrics(): Promise<{ contentType: string; body: string }> {
       return metrics.text();

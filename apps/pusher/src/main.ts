@@ -1,14 +1,21 @@
 // Pusher entry point: validated config → process resources → pusher; drain on SIGTERM.
-import { handleSignals, openProcessResources, startOpsServer } from '@switchyard/runtime';
+import {
+  handleProcessErrors,
+  handleSignals,
+  openProcessResources,
+  shutdownDeadlineMs,
+  startOpsServer,
+} from '@switchyard/runtime';
 import { loadPusherConfig, pusherSettings } from './config.ts';
 import { createPusher } from './create-pusher.ts';
 
 const config = loadPusherConfig(process.env);
-const { log, metrics, pool, subscriber, keys, secrets, close } = await openProcessResources(
+const { log, metrics, pool, subscriber, keys, secrets, close, flushTracing } = await openProcessResources(
   'pusher',
   config,
   process.env,
 );
+handleProcessErrors(log);
 const pusher = createPusher({
   pool,
   subscriber,
@@ -21,6 +28,9 @@ const pusher = createPusher({
 const ops = await startOpsServer(config.PUSHER_OPS_PORT, {
   health: () => pusher.health(),
   ready: () => pusher.ready(),
+  // Reported, not required: the pusher delivers by polling Postgres, and Redis's wake-ups only
+  // speed it up. Requiring it would stall every rollout through a Redis outage.
+  advisory: ['redis'],
   metrics: () => pusher.metrics(),
 });
 handleSignals(
@@ -32,5 +42,8 @@ handleSignals(
     },
   },
   log,
+  // The drain's grace is the pusher's default: PUSH_TIMEOUT_MS + 5 s for in-flight sends.
+  { deadlineMs: shutdownDeadlineMs(config, config.PUSH_TIMEOUT_MS + 5000), beforeForcedExit: flushTracing },
 );
+// Waits until the schema is current, then claims; resolves once wake-ups are subscribed.
 await pusher.start();

@@ -1,13 +1,22 @@
 // Worker entry point: validated config → process resources → worker runtime; drain on SIGTERM.
-import { findBundledAgent } from '@switchyard/agents';
+import { findBundledAgent, RunEndedError } from '@switchyard/agents';
 import { createWorkerRuntime } from '@switchyard/engine';
 import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
-import { handleSignals, openProcessResources, startOpsServer } from '@switchyard/runtime';
+import {
+  handleProcessErrors,
+  handleSignals,
+  openProcessResources,
+  shutdownDeadlineMs,
+  startOpsServer,
+} from '@switchyard/runtime';
 import { loadWorkerConfig } from './config.ts';
 
 const config = loadWorkerConfig(process.env);
 const resources = await openProcessResources('worker', config, process.env);
-const { log, metrics, secrets, close } = resources;
+const { log, metrics, secrets, close, flushTracing } = resources;
+// An agent's context call that it did not await, refused because its run had ended (a cancel, a
+// lost lease), is that agent's mistake: a warning, never the end of every other run here.
+handleProcessErrors(log, { isExpected: (reason) => reason instanceof RunEndedError });
 // Bundled agents run in-process; `a2a-upstream` registrations are existing A2A servers we call.
 const upstreamAgent = createUpstreamAgent({
   secrets,
@@ -40,9 +49,10 @@ const worker = createWorkerRuntime({
     runTimeoutMs: config.RUN_TIMEOUT_MS,
   },
 });
+// Consumes once the schema is current; until then alive (it is waiting, not stuck) but unready.
 worker.start();
 const ops = await startOpsServer(config.WORKER_OPS_PORT, {
-  health: () => worker.state === 'running' || worker.state === 'draining',
+  health: () => worker.state === 'starting' || worker.state === 'running' || worker.state === 'draining',
   ready: () => worker.ready(),
   metrics: () => metrics.text(),
 });
@@ -55,4 +65,5 @@ handleSignals(
     },
   },
   log,
+  { deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS), beforeForcedExit: flushTracing },
 );

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
 import {
@@ -14,6 +15,7 @@ import {
 import {
   createDb,
   databaseReadiness,
+  migrationsCurrent,
   PostgresAdminStore,
   PostgresTaskStore,
   runRetention,
@@ -61,14 +63,20 @@ export interface WorkerOptions {
   metrics?: Metrics;
   /** Executor → agent; defaults to the bundled agents. */
   findAgent?: (executor: string) => Agent | undefined;
+  /** While the schema is behind this release, how often start() checks it again, in ms. Default 2000. */
+  schemaPollMs?: number;
 }
 
-export type WorkerState = 'created' | 'running' | 'draining' | 'stopped';
+export type WorkerState = 'created' | 'starting' | 'running' | 'draining' | 'stopped';
+
+/** How long one close in the drain may wait for Redis before the drain goes on without it. */
+const REDIS_CLOSE_TIMEOUT_MS = 2_000;
 
 /**
  * The worker: consumes dispatches, runs agents under leases, and runs a reaper. Lifecycle
- * RUNNING → DRAINING → STOPPED: stop() takes no new jobs, lets runs finish within the grace
- * period, then hands the rest back (lease released, re-dispatched at once) and closes.
+ * STARTING → RUNNING → DRAINING → STOPPED: start() waits until the schema is current, then
+ * consumes; stop() takes no new jobs, lets runs finish within the grace period, then hands the
+ * rest back (lease released, re-dispatched at once) and closes.
  */
 export function createWorkerRuntime(options: WorkerOptions) {
   const { pool, redis, subscriber, keys, secrets, log } = options;
@@ -159,6 +167,33 @@ export function createWorkerRuntime(options: WorkerOptions) {
         })
       : null;
   let state: WorkerState = 'created';
+  const schemaWait = new AbortController();
+  let starting: Promise<void> | undefined;
+
+  /** Each close below needs Redis; with Redis away it would wait for it. */
+  const closeWithin = async (what: string, close: () => Promise<unknown>): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), REDIS_CLOSE_TIMEOUT_MS)),
+    );
+    const closing = Promise.resolve()
+      .then(close)
+      .catch((err: unknown) => log.warn({ err, what }, 'close failed; going on'));
+    if ((await Promise.race([closing, late])) === 'late')
+      log.warn(
+        { what, timeoutMs: REDIS_CLOSE_TIMEOUT_MS },
+        'close did not finish in time (Redis unreachable?); going on without it',
+      );
+    clearTimeout(timer);
+  };
+
+  const consume = () => {
+    consumer.start();
+    reaper.start();
+    maintenance?.start().catch((err: unknown) => log.error({ err }, 'could not schedule maintenance'));
+    state = 'running';
+    log.info({ workerId, concurrency: options.concurrency }, 'worker running');
+  };
 
   return {
     workerId,
@@ -169,16 +204,28 @@ export function createWorkerRuntime(options: WorkerOptions) {
     get state() {
       return state;
     },
+    /**
+     * Waits until the schema is current, then consumes, reaps and runs maintenance. In a rolling
+     * upgrade a new worker can start before the migrations Job ran, and new code on the old schema
+     * fails its statements (or writes what the old one reads differently). stop() ends the wait.
+     */
     start() {
-      consumer.start();
-      reaper.start();
-      maintenance?.start().catch((err: unknown) => log.error({ err }, 'could not schedule maintenance'));
-      state = 'running';
-      log.info({ workerId, concurrency: options.concurrency }, 'worker running');
+      if (state !== 'created') return;
+      state = 'starting';
+      starting = untilSchemaCurrent({
+        pool,
+        log,
+        signal: schemaWait.signal,
+        pollMs: options.schemaPollMs,
+      }).then((current) => {
+        if (current && state === 'starting') consume();
+      });
     },
     async stop(): Promise<void> {
-      if (state !== 'running') return;
+      if (state !== 'running' && state !== 'starting') return;
       state = 'draining';
+      schemaWait.abort();
+      await starting;
       runner.beginDrain();
       await consumer.pause();
       const drained = await runner.idle(options.shutdownGraceMs ?? 20_000);
@@ -186,11 +233,16 @@ export function createWorkerRuntime(options: WorkerOptions) {
         log.warn({ running: runner.activeCount }, 'grace period over: handing running tasks back');
         await runner.stopAll('shutdown');
       }
-      await reaper.stop();
-      await maintenance?.close();
-      await consumer.close();
-      await runner.releaseHeldBack();
-      await queue.close();
+      // Without Redis a graceful BullMQ close waits for a connection `end` that never comes
+      // (BullMQ issue #4656): the consumer closes by force then (its runs are over already).
+      const redisAway = redis.status !== 'ready';
+      await Promise.all([
+        closeWithin('reaper', () => reaper.stop()),
+        closeWithin('maintenance', async () => maintenance?.close(REDIS_CLOSE_TIMEOUT_MS / 2)),
+        closeWithin('task consumer', () => consumer.close(redisAway)),
+      ]);
+      await closeWithin('held-back dispatches', () => runner.releaseHeldBack());
+      await closeWithin('task queue', () => queue.close());
       await hub.close();
       state = 'stopped';
     },
@@ -205,3 +257,38 @@ export function createWorkerRuntime(options: WorkerOptions) {
 }
 
 export type WorkerRuntime = ReturnType<typeof createWorkerRuntime>;
+
+/**
+ * Resolves true once every migration this release ships is applied, false when `signal` aborts
+ * first; checks every `pollMs`, logging once at warn when it has to wait and at info when it goes
+ * on. (@switchyard/runtime's waitForCurrentSchema, for the pusher, does the same: the engine does
+ * not depend on that package.)
+ */
+async function untilSchemaCurrent(options: {
+  pool: pg.Pool;
+  log: Logger;
+  signal: AbortSignal;
+  pollMs: number | undefined;
+}): Promise<boolean> {
+  const { pool, log, signal, pollMs = 2000 } = options;
+  const aborted = new Promise<false>((resolve) =>
+    signal.addEventListener('abort', () => resolve(false), { once: true }),
+  );
+  let waited = false;
+  while (!signal.aborted) {
+    // A check can wait PG_CONNECT_TIMEOUT_MS for a connection: a stop does not wait for it.
+    if (await Promise.race([migrationsCurrent(pool).catch(() => false), aborted])) {
+      if (waited) log.info('database migrations are current: starting');
+      return true;
+    }
+    if (signal.aborted) break;
+    if (!waited)
+      log.warn(
+        { pollMs },
+        'database migrations are not current (or Postgres is unreachable): waiting before taking any work',
+      );
+    waited = true;
+    await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+  }
+  return false;
+}

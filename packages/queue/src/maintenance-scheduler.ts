@@ -91,9 +91,36 @@ export class MaintenanceScheduler {
     );
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops consuming and scheduling. A graceful BullMQ close waits for its blocking connection's
+   * `end`, which a connection reconnecting to an unreachable Redis never emits (BullMQ issue
+   * #4656): without Redis the worker is closed by force (its connection dropped, a tick in
+   * progress not waited for; its lock lapses and another worker runs it), and either way each
+   * close gets at most `timeoutMs` before it is left behind.
+   */
+  async close(timeoutMs = 2_000): Promise<void> {
     for (const timer of this.refresh) clearInterval(timer);
-    await this.worker.close();
-    await this.queue.close();
+    const redisAway = this.options.connection.status !== 'ready';
+    const workerClosed = await settleWithin(this.worker.close(redisAway), timeoutMs);
+    const queueClosed = await settleWithin(this.queue.close(), timeoutMs);
+    if (!workerClosed || !queueClosed)
+      this.options.onError?.(
+        new Error(`maintenance queue did not close within ${timeoutMs} ms; left behind`),
+      );
+  }
+}
+
+/** Whether `closing` settled within `timeoutMs`; a rejection counts as settled (BullMQ emits it). */
+async function settleWithin(closing: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  const settled = closing.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

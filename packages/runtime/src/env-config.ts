@@ -169,6 +169,12 @@ export const commonEnvSchema = z.object({
    * 0 leaves V8's own (up to 4x under allocation pressure). See process-resources.ts.
    */
   HEAP_GROWING_PERCENT: intVar(40, 0, 1000),
+  /**
+   * From SIGTERM, how long the drain may take before the process exits anyway (code 1, traces
+   * flushed), in ms. Unset: the process's drain grace + 5 s (process-lifecycle.ts). Keep it, plus
+   * 5 s for the trace flush, under the orchestrator's kill (terminationGracePeriodSeconds).
+   */
+  SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
 });
 
 export type CommonConfig = z.infer<typeof commonEnvSchema>;

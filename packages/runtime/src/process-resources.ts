@@ -28,6 +28,11 @@ export interface ProcessResources {
   secrets: SecretBox;
   /** Closes the connections and flushes traces; call last in the drain. */
   close(): Promise<void>;
+  /**
+   * Flushes traces only (bounded by the exporter's shutdown timeout), for an exit that cannot
+   * wait for close(): the shutdown deadline (handleSignals' beforeForcedExit).
+   */
+  flushTracing(): Promise<void>;
 }
 
 /**
@@ -98,6 +103,7 @@ export async function openProcessResources(
       await pool.end();
       await tracing.shutdown();
     },
+    flushTracing: () => tracing.shutdown(),
   };
 }
 

@@ -74,25 +74,38 @@ export class RevocationChannel {
     this.#confirmTimeoutMs = options.confirmTimeoutMs ?? 2000;
   }
 
-  /** Resolves once Redis confirmed the subscription, so a started gateway cannot miss a revocation. */
+  /**
+   * Resolves once Redis confirmed the subscription, so a gateway that waits for it cannot miss a
+   * revocation. With Redis away the SUBSCRIBE waits for the reconnect (the subscriber connection
+   * queues it, however long), so the gateway listens meanwhile and stays unready
+   * (create-gateway.ts). Rejects only when the connection refuses or is closed (a stop).
+   */
   async start(): Promise<void> {
     const { subscriber, keys } = this.#options;
+    this.#stopped = false;
     subscriber.on('message', this.#onMessage);
     await subscriber.subscribe(keys.authChannel);
+    // Stopped while the SUBSCRIBE waited for Redis: stop() has let go of the connection already.
+    if (this.#stopped) return;
     subscriber.on('ready', this.#onReady);
-    this.#stopped = false;
   }
 
   /**
-   * Lets pending announcements collect their acks first, then unsubscribes, and only then stops
-   * listening: a revocation Redis counts this gateway in must still be applied and acked here.
+   * Lets pending announcements collect their acks first (for at most the confirmation timeout:
+   * a PUBLISH waits for Redis to come back), then unsubscribes, and only then stops listening: a
+   * revocation Redis counts this gateway in must still be applied and acked here.
    */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
     const { subscriber, keys } = this.#options;
-    await Promise.allSettled([...this.#announcing]);
-    await subscriber.unsubscribe(keys.authChannel).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#confirmTimeoutMs)));
+    await Promise.race([Promise.allSettled([...this.#announcing]), late]);
+    clearTimeout(timer);
+    // Only on a live connection: with Redis away the UNSUBSCRIBE would wait for the reconnect,
+    // and a connection that is not subscribed has nothing to undo.
+    if (subscriber.status === 'ready') await subscriber.unsubscribe(keys.authChannel).catch(() => undefined);
     subscriber.off('message', this.#onMessage);
     subscriber.off('ready', this.#onReady);
   }
