@@ -30,7 +30,7 @@ const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 
 export interface ConsoleDeps {
   pool: pg.Pool;
-  /** Commands: queue stats, backlog counters, push wake-ups, the cancel hint. */
+  /** Commands: queue stats, push wake-ups, the cancel hint. */
   redis: Redis;
   /** A dedicated pub/sub connection for live pages; the console owns it and closes it in stop(). */
   subscriber: Redis;

@@ -20,7 +20,7 @@ export interface TaskServiceOptions {
   pool: pg.Pool;
   /** Commands: enqueue and publish. */
   redis: Redis;
-  /** Hint publishes and backlog counters, when not on `redis` (ProcessResources.commands). */
+  /** Hint publishes and the fair-order scripts, when not on `redis` (ProcessResources.commands). */
   commands?: Redis;
   /** A dedicated connection for the process's one pub/sub subscription hub. */
   subscriber: Redis;

@@ -37,7 +37,7 @@ export interface WorkerOptions {
   pool: pg.Pool;
   /** Commands (queue, publishes). BullMQ needs maxRetriesPerRequest: null. */
   redis: Redis;
-  /** Hint publishes and backlog counters, when not on `redis` (ProcessResources.commands). */
+  /** Hint publishes and the fair-order scripts, when not on `redis` (ProcessResources.commands). */
   commands?: Redis;
   /** A dedicated connection for pub/sub. */
   subscriber: Redis;
@@ -133,6 +133,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     concurrency: options.concurrency,
     handle: (job) => runner.run(job),
     handleCanceled: (job) => runner.canceled(job),
+    onTaken: (level) => queue.taken(level),
     onError: (err) => log.error({ err }, 'queue consumer error'),
   });
   const maintenanceJobs: MaintenanceJob[] = [];

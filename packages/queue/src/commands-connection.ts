@@ -2,7 +2,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 
 /**
  * Options for a process's `commands` connection (ProcessResources.commands): the platform's own
- * short, advisory commands, which are hint publishes, fairness backlog counters and rate limits.
+ * short, advisory commands, which are hint publishes, the fair-order scripts and rate limits.
  *
  * - Auto-pipelined: everything issued in one event-loop turn leaves in one write.
  * - `maxRetriesPerRequest: 0`: a command caught by a dropped connection fails at the first failed

@@ -14,6 +14,11 @@ export interface TaskConsumerOptions {
   handleCanceled?(job: TaskCanceledJob): Promise<void>;
   onError?(err: unknown): void;
   /**
+   * Told each job's BullMQ priority as the job is taken (TaskQueue.taken: the fair order's
+   * current level follows the work taken); not awaited.
+   */
+  onTaken?(priority: number): void;
+  /**
    * How long a taken job stays locked without a renewal; renewed every half of it while its
    * handler runs. A job whose process died is back in waiting within about twice this (BullMQ's
    * stalled check runs at the same interval). Default 30 s, BullMQ's own.
@@ -175,6 +180,7 @@ export class TaskConsumer {
   }
 
   #start(job: Job, token: string): void {
+    if (job.priority > 0) this.#options.onTaken?.(job.priority);
     const take = this.#takeSeq++;
     const running: RunningJob = { job, token, finishing: false, done: Promise.resolve() };
     this.#running.set(take, running);

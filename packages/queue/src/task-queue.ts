@@ -25,14 +25,17 @@ const LEVEL_RESTART = 2 ** 20;
  * set, the level floor, the epoch, the tenant's place (a hash: epoch, level, used). ARGV: jobs per
  * level, the place's TTL, the restart level, the ceiling.
  *
- * The current level is that of the job that runs next (the head of BullMQ's prioritized set, whose
- * score is priority * 2^32 + a FIFO counter), never below the floor, which remembers it while the
- * queue is empty. A tenant whose place is below it (quiet until now, or new) starts at the current
- * level, right behind what runs next; one already above it continues where it is. Every
- * JOBS_PER_LEVEL dispatches its place moves up a level. So a tenant's own dispatches never go
- * backwards (FIFO within a tenant: a later one is never ahead of an earlier one), and tenants
- * with backlogs take turns by levels (start-time fair queueing). Within a level BullMQ keeps
- * FIFO order.
+ * The current level is the virtual time of start-time fair queueing: the level of the work being
+ * taken. It is the higher of the floor, which every take raises to the taken job's level
+ * (FAIR_TAKEN_LUA), and the level of the job that runs next (the head of BullMQ's prioritized
+ * set, whose score is priority * 2^32 + a FIFO counter). A tenant whose place is below it (quiet
+ * until now, or new) starts at the current level, right behind what runs next; one already above
+ * it continues where it is. Every JOBS_PER_LEVEL dispatches its place moves up a level. So a
+ * tenant's own dispatches never go backwards (FIFO within a tenant: a later one is never ahead of
+ * an earlier one), and tenants with backlogs take turns by levels. Within a level BullMQ keeps
+ * FIFO order. (Were the floor moved by the head alone, a tenant whose every task was taken before
+ * the next came would climb while the floor stood still, and its next task would queue behind a
+ * newcomer's whole flood.)
  */
 const FAIR_LEVEL_LUA = `
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -62,6 +65,13 @@ end
 redis.call('HSET', KEYS[4], 'epoch', epoch, 'level', level, 'used', used + 1)
 redis.call('EXPIRE', KEYS[4], ARGV[2])
 return math.min(level, tonumber(ARGV[4]))
+`;
+
+/** A take raises the fair order's floor to the taken job's level (KEYS: the floor; ARGV: the level). */
+const FAIR_TAKEN_LUA = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1])
+end
 `;
 
 export interface Dispatch extends RunTaskJob {
@@ -99,6 +109,7 @@ type FairOrderCommands = Redis & {
   syFairLevel(
     ...keysAndArgs: [string, string, string, string, number, number, number, number]
   ): Promise<number>;
+  syFairTaken(floorKey: string, level: number): Promise<unknown>;
 };
 
 /** An add waiting for its turn's addBulk (TaskQueue.#add). */
@@ -121,14 +132,14 @@ interface PendingAdd {
 export class TaskQueue {
   readonly queue: Queue;
   #pendingAdds: PendingAdd[] = [];
-  /** The backlog counters' connection (see the constructor). */
+  /** The fair-order scripts' connection (see the constructor). */
   private readonly redis: Redis;
   private readonly keys: QueueKeys;
   /** BullMQ's connection: an add while it is away is refused, not queued (see enqueue). */
   private readonly connection: Redis;
 
   /**
-   * `connection` is BullMQ's. `counters`, when given, carries the backlog counters instead: the
+   * `connection` is BullMQ's. `counters`, when given, carries the fair-order scripts instead: the
    * process's auto-pipelined connection (ProcessResources.commands), which BullMQ itself must
    * never get.
    */
@@ -137,8 +148,10 @@ export class TaskQueue {
     this.keys = keys;
     this.connection = connection;
     // One script (EVALSHA): atomic, and one round trip per dispatch.
-    if (!('syFairLevel' in this.redis))
+    if (!('syFairLevel' in this.redis)) {
       this.redis.defineCommand('syFairLevel', { numberOfKeys: 4, lua: FAIR_LEVEL_LUA });
+      this.redis.defineCommand('syFairTaken', { numberOfKeys: 1, lua: FAIR_TAKEN_LUA });
+    }
     this.queue = new Queue(keys.taskQueue, {
       connection,
       prefix: keys.bullPrefix,
@@ -207,9 +220,8 @@ export class TaskQueue {
   /**
    * The reaper's enqueue of a task it found unclaimed past the grace period. BullMQ ignores an add
    * whose id exists, so a dispatch whose job is still queued (a backlog longer than the grace) is
-   * left alone rather than counted again: every sweep over a backlog used to add its 200 tasks to
-   * the tenant's backlog counter, which then kept that tenant's next tasks behind everyone else's
-   * for up to the counter's TTL. A job that failed keeps its id too (failed jobs are kept for the
+   * left alone rather than given a new place: every sweep over a backlog would move the tenant's
+   * place in the fair order on by its 200 tasks, behind everyone else's. A job that failed keeps its id too (failed jobs are kept for the
    * dashboard): when a worker could not claim (Postgres restarting under the claim) or a job
    * stalled too often, every later enqueue of that dispatch vanished and the task waited forever.
    * Such a job is retried instead: back to waiting, under its id and its first priority.
@@ -258,6 +270,18 @@ export class TaskQueue {
         MAX_PRIORITY,
       )
       .catch(() => 1);
+  }
+
+  /**
+   * A worker took a job of this level: the fair order's current level follows the work taken.
+   * Sent on the auto-pipelined connection with the claim's hint; a lost one only leaves the floor
+   * lower for a while (the head of the queue still carries it).
+   */
+  taken(level: number): void {
+    if (isRedisAway(this.redis)) return;
+    void (this.redis as FairOrderCommands)
+      .syFairTaken(this.keys.fairLevelFloor, level)
+      .catch(() => undefined);
   }
 
   /** Depth and age of the oldest waiting job, for metrics and the console. */

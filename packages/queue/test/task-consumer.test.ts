@@ -28,6 +28,7 @@ function setup() {
       lockMs?: number;
       idleWaitSeconds?: number;
       handleCanceled?: (job: TaskCanceledJob) => Promise<void>;
+      onTaken?: (priority: number) => void;
     } = {},
   ) => {
     const c = new TaskConsumer({
@@ -36,6 +37,7 @@ function setup() {
       concurrency: options.concurrency ?? 4,
       handle,
       ...(options.handleCanceled ? { handleCanceled: options.handleCanceled } : {}),
+      ...(options.onTaken ? { onTaken: options.onTaken } : {}),
       onError: (err) => errors.push(err),
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
       ...(options.idleWaitSeconds ? { idleWaitSeconds: options.idleWaitSeconds } : {}),
@@ -350,5 +352,24 @@ describe('TaskConsumer', () => {
     await paused.close();
     expect(await env.queue.queue.getJobCounts('active', 'failed')).toEqual({ active: 0, failed: 0 });
     await env.close();
+  });
+});
+
+describe('TaskConsumer reports takes', () => {
+  it("tells onTaken each job's level as it takes it (the fair order's current level follows the work)", async () => {
+    const env = setup();
+    try {
+      const taken: number[] = [];
+      const ran: string[] = [];
+      for (let i = 0; i < 25; i++) await env.enqueue(`t${i}`);
+      env
+        .consumer(async (job) => void ran.push(job.taskId), { concurrency: 1, onTaken: (p) => taken.push(p) })
+        .start();
+      await waitFor(() => ran.length === 25, { what: 'every job to run' });
+      // 20 dispatches a level: the first 20 on level 1, the next 5 on level 2, in that order.
+      expect(taken).toEqual([...Array(20).fill(1), ...Array(5).fill(2)]);
+    } finally {
+      await env.close();
+    }
   });
 });

@@ -103,15 +103,35 @@ describe('TaskQueue fair order (levels)', () => {
 
   it('starts every tenant again from level 1 once levels ran high and nothing waits', async () => {
     const { keys, connection, queue } = ownQueue('restart');
-    await connection.set(keys.fairLevelFloor, String(2 ** 20 + 7));
     await queue.enqueue(dispatchOf('acme', 'waiting'));
-    // Something waits: the order goes on from where it is, and a restart waits for an empty queue.
-    await queue.enqueue(dispatchOf('acme', 'next'));
-    expect(await prioritiesOf(queue)).toEqual({ waiting: 1, next: 1 });
+    // Something waits: the order goes on from where it is; a restart waits for an empty queue.
     await connection.set(keys.fairLevelFloor, String(2 ** 20 + 7));
+    await queue.enqueue(dispatchOf('globex', 'next'));
+    expect(await prioritiesOf(queue)).toEqual({ waiting: 1, next: 2 ** 20 + 7 });
     await queue.queue.obliterate({ force: true });
-    await queue.enqueue(dispatchOf('acme', 'fresh'));
+    await queue.enqueue(dispatchOf('globex', 'fresh'));
     expect(await prioritiesOf(queue)).toEqual({ fresh: 1 });
+    await queue.close();
+  });
+
+  it("keeps a tenant whose every task was taken at once level with the work, not behind a newcomer's flood", async () => {
+    // The review's case: with the level read from the queue's head alone, a tenant sending
+    // steadily into an empty queue climbed a level per 20 tasks while the level stood still.
+    const { queue } = ownQueue('trickle');
+    const takeNext = async () => {
+      const [job] = await queue.queue.getJobs(['prioritized'], 0, 0, true);
+      await job!.remove();
+      queue.taken(job!.priority); // as the worker's consumer reports each take
+    };
+    for (let i = 0; i < 200; i++) {
+      await queue.enqueue(dispatchOf('steady', `s${i}`));
+      await takeNext();
+    }
+    await new Promise((r) => setTimeout(r, 50)); // the last take's report is not awaited
+    for (let i = 0; i < 200; i++) await queue.enqueue(dispatchOf('flood', `f${i}`));
+    await queue.enqueue(dispatchOf('steady', 'next'));
+    const inLine = (await queue.queue.getJobs(['prioritized'], 0, -1, true)).map((j) => j.data.taskId);
+    expect(inLine.indexOf('next')).toBeLessThanOrEqual(40);
     await queue.close();
   });
 

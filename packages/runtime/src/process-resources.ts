@@ -14,7 +14,7 @@ export interface ProcessResources {
   /** Commands (queues, publishes). BullMQ needs maxRetriesPerRequest: null on it. */
   redis: Redis;
   /**
-   * The platform's own short commands (hint publishes, backlog counters, rate limits), auto-
+   * The platform's own short commands (hint publishes, fair-order scripts, rate limits), auto-
    * pipelined: everything issued in one event-loop turn leaves in one write. On this benchmark's
    * machine a socket write was a third of a process's CPU, and this cut the gateway's Redis writes
    * per task from six to two. Never handed to BullMQ, whose maintainers advise against

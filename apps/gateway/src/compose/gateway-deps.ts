@@ -11,7 +11,7 @@ export interface GatewayDeps {
   pool: pg.Pool;
   /** Commands: queue, revocation publishes, and what `commands` does not take. */
   redis: Redis;
-  /** Hint publishes, backlog counters and rate limits, auto-pipelined (ProcessResources.commands). */
+  /** Hint publishes, the fair-order scripts and rate limits, auto-pipelined (ProcessResources.commands). */
   commands?: Redis;
   /** A dedicated pub/sub connection; the gateway owns it from here and closes it in stop(). */
   subscriber: Redis;
