@@ -146,6 +146,14 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     if (inline.ok) return;
     expect(inline.reason).toBe('INVALID_PARAMS');
     expect(violatedFields(inline)).toEqual(['configuration.taskPushNotificationConfig.token']);
+    // And on a new task's webhook, where nothing stored could stand for it.
+    const beforeFresh = await snapshotStore(h.db.pool);
+    const fresh = await echo.call('SendMessage', {
+      message: userMessage('new'),
+      configuration: { taskPushNotificationConfig: { url: hook('fresh'), token: read.token } },
+    });
+    expect(!fresh.ok && violatedFields(fresh)).toEqual(['configuration.taskPushNotificationConfig.token']);
+    expect(await snapshotStore(h.db.pool)).toEqual(beforeFresh);
     const still = await booking.call('GetTask', { id: bookingTask });
     expect(still.ok && still.value.status.state).toBe(TaskState.INPUT_REQUIRED);
   });

@@ -1,6 +1,6 @@
 // Worker entry point: validated config → process resources → worker runtime; drain on SIGTERM.
 import { findBundledAgent, RunEndedError } from '@switchyard/agents';
-import { createWorkerRuntime } from '@switchyard/engine';
+import { createWorkerRuntime, DEFAULT_ENGINE_CONFIG } from '@switchyard/engine';
 import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import {
   handleProcessErrors,
@@ -65,5 +65,11 @@ handleSignals(
     },
   },
   log,
-  { deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS), beforeForcedExit: flushTracing },
+  {
+    // After the grace, agents that ignore their stop signal get stopGraceMs before they are let go
+    // and their tasks handed back: the deadline leaves them that too (45 + 2 + 5 s, and the trace
+    // flush's 5 s, within the manifest's 60 s).
+    deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS + DEFAULT_ENGINE_CONFIG.stopGraceMs),
+    beforeForcedExit: flushTracing,
+  },
 );

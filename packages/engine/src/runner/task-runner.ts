@@ -264,12 +264,12 @@ export class TaskRunner {
     });
     // A stopped run whose agent ignores its aborted signal is let go after the stop grace.
     let abandonTimer: NodeJS.Timeout | undefined;
-    const abandoned = new Promise<'abandoned'>((resolve) => {
-      const startGrace = () =>
-        (abandonTimer = setTimeout(() => resolve('abandoned'), deps.config.stopGraceMs));
-      if (controller.signal.aborted) startGrace();
-      else controller.signal.addEventListener('abort', startGrace, { once: true });
-    });
+    let resolveAbandoned: (outcome: 'abandoned') => void = () => undefined;
+    const abandoned = new Promise<'abandoned'>((resolve) => (resolveAbandoned = resolve));
+    const startGrace = () =>
+      (abandonTimer = setTimeout(() => resolveAbandoned('abandoned'), deps.config.stopGraceMs));
+    if (controller.signal.aborted) startGrace();
+    else controller.signal.addEventListener('abort', startGrace, { once: true });
     try {
       const outcome = await Promise.race([
         agent.execute(ctx).then(() => 'returned' as const),
@@ -293,6 +293,8 @@ export class TaskRunner {
       await this.onRunError(ctx, err, stopReason(), log);
     } finally {
       clearTimeout(runTimer);
+      // A stop that comes after the race (during a hand-back, say) must arm no timer.
+      controller.signal.removeEventListener('abort', startGrace);
       clearTimeout(abandonTimer);
       clearTimeout(windowTimer);
       stopLease();
@@ -412,8 +414,8 @@ export class TaskRunner {
 
   /**
    * A task no run was working on was canceled (TaskCanceledJob: waiting for input or auth,
-   * queued, backing off, or its worker gone): hand the
-   * agent's optional onCanceled hook the task's ids, settings and memory. Best effort: a failure
+   * queued, backing off, or its dead worker's lease lapsed): hand the agent's optional onCanceled
+   * hook the task's ids, settings and memory. Best effort: a failure
    * is logged, never retried, and changes nothing in the task (it is CANCELED already).
    */
   async canceled(job: TaskCanceledJob): Promise<void> {

@@ -23,7 +23,11 @@ import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { canSee } from './access.ts';
 import { checkContentTypes } from './content-types.ts';
-import { placeholderRefused, pushConfigLimitReached } from './push-config-operations.ts';
+import {
+  placeholderRefused,
+  pushConfigLimitReached,
+  refusePlaceholderOnNewTask,
+} from './push-config-operations.ts';
 import { hasPushConfig, messageIdReused, sameMessage } from './retry-check.ts';
 import type { ServiceDeps } from './service-deps.ts';
 
@@ -55,6 +59,7 @@ export async function acceptMessage(
   const { message } = request;
   checkContentTypes(message, agent.card);
   if (message.taskId) return continueTask(deps, caller, agent, request, pushConfig);
+  if (pushConfig) refusePlaceholderOnNewTask(pushConfig, 'configuration.taskPushNotificationConfig');
 
   const contextId = message.contextId ?? randomUUID();
   const id = randomUUID();

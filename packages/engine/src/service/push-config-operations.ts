@@ -5,7 +5,14 @@ import {
   type ListTaskPushNotificationConfigsResponse,
   type TaskPushNotificationConfig,
 } from '@switchyard/protocol';
-import { InvalidPageTokenError, isRedactedSecret, type Caller, type NewPushConfig } from '@switchyard/store';
+import {
+  InvalidPageTokenError,
+  isRedactedSecret,
+  REDACTED,
+  RedactedSecretError,
+  type Caller,
+  type NewPushConfig,
+} from '@switchyard/store';
 import { checkWebhookUrl, UrlRefusedError } from '../push/url-policy.ts';
 import { loadVisibleRecord } from './access.ts';
 import type { ServiceDeps } from './service-deps.ts';
@@ -29,6 +36,16 @@ export function pushConfigLimitReached(taskId: string, max: number, field: strin
 export function placeholderRefused(err: unknown, prefix: string): unknown {
   if (!isRedactedSecret(err)) return err;
   return invalidParams(err.message, [{ field: `${prefix}.${err.field}`, description: err.message }]);
+}
+
+/**
+ * A new task's webhook has no stored config a `********` secret could stand for: refused as the
+ * store refuses it on a new config of an existing task, instead of sending `Bearer ********`.
+ */
+export function refusePlaceholderOnNewTask(config: NewPushConfig, prefix: string): void {
+  if (config.token === REDACTED) throw placeholderRefused(new RedactedSecretError('token'), prefix);
+  if (config.authentication?.credentials === REDACTED)
+    throw placeholderRefused(new RedactedSecretError('authentication.credentials'), prefix);
 }
 
 /** The four push config operations (digest §3, §8), scoped like every task operation. */

@@ -191,9 +191,10 @@ export class TaskService {
         });
         // The hint published by the writer is the cancel signal: the running worker aborts. A
         // task with no run to hear it (waiting for the client, queued, in a retry's backoff, or
-        // its worker gone) has a worker told instead, so the agent can clean up (an upstream
-        // agent forwards the cancel). Not awaited: the cancel has committed, and its answer must
-        // not wait for Redis.
+        // its dead worker's lease lapsed) has a worker told instead, so the agent can clean up
+        // (an upstream agent forwards the cancel). A worker that died with its lease still
+        // unexpired is not known dead yet, and its agent hears nothing: a gap the reaper could
+        // close. Not awaited: the cancel has committed, and its answer must not wait for Redis.
         if (!hasLiveRun(record)) void this.noticeCanceled(caller.tenantId, taskId);
         return this.view(canceled);
       } catch (err) {
