@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGuardedAgent, type LookupFn, type UrlPolicy } from '@switchyard/engine';
-import { waitForCurrentSchema } from '@switchyard/runtime';
 import type { QueueKeys } from '@switchyard/queue';
 import {
   createDb,
@@ -8,6 +7,7 @@ import {
   PostgresOutboxStore,
   type ClaimedDelivery,
   type SecretBox,
+  waitForCurrentSchema,
 } from '@switchyard/store';
 import {
   createMetrics,

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
 import {
@@ -15,10 +14,10 @@ import {
 import {
   createDb,
   databaseReadiness,
-  migrationsCurrent,
   PostgresAdminStore,
   PostgresTaskStore,
   runRetention,
+  waitForCurrentSchema,
   upkeepTables,
   type RetentionOptions,
   type SecretBox,
@@ -213,7 +212,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     start() {
       if (state !== 'created') return;
       state = 'starting';
-      starting = untilSchemaCurrent({
+      starting = waitForCurrentSchema({
         pool,
         log,
         signal: schemaWait.signal,
@@ -258,38 +257,3 @@ export function createWorkerRuntime(options: WorkerOptions) {
 }
 
 export type WorkerRuntime = ReturnType<typeof createWorkerRuntime>;
-
-/**
- * Resolves true once every migration this release ships is applied, false when `signal` aborts
- * first; checks every `pollMs`, logging once at warn when it has to wait and at info when it goes
- * on. (@switchyard/runtime's waitForCurrentSchema, for the pusher, does the same: the engine does
- * not depend on that package.)
- */
-async function untilSchemaCurrent(options: {
-  pool: pg.Pool;
-  log: Logger;
-  signal: AbortSignal;
-  pollMs: number | undefined;
-}): Promise<boolean> {
-  const { pool, log, signal, pollMs = 2000 } = options;
-  const aborted = new Promise<false>((resolve) =>
-    signal.addEventListener('abort', () => resolve(false), { once: true }),
-  );
-  let waited = false;
-  while (!signal.aborted) {
-    // A check can wait PG_CONNECT_TIMEOUT_MS for a connection: a stop does not wait for it.
-    if (await Promise.race([migrationsCurrent(pool).catch(() => false), aborted])) {
-      if (waited) log.info('database migrations are current: starting');
-      return true;
-    }
-    if (signal.aborted) break;
-    if (!waited)
-      log.warn(
-        { pollMs },
-        'database migrations are not current (or Postgres is unreachable): waiting before taking any work',
-      );
-    waited = true;
-    await sleep(pollMs, undefined, { signal }).catch(() => undefined);
-  }
-  return false;
-}

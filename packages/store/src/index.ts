@@ -8,6 +8,7 @@ export {
   type MigrationResult,
 } from './migrations/run-migrations.ts';
 export { ensureDatabase } from './migrations/ensure-database.ts';
+export { waitForCurrentSchema, type SchemaWaitOptions } from './migrations/wait-for-current-schema.ts';
 
 export { createDb, createPool, type Db, type DbOptions } from './db.ts';
 export { StatementTimeoutError } from './statement-timeout.ts';

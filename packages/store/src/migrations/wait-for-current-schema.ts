@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { migrationsCurrent } from '@switchyard/store';
+import { migrationsCurrent } from './run-migrations.ts';
 import type { Logger } from '@switchyard/telemetry';
 import type pg from 'pg';
 
@@ -18,8 +18,7 @@ export interface SchemaWaitOptions {
  * on the old schema fails its statements or, worse, writes what the old schema reads differently;
  * /readyz saying `migrations: false` keeps traffic away but not a process's own loops. So a
  * process starts nothing that touches the tables until this resolves. Logs once at warn when it
- * has to wait, and at info when it goes on. (The worker runtime, in the engine, has its own copy:
- * the engine does not depend on this package.)
+ * has to wait, and at info when it goes on. The worker runtime and the pusher both wait on it.
  */
 export async function waitForCurrentSchema(options: SchemaWaitOptions): Promise<boolean> {
   const { pool, log, signal, pollMs = 2000 } = options;
