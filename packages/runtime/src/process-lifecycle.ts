@@ -22,7 +22,8 @@ export interface ShutdownOptions {
  * What the drain may take past its own grace period before the deadline ends it: the agents'
  * abort window (EngineConfig.stopGraceMs, 2 s) and the closes, each of which bounds itself.
  * Kept small so that grace + margin + the tracing flush (5 s at most) fit the manifests'
- * terminationGracePeriodSeconds (gateway: 5 s preStop + 15 s + 5 s + 5 s = 30 s).
+ * terminationGracePeriodSeconds (gateway: 5 s preStop + 15 s + 5 s + 5 s = 30 s of its 35 s;
+ * deploy-kubernetes.test.ts checks).
  */
 export const SHUTDOWN_MARGIN_MS = 5_000;
 

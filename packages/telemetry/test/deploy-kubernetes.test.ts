@@ -153,6 +153,21 @@ describe('one Deployment per process', () => {
     expect(drainMs).toBeLessThan(grace.worker! * 1000);
   });
 
+  it.each(['gateway', 'worker'])(
+    "the %s's whole shutdown (preStop, grace, the deadline's margin, the trace flush) fits its grace period",
+    (process) => {
+      const deployment = deploymentOf(process)!;
+      const container = mainContainer(deployment);
+      const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
+      const preStopMs = preStop[0] === 'sleep' ? Number(preStop[1]) * 1000 : 0;
+      const graceMs = Number(container.env?.find((e) => e.name === 'SHUTDOWN_GRACE_MS')?.value);
+      // SHUTDOWN_MARGIN_MS, the worker's agents' stop grace, and the trace flush's cap.
+      const stopGraceMs = process === 'worker' ? 2_000 : 0;
+      const budgetMs = preStopMs + graceMs + stopGraceMs + 5_000 + 5_000;
+      expect(budgetMs).toBeLessThanOrEqual((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000);
+    },
+  );
+
   it('take configuration from the ConfigMap and the Secret, and name themselves for tracing', () => {
     const configMaps = new Set(ofKind<IConfigMap>('ConfigMap').map((c) => c.metadata?.name));
     const secrets = new Set(ofKind<ISecret>('Secret').map((s) => s.metadata?.name));
