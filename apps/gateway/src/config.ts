@@ -134,6 +134,15 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
   if (production && parsed.SWITCHYARD_ADMIN_TOKEN === undefined) {
     throw new ConfigError(['SWITCHYARD_ADMIN_TOKEN: required when NODE_ENV=production']);
   }
+  // An identity provider issues tokens for many applications: without an audience (and an issuer)
+  // to check, any token it issued for another one that carries a tenant claim would be accepted.
+  if (production && parsed.JWT_JWKS_URL !== undefined) {
+    const missing = (['JWT_AUDIENCE', 'JWT_ISSUER'] as const).filter((name) => parsed[name] === undefined);
+    if (missing.length > 0)
+      throw new ConfigError(
+        missing.map((name) => `${name}: required with JWT_JWKS_URL when NODE_ENV=production`),
+      );
+  }
   if (parsed.SWITCHYARD_ADMIN_TOKEN !== undefined && parsed.SWITCHYARD_ADMIN_TOKEN.length < 16) {
     throw new ConfigError(['SWITCHYARD_ADMIN_TOKEN: must be at least 16 characters']);
   }

@@ -82,6 +82,20 @@ describe('loadGatewayConfig', () => {
       '::1/128',
     ]);
     expect(loadGatewayConfig({ JWT_JWKS_URL: 'https://id.example/jwks' }).jwtEnabled).toBe(true);
+    // In production a JWKS alone is refused: any token the provider issued for another
+    // application, with a tenant claim, would pass.
+    const productionJwt = {
+      NODE_ENV: 'production',
+      SWITCHYARD_ADMIN_TOKEN: 'a-production-admin-token',
+      SWITCHYARD_SECRET_KEY: 'k'.repeat(64),
+      JWT_JWKS_URL: 'https://id.example/jwks',
+    };
+    expect(() => loadGatewayConfig(productionJwt)).toThrow(/JWT_AUDIENCE: required with JWT_JWKS_URL/);
+    expect(() => loadGatewayConfig({ ...productionJwt, JWT_AUDIENCE: 'switchyard' })).toThrow(/JWT_ISSUER/);
+    expect(
+      loadGatewayConfig({ ...productionJwt, JWT_AUDIENCE: 'switchyard', JWT_ISSUER: 'https://id.example' })
+        .jwtEnabled,
+    ).toBe(true);
     expect(() => loadGatewayConfig({ CORS_ALLOW_ORIGINS: 'https://app.example/' })).toThrow(
       /CORS_ALLOW_ORIGINS/,
     );
