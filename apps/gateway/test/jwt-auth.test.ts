@@ -37,7 +37,7 @@ afterAll(async () => {
 
 function token(
   claims: Record<string, unknown>,
-  { audience = AUDIENCE, subject = 'alice' } = {},
+  { audience = AUDIENCE, subject = 'alice', expiresIn = '5m' as string | number } = {},
 ): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -45,7 +45,7 @@ function token(
     .setAudience(audience)
     .setSubject(subject)
     .setIssuedAt()
-    .setExpirationTime('5m')
+    .setExpirationTime(expiresIn)
     .sign(privateKey);
 }
 
@@ -113,6 +113,23 @@ describe('JWT bearer authentication', () => {
       bearer(await token({ tenant: 'globex' })),
     );
     expect(reply.status).toBe(404);
+  });
+
+  it('a stream opened with a token ends when the token expires, saying so', async () => {
+    // Created by API key and never run (no worker): the stream would stay open for good.
+    const created = await send('POST', `${gateway.url}/agents/acme/echo/rest/message:send`, {
+      key: h.fixtures.keys.alice,
+      body: { message: userMessage('watch me'), configuration: { returnImmediately: true } },
+    });
+    const id = (created.body as { task: { id: string } }).task.id;
+    const expiring = await token({ tenant: 'acme' }, { expiresIn: Math.floor(Date.now() / 1000) + 2 });
+    const res = await fetch(`${gateway.url}/agents/acme/echo/rest/tasks/${id}:subscribe`, {
+      headers: { Authorization: `Bearer ${expiring}`, 'A2A-Version': '1.0' },
+    });
+    expect(res.status).toBe(200);
+    // The whole body arrives: the server ends the stream at the token's expiry.
+    const body = await res.text();
+    expect(body).toContain(': credential expired');
   });
 
   it('a token for a tenant that does not exist, or was disabled, is refused (401) like a bad token', async () => {

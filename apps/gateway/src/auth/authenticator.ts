@@ -68,6 +68,7 @@ export class Authenticator {
           admin: found.role === 'tenant_admin',
         },
         credentialId: apiKeyCredentialId(found.keyId),
+        ...(found.expiresAt ? { expiresAt: found.expiresAt.getTime() } : {}),
       };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];

@@ -44,6 +44,8 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
       caller: { tenantId, principal: payload.sub, admin: payload[options.roleClaim] === 'tenant_admin' },
       // Subjects are unique per issuer and tenant only: one tenant's "alice" must not spend another's budget.
       credentialId: `jwt:${tenantId}:${payload.sub}`,
+      // `exp` is required (jwtVerify above).
+      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
     };
   };
 }

@@ -12,6 +12,8 @@ export interface Identity {
   caller: Caller;
   /** `key:<id>` for API keys, `jwt:<tenant>:<sub>`; never the secret itself. */
   credentialId: string;
+  /** When the credential stops working (an API key's expiry, a JWT's `exp`), in epoch ms. */
+  expiresAt?: number;
 }
 
 /**

@@ -23,7 +23,8 @@ export async function serveStream(
 ): Promise<void> {
   const stop = new AbortController();
   const ctx = operationContext(req, stop.signal);
-  const owner = { tenantId: ctx.caller.tenantId, credentialId: a2aContextOf(req).identity.credentialId };
+  const { identity } = a2aContextOf(req);
+  const owner = { tenantId: ctx.caller.tenantId, credentialId: identity.credentialId };
   const slot = deps.streams.reserve(owner, stateOf(req).revocationMark);
   // Until the first item is ready: the client leaving or shutdown end the wait for it.
   const unwatch = watchClient(res, deps.shutdown, stop);
@@ -43,5 +44,6 @@ export async function serveStream(
     slot,
     log: stateOf(req),
     onEnd: slot.release,
+    credentialExpiresAt: identity.expiresAt,
   });
 }

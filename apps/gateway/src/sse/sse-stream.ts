@@ -34,7 +34,15 @@ export interface SseOptions {
   log: { readonly log: Logger };
   /** Called once when the stream has ended, however it ended (the stream's slot goes back). */
   onEnd: () => void;
+  /**
+   * When the credential that opened the stream stops working (epoch ms): the stream ends then, as
+   * it would at the credential's revocation, and the client must come back with a valid one.
+   */
+  credentialExpiresAt?: number | undefined;
 }
+
+/** Node's longest timer (about 24.8 days); a credential valid longer is left to revocation. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
@@ -90,6 +98,7 @@ class SseStream implements StreamSink {
   /** Set while the client's buffer is full: what lets the engine deliver again once it drains. */
   #resume: (() => void) | undefined;
   #drainTimer: NodeJS.Timeout | undefined;
+  #expiryTimer: NodeJS.Timeout | undefined;
 
   constructor(res: Response, format: SseFormat, options: SseOptions) {
     this.#res = res;
@@ -110,6 +119,13 @@ class SseStream implements StreamSink {
     // Revoked while it opened: not even its first item goes to the revoked credential.
     const revoked = registry.revokedSince(this.#options.slot);
     if (revoked !== undefined) return this.#close(revoked);
+    const expiresAt = this.#options.credentialExpiresAt;
+    if (expiresAt !== undefined) {
+      const left = expiresAt - Date.now();
+      if (left <= 0) return this.#close('credential expired');
+      if (left <= MAX_TIMER_MS)
+        this.#expiryTimer = setTimeout(() => this.#close('credential expired'), left).unref();
+    }
     this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () =>
       this.#write(': keep-alive\n\n'),
     );
@@ -197,6 +213,7 @@ class SseStream implements StreamSink {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#drainTimer);
+    clearTimeout(this.#expiryTimer);
     this.#resume = undefined;
     this.#stopFollowing?.();
     this.#stopHeartbeat?.();
