@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { HintPublisher, SubscriptionHub } from '@switchyard/events';
 import {
+  closeWithin,
+  REDIS_CLOSE_TIMEOUT_MS,
   JOB_NAMES,
   MaintenanceScheduler,
   TaskConsumer,
@@ -67,9 +69,6 @@ export interface WorkerOptions {
 }
 
 export type WorkerState = 'created' | 'starting' | 'running' | 'draining' | 'stopped';
-
-/** How long one close in the drain may wait for Redis before the drain goes on without it. */
-const REDIS_CLOSE_TIMEOUT_MS = 2_000;
 
 /**
  * The worker: consumes dispatches, runs agents under leases, and runs a reaper. Lifecycle
@@ -170,23 +169,6 @@ export function createWorkerRuntime(options: WorkerOptions) {
   const schemaWait = new AbortController();
   let starting: Promise<void> | undefined;
 
-  /** Each close below needs Redis; with Redis away it would wait for it. */
-  const closeWithin = async (what: string, close: () => Promise<unknown>): Promise<void> => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>(
-      (resolve) => (timer = setTimeout(() => resolve('late'), REDIS_CLOSE_TIMEOUT_MS)),
-    );
-    const closing = Promise.resolve()
-      .then(close)
-      .catch((err: unknown) => log.warn({ err, what }, 'close failed; going on'));
-    if ((await Promise.race([closing, late])) === 'late')
-      log.warn(
-        { what, timeoutMs: REDIS_CLOSE_TIMEOUT_MS },
-        'close did not finish in time (Redis unreachable?); going on without it',
-      );
-    clearTimeout(timer);
-  };
-
   const consume = () => {
     consumer.start();
     reaper.start();
@@ -237,12 +219,12 @@ export function createWorkerRuntime(options: WorkerOptions) {
       // (BullMQ issue #4656): the consumer closes by force then (its runs are over already).
       const redisAway = redis.status !== 'ready';
       await Promise.all([
-        closeWithin('reaper', () => reaper.stop()),
-        closeWithin('maintenance', async () => maintenance?.close(REDIS_CLOSE_TIMEOUT_MS / 2)),
-        closeWithin('task consumer', () => consumer.close(redisAway)),
+        closeWithin('reaper', () => reaper.stop(), log),
+        closeWithin('maintenance', async () => maintenance?.close(REDIS_CLOSE_TIMEOUT_MS / 2), log),
+        closeWithin('task consumer', () => consumer.close(redisAway), log),
       ]);
-      await closeWithin('held-back dispatches', () => runner.releaseHeldBack());
-      await closeWithin('task queue', () => queue.close());
+      await closeWithin('held-back dispatches', () => runner.releaseHeldBack(), log);
+      await closeWithin('task queue', () => queue.close(), log);
       await hub.close();
       state = 'stopped';
     },

@@ -16,3 +16,4 @@ export {
   type MaintenanceOptions,
 } from './maintenance-scheduler.ts';
 export { COMMANDS_CONNECTION_OPTIONS, isRedisAway, redisAnswers } from './commands-connection.ts';
+export { closeWithin, REDIS_CLOSE_TIMEOUT_MS } from './close-within.ts';
