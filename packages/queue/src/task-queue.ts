@@ -48,7 +48,7 @@ elseif floor > tonumber(ARGV[3]) then
   epoch = redis.call('INCR', KEYS[3])
   current = 1
 end
-redis.call('SET', KEYS[2], current)
+if current ~= floor then redis.call('SET', KEYS[2], current) end
 local place = redis.call('HMGET', KEYS[4], 'epoch', 'level', 'used')
 local level, used = 0, 0
 if tonumber(place[1]) == epoch then

@@ -39,6 +39,7 @@ export {
   type PostgresPushConfigStoreOptions,
 } from './postgres-push-config-store.ts';
 export { REDACTED } from './push-configs/push-config-view.ts';
+export { placeholderSecretField } from './push-configs/add-push-config.ts';
 export { DEFAULT_PUSH_CONFIG_PAGE_SIZE } from './push-configs/list-push-configs.ts';
 export { loadPushConfigSecrets, type PushConfigSecrets } from './push-configs/load-push-config-secrets.ts';
 

@@ -8,7 +8,7 @@ import {
 import {
   InvalidPageTokenError,
   isRedactedSecret,
-  REDACTED,
+  placeholderSecretField,
   RedactedSecretError,
   type Caller,
   type NewPushConfig,
@@ -43,9 +43,8 @@ export function placeholderRefused(err: unknown, prefix: string): unknown {
  * store refuses it on a new config of an existing task, instead of sending `Bearer ********`.
  */
 export function refusePlaceholderOnNewTask(config: NewPushConfig, prefix: string): void {
-  if (config.token === REDACTED) throw placeholderRefused(new RedactedSecretError('token'), prefix);
-  if (config.authentication?.credentials === REDACTED)
-    throw placeholderRefused(new RedactedSecretError('authentication.credentials'), prefix);
+  const field = placeholderSecretField(config);
+  if (field) throw placeholderRefused(new RedactedSecretError(field), prefix);
 }
 
 /** The four push config operations (digest §3, §8), scoped like every task operation. */

@@ -164,12 +164,7 @@ async function refuseMisplacedPlaceholder(
   taskId: string,
   config: NewPushConfig,
 ): Promise<void> {
-  const field =
-    config.token === REDACTED
-      ? 'token'
-      : config.authentication?.credentials === REDACTED
-        ? 'authentication.credentials'
-        : undefined;
+  const field = placeholderSecretField(config);
   if (!field) return;
   const stored = await trx
     .selectFrom('push_configs')
@@ -189,4 +184,11 @@ async function refuseMisplacedPlaceholder(
  */
 function keptIfRedacted(given: string | undefined, column: 'token_enc' | 'auth_credentials_enc') {
   return given === REDACTED ? sql.ref(`push_configs.${column}`) : sql.ref(`excluded.${column}`);
+}
+
+/** Which secret of a config is given as the `********` reads show, if one is. */
+export function placeholderSecretField(config: NewPushConfig): RedactedSecretError['field'] | undefined {
+  if (config.token === REDACTED) return 'token';
+  if (config.authentication?.credentials === REDACTED) return 'authentication.credentials';
+  return undefined;
 }
