@@ -100,6 +100,11 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   JWT_TENANT_CLAIM: z.string().min(1).default('tenant'),
   /** Claim whose value `tenant_admin` makes the caller a tenant admin. Default `switchyard_role`. */
   JWT_ROLE_CLAIM: z.string().min(1).default('switchyard_role'),
+  /**
+   * Tokens whose `exp` is further ahead than this many seconds are refused: a JWT cannot be
+   * revoked here, so it must not be a credential for longer. Default 86400 (a day).
+   */
+  JWT_MAX_LIFETIME_SEC: intVar(86_400, 60),
   /** CIDRs webhooks may target although not public (tests: 127.0.0.0/8). Default none. */
   WEBHOOK_ALLOW_CIDRS: cidrListVar(),
   /** Allow plain http:// webhook URLs (set it as the pusher's, which refuses them otherwise). Default true. */

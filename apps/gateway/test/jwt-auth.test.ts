@@ -101,6 +101,14 @@ describe('JWT bearer authentication', () => {
     expect(challenge).toContain('Bearer');
   });
 
+  it('a token that would live longer than JWT_MAX_LIFETIME_SEC (default a day) is refused (401)', async () => {
+    const url = `${gateway.url}/agents/acme/echo/rest/tasks`;
+    const longLived = await token({ tenant: 'acme' }, { expiresIn: '3d' });
+    expect((await send('GET', url, bearer(longLived))).status).toBe(401);
+    const withinADay = await token({ tenant: 'acme' }, { expiresIn: '23h' });
+    expect((await send('GET', url, bearer(withinADay))).status).toBe(200);
+  });
+
   it('a token without a tenant claim identifies nobody (401)', async () => {
     const reply = await send('GET', `${gateway.url}/agents/acme/echo/rest/tasks`, bearer(await token({})));
     expect(reply.status).toBe(401);

@@ -33,6 +33,7 @@ describe('loadGatewayConfig', () => {
       RATE_LIMIT_KEY_PER_SEC: 500,
       JWT_TENANT_CLAIM: 'tenant',
       JWT_ROLE_CLAIM: 'switchyard_role',
+      JWT_MAX_LIFETIME_SEC: 86_400,
       WEBHOOK_ALLOW_CIDRS: [],
       WEBHOOK_ALLOW_HTTP: true,
       CORS_ALLOW_ORIGINS: [],

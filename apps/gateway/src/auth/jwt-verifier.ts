@@ -9,6 +9,12 @@ export interface JwtOptions {
   tenantClaim: string;
   /** Claim whose value `tenant_admin` grants tenant-admin visibility. */
   roleClaim: string;
+  /**
+   * The longest a token may still have to live when it is presented, in seconds. The gateway
+   * cannot revoke a JWT, so a token minted for years would be a credential for years; one whose
+   * `exp` lies further ahead is refused.
+   */
+  maxLifetimeSec: number;
 }
 
 export type JwtVerifier = (token: string) => Promise<Identity | null>;
@@ -32,6 +38,9 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
       if (err instanceof joseErrors.JOSEError && !(err instanceof joseErrors.JWKSTimeout)) return null;
       throw err;
     }
+    // `exp` is required (jwtVerify above).
+    const expiresAt = (payload.exp as number) * 1000;
+    if (expiresAt - Date.now() > options.maxLifetimeSec * 1000) return null;
     const tenantId = payload[options.tenantClaim];
     if (
       typeof tenantId !== 'string' ||
@@ -44,8 +53,7 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
       caller: { tenantId, principal: payload.sub, admin: payload[options.roleClaim] === 'tenant_admin' },
       // Subjects are unique per issuer and tenant only: one tenant's "alice" must not spend another's budget.
       credentialId: `jwt:${tenantId}:${payload.sub}`,
-      // `exp` is required (jwtVerify above).
-      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
+      expiresAt,
     };
   };
 }

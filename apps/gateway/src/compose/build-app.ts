@@ -56,6 +56,7 @@ export function buildApp(
         audience: config.JWT_AUDIENCE,
         tenantClaim: config.JWT_TENANT_CLAIM,
         roleClaim: config.JWT_ROLE_CLAIM,
+        maxLifetimeSec: config.JWT_MAX_LIFETIME_SEC,
       })
     : undefined;
   const limiter = new RequestLimiter({

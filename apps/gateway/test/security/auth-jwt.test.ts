@@ -148,6 +148,10 @@ describe('bearer JWTs on every A2A route, both bindings', () => {
       async () => `Bearer ${await token({ tenant: 'acme' }, { expires: null })}`,
     ],
     [
+      'a token minted to live ten years',
+      async () => `Bearer ${await token({ tenant: 'acme' }, { expires: '3650d' })}`,
+    ],
+    [
       'a token not valid yet',
       async () => `Bearer ${await token({ tenant: 'acme' }, { notBefore: now() + 3600 })}`,
     ],
