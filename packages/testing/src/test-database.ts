@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadMigrations, runMigrations } from '@switchyard/store';
 
@@ -23,20 +23,23 @@ function serverUrl(): string {
 }
 
 /**
- * The template is named by the migrations' checksum, so a schema change builds a new one and an
- * unchanged schema reuses it across runs (graphile-worker's "clone a migrated template" pattern).
+ * The template is named by a digest of every migration's checksum, so a schema change builds a new
+ * one and an unchanged schema reuses it across runs (graphile-worker's "clone a migrated template"
+ * pattern). A digest, not the checksums strung together: Postgres cuts names at 63 bytes, and from
+ * the ninth migration on the cut name no longer changed with the schema (and equalled its `_build`).
  */
 export async function ensureTemplateDatabase(): Promise<string> {
   const migrations = await loadMigrations();
-  const hash = migrations.map((m) => m.checksum.slice(0, 6)).join('');
-  const name = `sy_template_${hash}`.slice(0, 63);
+  const digest = createHash('sha256');
+  for (const m of migrations) digest.update(`${m.checksum}\n`);
+  const name = `sy_template_${digest.digest('hex').slice(0, 24)}`;
   const admin = new pg.Client({ connectionString: serverUrl() });
   await admin.connect();
   try {
     await admin.query('SELECT pg_advisory_lock(73796574)');
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
-      const building = `${name}_build`.slice(0, 63);
+      const building = `${name}_build`;
       await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(building)}`);
       await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(building)}`);
       const client = new pg.Client({ connectionString: withDatabase(serverUrl(), building) });
