@@ -5,8 +5,18 @@ import type { PusherSettings } from './create-pusher.ts';
 
 const pusherEnvSchema = commonEnvSchema
   .extend({
-    /** Deliveries sent at once by this process. Default 16. */
-    PUSHER_CONCURRENCY: intVar(16, 1, 1000),
+    /**
+     * Deliveries sent at once by this process. Default 64: a POST in flight is a socket and a few
+     * KB, and with the default caps below one tenant or receiver still gets 16 of them.
+     */
+    PUSHER_CONCURRENCY: intVar(64, 1, 1000),
+    /**
+     * Most deliveries of one tenant this process sends at once, so a tenant with slow webhooks
+     * cannot hold every slot. Default a quarter of PUSHER_CONCURRENCY, at least 1.
+     */
+    PUSHER_MAX_IN_FLIGHT_PER_TENANT: optionalCap(),
+    /** Most deliveries to one receiver host:port this process sends at once. Default as above. */
+    PUSHER_MAX_IN_FLIGHT_PER_HOST: optionalCap(),
     /** Whole-attempt timeout per POST (connect, headers, body), in ms. Default 10000 (spec: 10–30 s). */
     PUSH_TIMEOUT_MS: intVar(10_000, 100, 120_000),
     /** Attempts per delivery (the first send included) before it is dead-lettered. Default 8. */
@@ -40,13 +50,41 @@ const pusherEnvSchema = commonEnvSchema
   .refine((c) => c.PUSH_RETRY_MAX_MS >= c.PUSH_RETRY_BASE_MS, {
     path: ['PUSH_RETRY_MAX_MS'],
     message: 'must be at least PUSH_RETRY_BASE_MS',
+  })
+  // A cap above the concurrency caps nothing: most likely one of the two was mistyped.
+  .refine((c) => (c.PUSHER_MAX_IN_FLIGHT_PER_TENANT ?? 0) <= c.PUSHER_CONCURRENCY, {
+    path: ['PUSHER_MAX_IN_FLIGHT_PER_TENANT'],
+    message: 'must be at most PUSHER_CONCURRENCY',
+  })
+  .refine((c) => (c.PUSHER_MAX_IN_FLIGHT_PER_HOST ?? 0) <= c.PUSHER_CONCURRENCY, {
+    path: ['PUSHER_MAX_IN_FLIGHT_PER_HOST'],
+    message: 'must be at most PUSHER_CONCURRENCY',
   });
+
+/** A per-tenant or per-host cap; unset, it defaults to a share of the concurrency (loadPusherConfig). */
+function optionalCap() {
+  return z.coerce.number().int().min(1).max(1000).optional();
+}
+
+/**
+ * A quarter of the slots, at least one: a tenant (or receiver) whose every POST runs into the
+ * timeout holds at most that many, and the other three quarters keep serving everyone else.
+ */
+function defaultShare(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 4));
+}
 
 export type PusherConfig = ReturnType<typeof loadPusherConfig>;
 
 /** Parses and freezes the pusher's environment; throws ConfigError naming every bad variable. */
 export function loadPusherConfig(env: NodeJS.ProcessEnv) {
-  return parseEnv(pusherEnvSchema, env);
+  const config = parseEnv(pusherEnvSchema, env);
+  const share = defaultShare(config.PUSHER_CONCURRENCY);
+  return Object.freeze({
+    ...config,
+    PUSHER_MAX_IN_FLIGHT_PER_TENANT: config.PUSHER_MAX_IN_FLIGHT_PER_TENANT ?? share,
+    PUSHER_MAX_IN_FLIGHT_PER_HOST: config.PUSHER_MAX_IN_FLIGHT_PER_HOST ?? share,
+  });
 }
 
 /** The createPusher settings a parsed environment stands for. */
@@ -54,6 +92,8 @@ export function pusherSettings(config: PusherConfig): PusherSettings {
   return {
     workerId: config.PUSHER_ID,
     concurrency: config.PUSHER_CONCURRENCY,
+    maxInFlightPerTenant: config.PUSHER_MAX_IN_FLIGHT_PER_TENANT,
+    maxInFlightPerHost: config.PUSHER_MAX_IN_FLIGHT_PER_HOST,
     timeoutMs: config.PUSH_TIMEOUT_MS,
     lockMs: config.PUSH_LOCK_MS,
     pollMs: config.PUSH_POLL_MS,

@@ -22,6 +22,7 @@ import type pg from 'pg';
 import type { RetryPolicy } from './backoff.ts';
 import { deliver, type DeliverDeps, type DeliveryResult } from './deliver.ts';
 import { runClaimLoop } from './claim-loop.ts';
+import { FairShares } from './fair-shares.ts';
 import { listenForPushWakeups, type PushWakeups } from './push-wakeups.ts';
 import { WakeSignal } from '@switchyard/events';
 
@@ -30,6 +31,10 @@ export interface PusherSettings {
   workerId: string;
   /** Deliveries sent at once. */
   concurrency: number;
+  /** Most deliveries of one tenant sent at once; at most `concurrency` (which means no cap). */
+  maxInFlightPerTenant: number;
+  /** Most deliveries to one receiver host:port sent at once; at most `concurrency`. */
+  maxInFlightPerHost: number;
   /** Whole-attempt timeout per POST, in ms. */
   timeoutMs: number;
   /** Claim lock, in ms; longer than `timeoutMs`. */
@@ -69,8 +74,9 @@ export type PusherState = 'created' | 'starting' | 'running' | 'draining' | 'sto
  * upgrade must not claim with new statements on the old tables). While running, a loop claims up
  * to the free concurrency of due deliveries and sends them in parallel; it wakes on the Redis push
  * channel, when a send finishes (the next event of that config became claimable), at a retry this
- * process scheduled, or every `pollMs`. Order per (task, config) needs nothing here: the outbox
- * hands out only the earliest pending delivery of each.
+ * process scheduled, or every `pollMs`. Claims take tenants in turn and respect the per-tenant and
+ * per-host caps (fair-shares.ts). Order per (task, config) needs nothing here: the outbox hands
+ * out only the earliest pending delivery of each.
  * stop() claims nothing more, lets sends finish within the grace, then aborts the rest, whose claims
  * lapse and are sent again by any pusher: delivery is at-least-once.
  */
@@ -91,6 +97,10 @@ export function createPusher(options: PusherOptions) {
   const halt = new AbortController();
   const force = new AbortController();
   const inFlight = new Set<Promise<DeliveryResult>>();
+  const shares = new FairShares({
+    perTenant: settings.maxInFlightPerTenant,
+    perHost: settings.maxInFlightPerHost,
+  });
   const deps: DeliverDeps = {
     outbox,
     dispatcher,
@@ -137,6 +147,7 @@ export function createPusher(options: PusherOptions) {
         return result;
       })
       .finally(() => {
+        shares.finished(delivery);
         inFlight.delete(sending);
         metrics.push.inFlight(inFlight.size);
       });
@@ -154,14 +165,40 @@ export function createPusher(options: PusherOptions) {
       workerId: settings.workerId,
       limit,
       lockMs: settings.lockMs,
+      ...shares.claimInput(),
     });
+    shares.claimed(batch);
     // A send must end while the lock holds: it starts at the latest a POST's timeout before the
     // lock ends, less a margin (a second, or half the slack where the lock leaves less; the
     // config requires PUSH_LOCK_MS > PUSH_TIMEOUT_MS, so there is always some).
     const { lockMs, timeoutMs } = settings;
     const slack = lockMs - timeoutMs;
     const sendBy = claimedAt + slack - Math.min(1000, slack / 2);
-    return { sends: batch.map((delivery) => send(delivery, sendBy)), full: batch.length === limit };
+    const sends: Array<Promise<DeliveryResult>> = [];
+    const deferred: ClaimedDelivery[] = [];
+    for (const delivery of batch) {
+      if (shares.admit(delivery)) sends.push(send(delivery, sendBy));
+      else deferred.push(delivery);
+    }
+    if (deferred.length > 0) await handBack(deferred);
+    // A full batch means more may be due: claim again at once. That holds with deferrals too: the
+    // next claim skips the hosts now at their cap and fills the slots they left.
+    return { sends, full: batch.length === limit };
+  }
+
+  /**
+   * Releases claimed deliveries that cannot start now (their receiver host reached its cap within
+   * this batch). Left locked, they would wait PUSH_LOCK_MS for the lock to lapse, an attempt spent.
+   */
+  async function handBack(deferred: ClaimedDelivery[]): Promise<void> {
+    const hosts = [...new Set(deferred.map((d) => d.receiverHost))];
+    try {
+      await outbox.releaseDeliveries(settings.workerId, deferred);
+      log.debug({ count: deferred.length, hosts }, 'push deliveries deferred: receiver host at its cap');
+    } catch (err) {
+      // Nothing lost: the claims lapse and any pusher sends them then.
+      log.warn({ err, count: deferred.length, hosts }, 'could not hand back deferred push deliveries');
+    }
   }
 
   async function drain(graceMs: number): Promise<boolean> {
@@ -204,7 +241,15 @@ export function createPusher(options: PusherOptions) {
         signal: halt.signal,
         log,
       });
-      log.info({ workerId: settings.workerId, concurrency: settings.concurrency }, 'pusher running');
+      log.info(
+        {
+          workerId: settings.workerId,
+          concurrency: settings.concurrency,
+          maxInFlightPerTenant: settings.maxInFlightPerTenant,
+          maxInFlightPerHost: settings.maxInFlightPerHost,
+        },
+        'pusher running',
+      );
       wakeups = listenForPushWakeups(subscriber, keys.pushChannel, () => wake.notify(), halt.signal, log);
       await wakeups.subscribed;
     },

@@ -6,7 +6,9 @@ describe('loadPusherConfig', () => {
   it('fills the documented defaults', () => {
     const config = loadPusherConfig({});
     expect(config).toMatchObject({
-      PUSHER_CONCURRENCY: 16,
+      PUSHER_CONCURRENCY: 64,
+      PUSHER_MAX_IN_FLIGHT_PER_TENANT: 16,
+      PUSHER_MAX_IN_FLIGHT_PER_HOST: 16,
       PUSH_TIMEOUT_MS: 10_000,
       PUSH_MAX_ATTEMPTS: 8,
       PUSH_RETRY_BASE_MS: 1000,
@@ -31,7 +33,9 @@ describe('loadPusherConfig', () => {
     });
     expect(pusherSettings(config)).toEqual({
       workerId: 'pusher-a',
-      concurrency: 16,
+      concurrency: 64,
+      maxInFlightPerTenant: 16,
+      maxInFlightPerHost: 16,
       timeoutMs: 2000,
       lockMs: 3000,
       pollMs: 1000,
@@ -46,6 +50,34 @@ describe('loadPusherConfig', () => {
     );
     expect(() => loadPusherConfig({ PUSHER_CONCURRENCY: '0' })).toThrow(/PUSHER_CONCURRENCY/);
     expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: 'soon' })).toThrow(ConfigError);
+  });
+
+  it('caps each tenant and each receiver host at a quarter of the concurrency unless told, at least 1', () => {
+    const caps = (env: NodeJS.ProcessEnv) => {
+      const c = loadPusherConfig(env);
+      return [c.PUSHER_MAX_IN_FLIGHT_PER_TENANT, c.PUSHER_MAX_IN_FLIGHT_PER_HOST];
+    };
+    expect(caps({ PUSHER_CONCURRENCY: '16' })).toEqual([4, 4]);
+    expect(caps({ PUSHER_CONCURRENCY: '3' })).toEqual([1, 1]);
+    expect(caps({ PUSHER_MAX_IN_FLIGHT_PER_TENANT: '2', PUSHER_MAX_IN_FLIGHT_PER_HOST: '16' })).toEqual([
+      2, 16,
+    ]);
+    expect(Object.isFrozen(loadPusherConfig({}))).toBe(true);
+  });
+
+  it('names a cap that is not a positive count or exceeds the concurrency', () => {
+    expect(() => loadPusherConfig({ PUSHER_MAX_IN_FLIGHT_PER_TENANT: '0' })).toThrow(
+      /PUSHER_MAX_IN_FLIGHT_PER_TENANT/,
+    );
+    expect(() => loadPusherConfig({ PUSHER_MAX_IN_FLIGHT_PER_HOST: 'some' })).toThrow(
+      /PUSHER_MAX_IN_FLIGHT_PER_HOST/,
+    );
+    expect(() => loadPusherConfig({ PUSHER_CONCURRENCY: '8', PUSHER_MAX_IN_FLIGHT_PER_HOST: '9' })).toThrow(
+      /PUSHER_MAX_IN_FLIGHT_PER_HOST: must be at most PUSHER_CONCURRENCY/,
+    );
+    expect(() => loadPusherConfig({ PUSHER_CONCURRENCY: '8', PUSHER_MAX_IN_FLIGHT_PER_TENANT: '9' })).toThrow(
+      /PUSHER_MAX_IN_FLIGHT_PER_TENANT: must be at most PUSHER_CONCURRENCY/,
+    );
   });
 
   it('refuses a claim lock that does not outlive the send timeout', () => {

@@ -121,6 +121,9 @@ export async function deliveriesOf(
 
 export const TEST_SETTINGS: Omit<PusherSettings, 'workerId'> = {
   concurrency: 4,
+  // No caps (fairness.test.ts sets its own): the other tests are about one tenant's deliveries.
+  maxInFlightPerTenant: 4,
+  maxInFlightPerHost: 4,
   timeoutMs: 2000,
   lockMs: 5000,
   pollMs: 50,

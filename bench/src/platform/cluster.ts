@@ -63,7 +63,16 @@ export async function startPlatformProcess(
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${PLATFORM_NODE_OPTIONS}`.trim(),
     ...(role === 'gateway' ? { PORT: String(port) } : {}),
     ...(role === 'worker' ? { WORKER_OPS_PORT: String(port) } : {}),
-    ...(role === 'pusher' ? { PUSHER_OPS_PORT: String(port), PUSHER_CONCURRENCY: '64' } : {}),
+    // The bench has one tenant and one receiver: the fairness caps (a quarter of the slots each by
+    // default) would measure the cap, not the pusher.
+    ...(role === 'pusher'
+      ? {
+          PUSHER_OPS_PORT: String(port),
+          PUSHER_CONCURRENCY: '64',
+          PUSHER_MAX_IN_FLIGHT_PER_TENANT: '64',
+          PUSHER_MAX_IN_FLIGHT_PER_HOST: '64',
+        }
+      : {}),
     ...extraEnv,
   };
   const proc = startProcess(ENTRY[role], env);

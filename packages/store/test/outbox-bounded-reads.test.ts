@@ -94,6 +94,57 @@ describe('bounded reads of the outbox and the retention', () => {
     expect(read).toBeLessThan(50);
   });
 
+  it('a claim reads nothing of the due backlog of a tenant at its share', async () => {
+    const [busy, other] = [tenant(), tenant()];
+    for (const id of [busy, other]) {
+      await new PostgresAdminStore({ db: seed, secrets }).createTenant({ id, name: id });
+    }
+    // History as the table upkeep leaves its statistics: delivered pushes, nothing pending. (With
+    // statistics taken on an empty table the planner may sort the due deliveries instead of
+    // merging the partitions' indexes: a claim then reads what is due, never what is in backoff.)
+    await sql`
+      INSERT INTO push_configs (tenant_id, task_id, id, url)
+      SELECT 'history-' || (g % 64), md5('history' || g)::uuid, 'hook', 'https://hooks.example/a2a'
+        FROM generate_series(1, 2000) AS g`.execute(seed);
+    await sql`
+      INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq, status, delivered_at)
+      SELECT 'history-' || (g % 64), md5('history' || g)::uuid, 'hook', s, 'delivered', now()
+        FROM generate_series(1, 2000) AS g, generate_series(1, 10) AS s`.execute(seed);
+    await sql`ANALYZE`.execute(seed);
+    // Then a backlog: 3,000 deliveries of one tenant due for an hour, whose slow receiver holds
+    // every slot the tenant may have; another tenant's deliveries due since a second.
+    await sql`
+      INSERT INTO push_configs (tenant_id, task_id, id, url)
+      SELECT ${busy}, md5(${busy} || g)::uuid, 'hook', 'https://slow.example/a2a'
+        FROM generate_series(1, 3000) AS g`.execute(seed);
+    await sql`
+      INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq, status, next_attempt_at)
+      SELECT ${busy}, md5(${busy} || g)::uuid, 'hook', 1, 'pending', now() - interval '1 hour'
+        FROM generate_series(1, 3000) AS g`.execute(seed);
+    for (let g = 0; g < 4; g++) {
+      const taskId = await seedTask(seed, { tenantId: other });
+      await seedPushConfig(seed, secrets, { tenantId: other, taskId });
+      await seedEvents(seed, other, taskId, [1]);
+      await deliveries(other, taskId, 1, 1, 'pending');
+    }
+    const shares = { perTenant: 4, inFlightByTenant: new Map([[busy, 4]]), fullHosts: [] };
+    const claim = (d: Db) =>
+      claimDueDeliveries(d, secrets, { workerId: 'p3', limit: 4, lockMs: 60_000, shares });
+    const unlock = () =>
+      sql`UPDATE push_deliveries SET locked_by = NULL, locked_until = NULL
+           WHERE tenant_id = ${other}`.execute(seed);
+    for (let k = 0; k < 2; k++) {
+      expect((await claim(db)).map((c) => c.tenantId)).toEqual([other, other, other, other]);
+      await unlock();
+    }
+    let claimed: string[] = [];
+    const read = await rowsRead(db, 'push_deliveries', async (trx) => {
+      claimed = (await claim(trx)).map((c) => c.tenantId);
+    });
+    expect(claimed).toEqual([other, other, other, other]);
+    expect(read).toBeLessThan(50);
+  });
+
   it('a delivered mark reads its own delivery, not the partition’s pending ones', async () => {
     const tenantId = tenant();
     const taskId = await seedTask(seed, { tenantId });

@@ -53,6 +53,7 @@ describe('claimDueDeliveries', () => {
         token: 'tok-123',
         authentication: { scheme: 'Bearer', credentials: 'cred-456' },
       },
+      receiverHost: 'hooks.example.com',
       webhookSecret,
     });
   });

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../src/db.ts';
+import { createTestDatabase } from '@switchyard/testing';
+import { PostgresAdminStore } from '../src/admin/index.ts';
+import { createDb, type Db } from '../src/db.ts';
+import { PostgresOutboxStore } from '../src/outbox/index.ts';
 import type { SecretBox } from '../src/secret-box.ts';
 
 /**
@@ -148,4 +151,13 @@ export async function expireLocks(db: Db, tenantId: string, taskId: string): Pro
     .where('task_id', '=', taskId)
     .where('locked_by', 'is not', null)
     .execute();
+}
+
+/** A test file's own migrated database, its outbox store, and these tenants. */
+export async function openOutboxDatabase(secrets: SecretBox, tenantIds: readonly string[]) {
+  const testDb = await createTestDatabase();
+  const db = createDb(testDb.pool);
+  const admin = new PostgresAdminStore({ db, secrets });
+  for (const id of tenantIds) await admin.createTenant({ id, name: id });
+  return { testDb, db, outbox: new PostgresOutboxStore({ db, secrets }) };
 }

@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
+import { claimCandidates } from './claim-candidates.ts';
 import { markFailed } from './mark-failed.ts';
-import { NOT_PENDING } from './not-pending.ts';
 import {
   deliveryIdOf,
   type ClaimDeliveriesInput,
@@ -12,20 +12,14 @@ import {
   type DeliveryKey,
   type PushTarget,
 } from './outbox-store.ts';
+import { receiverHostOf } from './receiver-host.ts';
 
 /**
- * Claims due deliveries in ONE statement (graphile-worker's getJobs): the inner SELECT picks and
- * row-locks candidates with FOR UPDATE SKIP LOCKED, so concurrent pushers never take the same row
- * and never wait on each other; the UPDATE stamps the lock and counts the attempt; the outer
- * SELECT joins the event payload, the push config and the tenant's signing secret for the whole
- * batch in the same round trip.
- *
- * Per-task order (§7): a delivery is a candidate only when no earlier seq for the same
- * (tenant, task, config) is still pending, in flight or not. Delivered and dead rows do not
- * block, so one poisoned event cannot stall the rest. The NOT EXISTS is one probe of the partial
- * index push_deliveries_pending_order per candidate. Candidates come oldest-due first, so the
- * deliveries waiting behind one in backoff would be read and refused at the front of every claim
- * while its receiver is down: markFailed moves them to its retry time, the earliest they can go.
+ * Claims due deliveries in ONE statement (graphile-worker's getJobs): the subquery picks and
+ * row-locks candidates, tenants in turn (claim-candidates.ts); the UPDATE stamps the lock and
+ * counts the attempt; the outer SELECT joins the event payload, the push config and the tenant's
+ * signing secret for the whole batch in the same round trip. Rows come back in the order the
+ * tenants were visited, so the caller's next claim can start after the last one.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -41,45 +35,7 @@ export async function claimDueDeliveries(
           locked_until: sql<Date>`now() + make_interval(secs => ${input.lockMs / 1000})`,
           attempts: eb('attempts', '+', 1),
         }))
-        .where((eb) =>
-          eb(
-            eb.refTuple('tenant_id', 'task_id', 'config_id', 'seq'),
-            'in',
-            eb
-              .selectFrom('push_deliveries as d')
-              .select(['d.tenant_id', 'd.task_id', 'd.config_id', 'd.seq'])
-              // Literals, not parameters: the partial index push_deliveries_due (WHERE status =
-              // 'pending') is usable only when the planner can prove its predicate, generic plans too.
-              .where('d.status', '=', sql.lit('pending'))
-              .where('d.next_attempt_at', '<=', sql<Date>`now()`)
-              .where((w) =>
-                w.or([w('d.locked_until', 'is', null), w('d.locked_until', '<', sql<Date>`now()`)]),
-              )
-              .where(({ not, exists, selectFrom }) =>
-                not(
-                  exists(
-                    selectFrom('push_deliveries as e')
-                      .select(sql`1`.as('one'))
-                      .whereRef('e.tenant_id', '=', 'd.tenant_id')
-                      .whereRef('e.task_id', '=', 'd.task_id')
-                      .whereRef('e.config_id', '=', 'd.config_id')
-                      .whereRef('e.seq', '<', 'd.seq')
-                      // Pending, spelled so push_deliveries_pending_order serves the probe.
-                      .where('e.status', 'not in', NOT_PENDING)
-                      // A probe per candidate: pulled up into an anti join, the planner hashed
-                      // every pending delivery instead.
-                      .offset(0),
-                  ),
-                ),
-              )
-              .orderBy('d.next_attempt_at')
-              .orderBy('d.seq')
-              .limit(input.limit)
-              .forUpdate()
-              .skipLocked()
-              .$asTuple('tenant_id', 'task_id', 'config_id', 'seq'),
-          ),
-        )
+        .where(sql<boolean>`(tenant_id, task_id, config_id, seq) IN (${claimCandidates(input)})`)
         .returning(['tenant_id', 'task_id', 'config_id', 'seq', 'attempts']),
     )
     .selectFrom('claimed as c')
@@ -113,7 +69,10 @@ export async function claimDueDeliveries(
       'pc.wire_version',
       't.webhook_secret_enc',
       'tk.trace_context',
+      receiverHostOf(sql.ref('pc.url')).as('receiver_host'),
     ])
+    // Visiting order: the tenants after `afterTenant` first, then those the claim wrapped round to.
+    .orderBy(sql`c.tenant_id <= ${input.afterTenant ?? ''}`)
     .orderBy('c.tenant_id')
     .orderBy('c.task_id')
     .orderBy('c.seq')
@@ -154,6 +113,7 @@ export async function claimDueDeliveries(
       deliveryId: deliveryIdOf(key),
       payload: row.payload as StreamResponse,
       config,
+      receiverHost: row.receiver_host,
       webhookSecret,
       ...(row.trace_context ? { traceContext: row.trace_context } : {}),
     });

@@ -1,6 +1,7 @@
 export type {
   ClaimDeliveriesInput,
   ClaimedDelivery,
+  ClaimShares,
   DeadLetterPage,
   DeliveryKey,
   DeliveryRecord,

@@ -25,6 +25,23 @@ export interface ClaimDeliveriesInput {
   limit: number;
   /** How long the claim holds, in milliseconds; after it lapses another pusher may retry. */
   lockMs: number;
+  /**
+   * Round robin: tenants are visited in id order from the first one after this, wrapping around.
+   * Pass the tenant of the previous claim's last delivery. Default '' (from the first tenant).
+   */
+  afterTenant?: string;
+  /** The caller's caps; without them one tenant's deliveries may fill the whole batch. */
+  shares?: ClaimShares;
+}
+
+/** What a claim may take without passing the calling pusher's per-tenant and per-host caps. */
+export interface ClaimShares {
+  /** Most deliveries of one tenant the caller sends at once. */
+  perTenant: number;
+  /** The caller's deliveries in flight by tenant: a tenant gets `perTenant` less its count. */
+  inFlightByTenant: ReadonlyMap<string, number>;
+  /** Receiver hosts (`receiverHost`) at the caller's cap: their deliveries are left for later. */
+  fullHosts: readonly string[];
 }
 
 /** Where and how to POST: the push config with its secrets decrypted. */
@@ -44,6 +61,8 @@ export interface ClaimedDelivery extends DeliveryKey {
   /** The body: the event's StreamResponse. */
   payload: StreamResponse;
   config: PushTarget;
+  /** Host and port of the config's URL as the per-host caps count it (receiver-host.ts). */
+  receiverHost: string;
   /** The tenant's Standard Webhooks signing secret. */
   webhookSecret: string;
   /** W3C trace context of the request that created the task: the delivery span joins that trace. */
@@ -93,8 +112,16 @@ export interface DeadLetterPage {
 }
 
 export interface OutboxStore {
-  /** Due deliveries, at most one in flight per (task, config), oldest event first. */
+  /**
+   * Due deliveries, at most one in flight per (task, config), oldest event first; tenants in turn,
+   * each up to its share. Returned in the order the tenants were visited.
+   */
   claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]>;
+  /**
+   * Hands back claimed deliveries this worker will not send now: unlocked and due again at once,
+   * their attempt uncounted. Returns how many were still this worker's.
+   */
+  releaseDeliveries(workerId: string, keys: readonly DeliveryKey[]): Promise<number>;
   /** False when the claim is no longer this worker's (nothing changed). */
   markDelivered(input: MarkDeliveredInput): Promise<boolean>;
   /** Schedules a retry, or dead-letters with `dead: true`. False when the claim is no longer this worker's. */

@@ -8,6 +8,7 @@ import { listDeliveries } from './list-deliveries.ts';
 import { markDelivered } from './mark-delivered.ts';
 import { markFailed } from './mark-failed.ts';
 import { measureOldestPendingAgeMs } from './measure-oldest-pending.ts';
+import { releaseDeliveries } from './release-deliveries.ts';
 import type {
   ClaimDeliveriesInput,
   ClaimedDelivery,
@@ -51,6 +52,9 @@ export class PostgresOutboxStore implements OutboxStore {
 
   claimDueDeliveries(input: ClaimDeliveriesInput): Promise<ClaimedDelivery[]> {
     return claimDueDeliveries(this.#db, this.#secrets, input);
+  }
+  releaseDeliveries(workerId: string, keys: readonly DeliveryKey[]): Promise<number> {
+    return releaseDeliveries(this.#db, workerId, keys);
   }
   markDelivered(input: MarkDeliveredInput): Promise<boolean> {
     return this.#markDelivered(input);
