@@ -24,10 +24,13 @@ export interface Agent {
   quickReplyWindowMs?: number;
   execute(ctx: AgentContext): Promise<void>;
   /**
-   * Optional. Called once, best effort, when a client cancels a task this agent left waiting for
-   * input or auth: no run is active then, so nothing else would hear the cancel. The task is
-   * already CANCELED; use it to release what the task held elsewhere (the upstream executor
-   * cancels the upstream task).
+   * Optional. Called when a client cancels a task and no run of this agent heard the cancel: the
+   * task was waiting for input or auth, queued, or backing off, or the worker running it died or
+   * froze (then once its lease has lapsed). A run that hears the cancel has its signal aborted
+   * instead. The task is already CANCELED; use it to release what the task held elsewhere (the
+   * upstream executor cancels the upstream task). At least once and best effort: make it
+   * idempotent (a frozen worker that resumes also stops its agent), and a failure is logged, not
+   * retried.
    */
   onCanceled?(ctx: CanceledTaskContext): Promise<void>;
 }

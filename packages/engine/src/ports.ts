@@ -19,7 +19,10 @@ export interface Dispatcher {
    * would swallow the enqueue (TaskQueue.redispatch). Without it, the reaper uses enqueue.
    */
   redispatch?(dispatch: Dispatch): Promise<void>;
-  /** A task waiting for input or auth was canceled: tell a worker, so its agent can clean up. */
+  /**
+   * A task no run was working on (waiting for input or auth, queued, backing off) was canceled:
+   * tell a worker, so its agent can clean up (runner/cancel-notices.ts).
+   */
   notifyCanceled?(tenantId: string, taskId: string): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import { retryDelayMs, type EngineConfig } from './engine-config.ts';
 import type { Dispatcher } from './ports.ts';
 import { statusEvent } from './task-events.ts';
 import type { TaskWriter } from './task-writer.ts';
+import { unheardAfterMs, unheardCancelCheck } from './unheard-cancel.ts';
 
 export const LEASE_EXHAUSTED_MESSAGE = 'The task could not be completed: its workers stopped responding.';
 
@@ -13,6 +14,8 @@ export interface ReaperStats {
   requeued: number;
   failed: number;
   dispatched: number;
+  /** Canceled tasks whose run never heard the cancel, given a check that tells their agent. */
+  cancelNotices: number;
   /** Tasks this sweep could not handle; the next sweep tries them again. */
   errors: number;
 }
@@ -68,7 +71,8 @@ export class Reaper {
   }
 
   /**
-   * One pass over lapsed leases, then runnable tasks nobody claimed. Each task is handled on its
+   * One pass over lapsed leases, then runnable tasks nobody claimed, then canceled tasks whose run
+   * never heard the cancel. Each task is handled on its
    * own: one that cannot be recovered now (its enqueue refused while Redis is away, a statement
    * that fails for it alone) is counted and tried again next sweep, and does not stop the tasks
    * after it, nor the dispatch pass (a task failing first in every sweep would otherwise have
@@ -76,7 +80,7 @@ export class Reaper {
    */
   async sweep(): Promise<ReaperStats> {
     const { store, dispatcher, config, log } = this.deps;
-    const stats: ReaperStats = { requeued: 0, failed: 0, dispatched: 0, errors: 0 };
+    const stats: ReaperStats = { requeued: 0, failed: 0, dispatched: 0, cancelNotices: 0, errors: 0 };
     let firstError: unknown;
     const each = async <T>(items: readonly T[], handle: (item: T) => Promise<void>) => {
       for (const item of items) {
@@ -99,6 +103,18 @@ export class Reaper {
       await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
       stats.dispatched++;
       this.deps.metrics?.reaperAction('dispatched');
+    });
+    // The cancel scheduled a check of its own when it kept the lease (unheard-cancel.ts); this pass
+    // stands in for one lost with Redis (a flush) or failed (Postgres away when it ran), so the
+    // row, not a job, is what owes the notice. A fresh job id (nonce): a failed check keeps its id
+    // in BullMQ's failed set, and an add under it would be ignored. Checks are guarded writes, so
+    // one that overlaps another does nothing.
+    const unheard = await store.findUnheardCancels(unheardAfterMs(config), 100);
+    await each(unheard, async (task) => {
+      const { taskId: id, ...rest } = task;
+      await dispatcher.enqueue({ ...unheardCancelCheck({ id, ...rest }, config), nonce: `r${Date.now()}` });
+      stats.cancelNotices++;
+      this.deps.metrics?.reaperAction('cancel-notice');
     });
     if (stats.errors > 0)
       log.warn(

@@ -125,6 +125,29 @@ describe('worker processes', () => {
     expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.CANCELED);
   });
 
+  it('a worker killed with SIGKILL just before a cancel: once its lease lapses, another worker tells the agent', async () => {
+    await stepsAgent('steps-unheard', 20_000);
+    const a = startWorker('worker-a');
+    const taskId = await sendAndWaitForOwner('steps-unheard', 'worker-a', 1);
+    a.signal('SIGKILL');
+    await a.exited;
+    // The dead worker's lease has not lapsed yet: no run will ever hear this cancel.
+    expect((await p.service.cancelTask(alice, 'steps-unheard', taskId)).status.state).toBe(
+      TaskState.CANCELED,
+    );
+    const b = startWorker('worker-b');
+    await waitFor(
+      () =>
+        b
+          .logs()
+          .some((l) => l.taskId === taskId && l.msg === 'the run never heard the cancel; telling the agent'),
+      { timeoutMs: 30_000, what: 'worker-b gives the cancel notice' },
+    );
+    await waitFor(async () => (await p.store.getTaskRecord('acme', taskId))?.leaseOwner === null, {
+      what: 'the notice’s lease released',
+    });
+  });
+
   it('two worker processes given the same task at once: one runs it', async () => {
     await stepsAgent('steps-two', 500);
     startWorker('worker-a');

@@ -10,7 +10,11 @@ export interface RunTaskJob {
   tracestate?: string;
 }
 
-/** A task no run was working on (waiting for input or auth, queued, backing off) was canceled. */
+/**
+ * A task no run was working on (waiting for input or auth, queued, backing off) was canceled. A
+ * run whose worker died holding the lease is told through a run-task check instead, once the lease
+ * lapses (engine: runner/cancel-notices.ts).
+ */
 export interface TaskCanceledJob {
   tenantId: string;
   taskId: string;

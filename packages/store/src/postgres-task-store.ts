@@ -12,6 +12,7 @@ import type {
   DispatchableTask,
   GetTaskOptions,
   LapsedTask,
+  UnheardCancel,
   MemoryFence,
   MemoryScope,
   ListTasksInput,
@@ -35,6 +36,7 @@ import { createTask } from './tasks/create-task.ts';
 import { createTaskBatch } from './tasks/create-tasks.ts';
 import { findDispatchable } from './tasks/find-dispatchable.ts';
 import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
+import { findUnheardCancels } from './tasks/find-unheard-cancels.ts';
 import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.ts';
 import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
@@ -45,6 +47,7 @@ import { readVersions, type TaskKey } from './tasks/read-versions.ts';
 import { recoverLapsedLease, type RecoverLapsedLeaseInput } from './tasks/recover-lapsed-lease.ts';
 import { releaseLease, type ReleaseLeaseInput } from './tasks/release-lease.ts';
 import { renewLease } from './tasks/renew-lease.ts';
+import { takeCancelNotice, type TakeCancelNoticeInput } from './tasks/take-cancel-notice.ts';
 
 export interface PostgresTaskStoreOptions {
   db: Db;
@@ -160,8 +163,14 @@ export class PostgresTaskStore implements TaskStore {
   releaseLease(input: ReleaseLeaseInput): Promise<boolean> {
     return releaseLease(this.#db, input);
   }
+  takeCancelNotice(input: TakeCancelNoticeInput): Promise<boolean> {
+    return takeCancelNotice(this.#db, input);
+  }
   findLapsedLeases(limit: number): Promise<LapsedTask[]> {
     return findLapsedLeases(this.#db, limit);
+  }
+  findUnheardCancels(unheardAfterMs: number, limit: number): Promise<UnheardCancel[]> {
+    return findUnheardCancels(this.#db, unheardAfterMs, limit);
   }
   findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]> {
     return findDispatchable(this.#db, minAgeMs, limit);

@@ -1,4 +1,5 @@
 import type { RunInputs } from './tasks/load-run-inputs.ts';
+import type { TakeCancelNoticeInput } from './tasks/take-cancel-notice.ts';
 import type {
   Artifact,
   Message,
@@ -209,6 +210,15 @@ export interface LapsedTask {
   attempts: number;
 }
 
+/** A canceled task whose run never released its lease: its agent is owed the cancel notice. */
+export interface UnheardCancel {
+  tenantId: string;
+  taskId: string;
+  version: number;
+  attempts: number;
+  leaseExpiresAt: Date;
+}
+
 export interface DispatchableTask {
   tenantId: string;
   taskId: string;
@@ -284,7 +294,11 @@ export interface TaskStore {
     leaseOwner: string;
     refundAttempt: boolean;
   }): Promise<boolean>;
+  /** Hands a canceled task's never-released, lapsed lease to a notifier (take-cancel-notice.ts). */
+  takeCancelNotice(input: TakeCancelNoticeInput): Promise<boolean>;
   findLapsedLeases(limit: number): Promise<LapsedTask[]>;
+  /** Canceled tasks whose kept lease lapsed over `unheardAfterMs` ago (find-unheard-cancels.ts). */
+  findUnheardCancels(unheardAfterMs: number, limit: number): Promise<UnheardCancel[]>;
   /** SUBMITTED tasks (or WORKING without a lease) due to run and older than `minAgeMs`: the reaper re-enqueues them. */
   findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]>;
   /**

@@ -6,6 +6,7 @@ import { changeTask } from '../src/tasks/change-task.ts';
 import { endRuns } from '../src/tasks/end-runs.ts';
 import { findDispatchable } from '../src/tasks/find-dispatchable.ts';
 import { findLapsedLeases } from '../src/tasks/find-lapsed-leases.ts';
+import { findUnheardCancels } from '../src/tasks/find-unheard-cancels.ts';
 import { listTasks } from '../src/tasks/list-tasks.ts';
 import { renewLease } from '../src/tasks/renew-lease.ts';
 import type { TaskRecord } from '../src/task-store.ts';
@@ -154,13 +155,28 @@ describe('the reaper’s sweeps', () => {
         WHERE tenant_id = $1 AND id IN (SELECT id FROM tasks WHERE tenant_id = $1 AND state = 'TASK_STATE_SUBMITTED' LIMIT 3)`,
       [tenantId],
     );
-    const sweep = async (d: Db) => [await findLapsedLeases(d, 5), await findDispatchable(d, 0, 5)];
+    // Canceled history, and one canceled task whose run never released its lease.
+    await env.testDb.pool.query(
+      `UPDATE tasks SET state = 'TASK_STATE_CANCELED'
+        WHERE tenant_id = $1 AND id IN (SELECT id FROM tasks WHERE tenant_id = $1 AND state = 'TASK_STATE_COMPLETED' LIMIT 1000)`,
+      [tenantId],
+    );
+    await env.testDb.pool.query(
+      `UPDATE tasks SET lease_owner = 'w8/x', lease_expires_at = now() - interval '1 minute'
+        WHERE tenant_id = $1 AND id IN (SELECT id FROM tasks WHERE tenant_id = $1 AND state = 'TASK_STATE_CANCELED' LIMIT 1)`,
+      [tenantId],
+    );
+    const sweep = async (d: Db) => [
+      await findLapsedLeases(d, 5),
+      await findDispatchable(d, 0, 5),
+      await findUnheardCancels(d, 0, 5),
+    ];
     for (let k = 0; k < 2; k++) await sweep(db);
     let found: unknown[][] = [];
     const read = await tasksRowsRead(async (trx) => {
       found = await sweep(trx);
     });
-    expect(found.map((rows) => rows.length)).toEqual([3, 5]);
+    expect(found.map((rows) => rows.length)).toEqual([3, 5, 1]);
     expect(read).toBeLessThan(50);
   });
 });

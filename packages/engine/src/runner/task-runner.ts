@@ -2,16 +2,17 @@ import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import type { ClaimResult } from '@switchyard/store';
+import type { ClaimResult, TaskRecord } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
 import { statusEvent } from '../task-events.ts';
 import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
-import { buildRunContext, contextMemory } from './build-run-context.ts';
+import { buildRunContext } from './build-run-context.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 import { watchForCancel } from './cancel-watch.ts';
+import { noticeCanceled, noticeUnheardCancel, releaseHeardCancel } from './cancel-notices.ts';
 
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
 export const FAILED_MESSAGE = 'The agent failed while working on this task.';
@@ -102,7 +103,7 @@ export class TaskRunner {
     } finally {
       this.claiming--;
     }
-    if (!claim) return this.deferIfEarly(job);
+    if (!claim) return this.afterRefusedClaim(job);
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
     // would.
@@ -305,6 +306,7 @@ export class TaskRunner {
       ctx.close(reason === 'canceled' ? 'canceled' : 'lease-lost');
       log.info({ reason }, 'agent run stopped');
     }
+    if (reason === 'canceled') await releaseHeardCancel(deps, task, log);
     if (reason === 'shutdown' && !ctx.ended) await this.handBack(ctx.current);
     else if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx.current);
   }
@@ -412,31 +414,9 @@ export class TaskRunner {
     });
   }
 
-  /**
-   * A task no run was working on was canceled (TaskCanceledJob: waiting for input or auth,
-   * queued, backing off, or its dead worker's lease lapsed): hand the agent's optional onCanceled
-   * hook the task's ids, settings and memory. Best effort: a failure
-   * is logged, never retried, and changes nothing in the task (it is CANCELED already).
-   */
-  async canceled(job: TaskCanceledJob): Promise<void> {
-    const { deps } = this;
-    const log = deps.log.child({ tenantId: job.tenantId, taskId: job.taskId });
-    try {
-      const record = await deps.store.getTaskRecord(job.tenantId, job.taskId);
-      if (!record || record.state !== TaskState.CANCELED) return;
-      const registration = await deps.agents.getAgent(record.tenantId, record.agentId);
-      const agent = registration ? deps.findAgent(registration.executor) : undefined;
-      if (!registration || !agent?.onCanceled) return;
-      await agent.onCanceled({
-        taskId: record.id,
-        contextId: record.contextId,
-        settings: registration.settings,
-        memory: contextMemory(deps.store, record),
-        log,
-      });
-    } catch (err) {
-      log.warn({ err }, 'the agent could not clean up after the cancel');
-    }
+  /** A task no run was working on was canceled (TaskCanceledJob): tell its agent (cancel-notices.ts). */
+  canceled(job: TaskCanceledJob): Promise<void> {
+    return noticeCanceled(this.deps, job);
   }
 
   /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */
@@ -465,16 +445,28 @@ export class TaskRunner {
   }
 
   /**
-   * The claim failed. For a live task nobody holds, the only reason is that it is not due yet
+   * The claim was refused. A canceled task that still holds the lease its run had may owe its agent
+   * the cancel notice (cancel-notices.ts); a live one may not be due yet.
+   */
+  private async afterRefusedClaim(job: RunTaskJob): Promise<void> {
+    const record = await this.deps.store.getTaskRecord(job.tenantId, job.taskId);
+    if (!record) return;
+    const { leaseOwner } = record;
+    if (record.state === TaskState.CANCELED && leaseOwner)
+      return noticeUnheardCancel(this.deps, { ...record, leaseOwner });
+    return this.deferIfEarly(record);
+  }
+
+  /**
+   * For a live task nobody holds, the only reason for a refused claim is that it is not due yet
    * (retry backoff) by Postgres's clock, which the claim reads: schedule the dispatch again. Not by
    * comparing run_after with this process's clock: one running ahead of Postgres's took the task
    * for due, dropped the dispatch, and left it to the reaper (found in review). A second at least,
    * so a clock far ahead costs one claim a second until Postgres's catches up; a fresh job id
    * (nonce), since this very job may carry the id a plain re-enqueue would.
    */
-  private async deferIfEarly(job: RunTaskJob): Promise<void> {
-    const record = await this.deps.store.getTaskRecord(job.tenantId, job.taskId);
-    if (!record || record.leaseOwner) return;
+  private async deferIfEarly(record: TaskRecord): Promise<void> {
+    if (record.leaseOwner) return;
     if (record.state !== TaskState.SUBMITTED && record.state !== TaskState.WORKING) return;
     const now = Date.now();
     await this.deps.dispatcher.enqueue({

@@ -26,6 +26,7 @@ import {
 import { injectTraceContext, withSpan } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
+import { unheardCancelCheck } from '../unheard-cancel.ts';
 import { loadVisibleRecord } from './access.ts';
 import { acceptMessage, type Accepted } from './accept-message.ts';
 import { makeVisible } from './make-visible.ts';
@@ -185,17 +186,22 @@ export class TaskService {
           // A run that asked for input since the read must not lose its question to this cancel:
           // it conflicts, and the re-read takes the waiting path.
           fromStates: waiting ? LIVE_STATES : RUNNING_STATES,
-          patch: { state: TaskState.CANCELED, statusMessage: null, clearLease: true },
+          // The lease stays: the run holding it releases it once it has stopped its agent, and one
+          // still there after it lapsed tells a worker that the agent never heard of the cancel.
+          patch: { state: TaskState.CANCELED, statusMessage: null },
           ...(waiting && record.statusMessage ? { appendMessages: [record.statusMessage] } : {}),
           event: statusEvent(record, TaskState.CANCELED),
         });
         // The hint published by the writer is the cancel signal: the running worker aborts. A
-        // task with no run to hear it (waiting for the client, queued, in a retry's backoff, or
-        // its dead worker's lease lapsed) has a worker told instead, so the agent can clean up
-        // (an upstream agent forwards the cancel). A worker that died with its lease still
-        // unexpired is not known dead yet, and its agent hears nothing: a gap the reaper could
-        // close. Not awaited: the cancel has committed, and its answer must not wait for Redis.
-        if (!hasLiveRun(record)) void this.noticeCanceled(caller.tenantId, taskId);
+        // task with no run to hear it (waiting for the client, queued, in a retry's backoff) has a
+        // worker told instead, so the agent can clean up (an upstream agent forwards the cancel).
+        // A leased one may have a run that never hears it (its worker died or froze, the lease
+        // not yet lapsed): a check due after the lease lapses tells the agent if the run never
+        // released it (runner/cancel-notices.ts). Decided on the row the cancel wrote, not on the
+        // read: a claim may have come in between. Not awaited: the cancel has committed, and its
+        // answer must not wait for Redis.
+        if (canceled.leaseOwner) void this.checkCancelHeard(canceled);
+        else void this.noticeCanceled(caller.tenantId, taskId);
         return this.view(canceled);
       } catch (err) {
         // Only a task that turned terminal meanwhile fails the guard: the re-read answers that.
@@ -210,6 +216,20 @@ export class TaskService {
       await this.deps.dispatcher.notifyCanceled?.(tenantId, taskId);
     } catch (err) {
       this.deps.log.warn({ err, tenantId, taskId }, 'could not tell the agent about the cancel');
+    }
+  }
+
+  /**
+   * Best effort, as the notice: a lost check leaves the kept lease in the row, so the agent is
+   * told only if another dispatch of the task comes (the dead worker's own job, given back by
+   * BullMQ when its lock lapses, is one).
+   */
+  private async checkCancelHeard(canceled: TaskRecord): Promise<void> {
+    try {
+      await this.deps.dispatcher.enqueue(unheardCancelCheck(canceled, this.deps.config));
+    } catch (err) {
+      const { tenantId, id: taskId } = canceled;
+      this.deps.log.warn({ err, tenantId, taskId }, 'could not schedule the check of the cancel notice');
     }
   }
 
@@ -361,13 +381,4 @@ export class TaskService {
       includeArtifacts: true,
     });
   }
-}
-
-/** Whether a run holds the task's lease now, and so hears the cancel's hint itself. */
-function hasLiveRun(record: TaskRecord): boolean {
-  return (
-    record.leaseOwner !== null &&
-    record.leaseExpiresAt !== null &&
-    record.leaseExpiresAt.getTime() > Date.now()
-  );
 }

@@ -1,6 +1,9 @@
+import { TaskState } from '@switchyard/protocol';
 import type { Db } from '../db.ts';
 import { now } from './sql-time.ts';
 import { isTaskId } from './task-row.ts';
+
+const LIVE = [TaskState.SUBMITTED, TaskState.WORKING];
 
 export interface ReleaseLeaseInput {
   tenantId: string;
@@ -11,10 +14,15 @@ export interface ReleaseLeaseInput {
   refundAttempt: boolean;
 }
 
-/** Clears the lease if `leaseOwner` still holds it; false when it does not (nothing to give back). */
+/**
+ * Clears the lease if `leaseOwner` still holds it; false when it does not (nothing to give back).
+ * A hand-back (`refundAttempt`) gives back live work only: a task canceled meanwhile keeps the
+ * lease, the mark that its agent never heard the cancel (take-cancel-notice.ts), since a run
+ * handed back on shutdown stopped its agent without telling it why.
+ */
 export async function releaseLease(db: Db, input: ReleaseLeaseInput): Promise<boolean> {
   if (!isTaskId(input.taskId)) return false;
-  const result = await db
+  let release = db
     .updateTable('tasks')
     .set((eb) => ({
       lease_owner: null,
@@ -26,7 +34,8 @@ export async function releaseLease(db: Db, input: ReleaseLeaseInput): Promise<bo
     }))
     .where('tenant_id', '=', input.tenantId)
     .where('id', '=', input.taskId)
-    .where('lease_owner', '=', input.leaseOwner)
-    .executeTakeFirst();
+    .where('lease_owner', '=', input.leaseOwner);
+  if (input.refundAttempt) release = release.where('state', 'in', LIVE);
+  const result = await release.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
