@@ -43,6 +43,13 @@ const gatewayEnvSchema = commonEnvSchema.extend({
     .default('demo/echo'),
   /** Largest request body, in bytes. Default 4 MiB. */
   BODY_LIMIT_BYTES: intVar(4 * 1024 * 1024, 1024),
+  /**
+   * Most bytes of task JSON in one ListTasks page: the page ends before the task that would pass
+   * it (with a nextPageToken), and a task alone over it comes with only the newest history that
+   * fits. Default 4 MiB, as BODY_LIMIT_BYTES: the gateway holds a page several times over while it
+   * answers. From 64 KiB (a task's metadata alone may take that) to 256 MiB.
+   */
+  LIST_TASKS_MAX_PAGE_BYTES: intVar(4 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
   /** Ceiling of a blocking SendMessage, in ms; then the task is returned as it stands. Default 30000. */
   BLOCKING_TIMEOUT_MS: intVar(30_000, 0),
   /** SSE keep-alive comment interval, in ms. Default 15000. */

@@ -24,6 +24,7 @@ describe('loadGatewayConfig', () => {
       adminTokenIsDefault: true,
       SWITCHYARD_DEFAULT_AGENT: 'demo/echo',
       BODY_LIMIT_BYTES: 4 * 1024 * 1024,
+      LIST_TASKS_MAX_PAGE_BYTES: 4 * 1024 * 1024,
       BLOCKING_TIMEOUT_MS: 30_000,
       SSE_HEARTBEAT_MS: 15_000,
       SSE_MAX_BUFFER_BYTES: 1024 * 1024,
@@ -73,6 +74,10 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig({ NODE_ENV: 'production' })).toThrow(/SWITCHYARD_SECRET_KEY/);
     expect(() => loadGatewayConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadGatewayConfig({ HTTP_ERROR_MAPPING: 'v2' })).toThrow(/HTTP_ERROR_MAPPING/);
+    for (const bytes of ['1000', '4MiB', String(2 ** 30)])
+      expect(() => loadGatewayConfig({ LIST_TASKS_MAX_PAGE_BYTES: bytes })).toThrow(
+        /LIST_TASKS_MAX_PAGE_BYTES/,
+      );
     expect(() => loadGatewayConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);
     expect(() => loadGatewayConfig({ PG_PREPARED_STATEMENTS: 'many' })).toThrow(/PG_PREPARED_STATEMENTS/);
     expect(() => loadGatewayConfig({ PG_IDLE_TIMEOUT_MS: '-5' })).toThrow(/PG_IDLE_TIMEOUT_MS/);

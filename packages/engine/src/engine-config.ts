@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_PAGE_BYTES } from '@switchyard/store';
+
 /** Engine settings; every field has a default so tests override only what they test. */
 export interface EngineConfig {
   /** Lease length a worker holds while running an agent. Default 8000 ms; renewed every third. */
@@ -45,6 +47,11 @@ export interface EngineConfig {
    * a MAY) and conformance suites that reuse ids expect; a retried send then runs twice.
    */
   messageIdIdempotency: boolean;
+  /**
+   * Most bytes of task JSON in one ListTasks page (the gateway's LIST_TASKS_MAX_PAGE_BYTES): the
+   * page ends before the task that would pass it. Default 4 MiB (the store's DEFAULT_MAX_PAGE_BYTES).
+   */
+  listTasksMaxPageBytes: number;
 }
 
 export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
@@ -62,6 +69,7 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   runTimeoutMs: 900_000,
   stopGraceMs: 2000,
   messageIdIdempotency: true,
+  listTasksMaxPageBytes: DEFAULT_MAX_PAGE_BYTES,
 });
 
 export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {

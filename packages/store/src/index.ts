@@ -32,6 +32,7 @@ export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-tas
 export { composeTaskView, type TaskViewParts } from './tasks/compose-task-view.ts';
 export { composeArtifacts } from './tasks/compose-artifacts.ts';
 export { DEFAULT_EVENT_LIMIT } from './tasks/read-events.ts';
+export { DEFAULT_MAX_PAGE_BYTES } from './tasks/page-budget.ts';
 export { changesStatus, withStatusTime } from './tasks/status-time.ts';
 
 export {

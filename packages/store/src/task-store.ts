@@ -253,11 +253,19 @@ export interface ListTasksInput {
   pageToken?: string;
   historyLength?: number;
   includeArtifacts: boolean;
+  /**
+   * Bytes of task JSON one page may hold; default 4 MiB (page-budget.ts). The page ends
+   * before the task that would pass it, but always holds one task: a task over the budget alone
+   * comes with its newest history messages that fit beside its row and artifacts.
+   */
+  maxPageBytes?: number;
 }
 
 export interface ListTasksPage {
   tasks: Task[];
+  /** '' on the last page; a page cut short by maxPageBytes has one, continuing after its last task. */
   nextPageToken: string;
+  /** The page size applied (the request's, or 50), also when maxPageBytes ended the page sooner. */
   pageSize: number;
   totalSize: number;
 }

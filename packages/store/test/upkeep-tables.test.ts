@@ -58,7 +58,18 @@ describe('upkeepTables', () => {
       const name = `sy_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       const client = await pool.connect();
       try {
-        const args = [tenantId, 'null', tenantId, tenantId, task.id, 'task', 'alice'];
+        // The statement's parameters in order: the history's (tenant, historyLength, byte budget),
+        // the artifacts' (tenant), then the row's guards.
+        const args = [
+          tenantId,
+          'null',
+          String(4 * 1024 * 1024),
+          tenantId,
+          tenantId,
+          task.id,
+          'task',
+          'alice',
+        ];
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(
           `EXPLAIN EXECUTE ${name}(${args.map((a) => (a === 'null' ? 'NULL' : pg.escapeLiteral(a))).join(', ')})`,
         );

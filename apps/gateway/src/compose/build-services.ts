@@ -21,6 +21,7 @@ export function buildServices({
     closeStreamOnInputRequired: config.STREAM_CLOSE_ON_INPUT_REQUIRED,
     closeStreamOnAuthRequired: config.STREAM_CLOSE_ON_AUTH_REQUIRED,
     messageIdIdempotency: config.MESSAGE_ID_IDEMPOTENCY,
+    listTasksMaxPageBytes: config.LIST_TASKS_MAX_PAGE_BYTES,
     ...engine,
   };
   const bundle = createTaskService({

@@ -153,6 +153,7 @@ export class TaskService {
         ...(request.pageToken ? { pageToken: request.pageToken } : {}),
         ...(request.historyLength !== undefined ? { historyLength: request.historyLength } : {}),
         includeArtifacts: request.includeArtifacts === true,
+        maxPageBytes: this.deps.config.listTasksMaxPageBytes,
       });
     } catch (err) {
       if (err instanceof InvalidPageTokenError) {

@@ -2,6 +2,7 @@ import type { Task } from '@switchyard/protocol';
 import type { Db } from '../db.ts';
 import type { Caller, GetTaskOptions, TaskRecord } from '../task-store.ts';
 import { loadTaskViews } from './load-task-views.ts';
+import { DEFAULT_MAX_PAGE_BYTES } from './page-budget.ts';
 import { readTaskView } from './read-task-view.ts';
 import { isTaskId, toTaskRecord } from './task-row.ts';
 
@@ -41,9 +42,15 @@ export async function loadTaskView(
   return readTaskView(db, tenantId, taskId, options);
 }
 
+/**
+ * The wire Task for a row already read (a SendMessage or CancelTask answer). Its history is held
+ * to the budget of a task view (page-budget.ts) by itself: the artifacts load beside it, in
+ * parallel, so they cannot be counted first as readTaskView counts them.
+ */
 export async function viewOf(db: Db, task: TaskRecord, options: GetTaskOptions): Promise<Task> {
   const [view] = await loadTaskViews(db, task.tenantId, [task], {
     historyLength: options.historyLength,
+    historyMaxBytes: DEFAULT_MAX_PAGE_BYTES,
     includeArtifacts: options.includeArtifacts ?? true,
     keepEmptyArtifacts: false,
   });

@@ -3,8 +3,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { ListTasksInput, ListTasksPage } from '../task-store.ts';
 import { loadTaskViews } from './load-task-views.ts';
+import { DEFAULT_MAX_PAGE_BYTES, fitPage } from './page-budget.ts';
 import { decodePageToken, encodePageToken, TASK_LIST_CURSOR } from './page-token.ts';
 import { toTaskRecord } from './task-row.ts';
+import { artifactBytes, historyBytes, rowBytes } from './view-bytes.ts';
 
 /**
  * The cursor keeps Postgres's microseconds: a JS Date holds milliseconds, and rounding would skip
@@ -17,29 +19,41 @@ const cursorTs = sql<string>`to_char(status_timestamp AT TIME ZONE 'UTC', 'YYYY-
  * ListTasks (digest §7.4 rules 20–25): only the caller's visible tasks (all of the tenant's for an
  * admin), newest status first with id as the tie-breaker, keyset-paged so a page costs the same
  * wherever it is. `totalSize` counts every match, ignoring the cursor.
+ *
+ * A page also stops at `maxPageBytes` of task views, sized in Postgres before their history and
+ * artifacts are read (page-budget.ts): 100 tasks of a few MB each were one response of hundreds
+ * of MB, built in the gateway's memory. The sizes can drift by what a live task writes between
+ * the two reads; the budget bounds memory, it is not an exact response size.
  */
 export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTasksPage> {
   const { pageSize } = input;
+  const maxPageBytes = input.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   // (Inside a caller's transaction the setting would outlast this call: none passes one.)
   const { rows, totalSize } = db.isTransaction
     ? await matches(db, input)
     : await db.transaction().execute((trx) => matches(trx, input));
+  const fit = fitPage(rows.slice(0, pageSize).map(viewSize), maxPageBytes);
+  const page = rows.slice(0, fit.count);
   // One row past the page tells whether another page exists without a second query.
-  const page = rows.slice(0, pageSize);
   const last = page.at(-1);
   const nextPageToken =
-    rows.length > pageSize && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
+    rows.length > page.length && last ? encodePageToken({ t: last.cursor_ts, i: last.id }) : '';
   const tasks = await loadTaskViews(
     db,
     input.caller.tenantId,
-    page.map(({ cursor_ts: _, ...row }) => toTaskRecord(row)),
+    page.map((row) => toTaskRecord(row)),
     {
       historyLength: input.historyLength,
+      historyMaxBytes: fit.historyMaxBytes,
       includeArtifacts: input.includeArtifacts,
       keepEmptyArtifacts: true,
     },
   );
   return { tasks, nextPageToken, pageSize, totalSize };
+}
+
+function viewSize(row: { row_bytes: number; history_bytes: number; artifact_bytes: number }) {
+  return { rowBytes: row.row_bytes, historyBytes: row.history_bytes, artifactBytes: row.artifact_bytes };
 }
 
 /** The page (and one row past it) and the count, in the caller's transaction. */
@@ -65,9 +79,22 @@ async function matches(db: Db, input: ListTasksInput) {
       q.where('status_timestamp', '>=', input.statusTimestampAfter ?? new Date(0)),
     );
 
+  // The sizes are select-list subqueries: Postgres evaluates them only for the rows the LIMIT
+  // keeps, after any sort. Each is left out when the view has nothing of its kind.
+  const task = sql.ref<string>('tasks.id');
   const rows = await scoped
     .selectAll()
     .select(cursorTs.as('cursor_ts'))
+    .select(rowBytes('tasks').as('row_bytes'))
+    .select(
+      (input.historyLength === 0
+        ? sql<number>`0`
+        : historyBytes(caller.tenantId, task, input.historyLength)
+      ).as('history_bytes'),
+    )
+    .select(
+      (input.includeArtifacts ? artifactBytes(caller.tenantId, task) : sql<number>`0`).as('artifact_bytes'),
+    )
     .$if(cursor !== undefined, (q) =>
       q.where((eb) =>
         eb(

@@ -7,6 +7,8 @@ import { loadHistories } from './load-history.ts';
 
 export interface TaskViewOptions {
   historyLength?: number;
+  /** Each task keeps only its newest messages that fit in this many bytes (page-budget.ts). */
+  historyMaxBytes?: number;
   includeArtifacts: boolean;
   /**
    * ListTasks with includeArtifacts=true shows `artifacts: []` (digest §7.4 rule 24: the key's
@@ -24,7 +26,7 @@ export async function loadTaskViews(
 ): Promise<Task[]> {
   const ids = tasks.map((t) => t.id);
   const [histories, artifacts] = await Promise.all([
-    loadHistories(db, tenantId, ids, options.historyLength),
+    loadHistories(db, tenantId, ids, options.historyLength, options.historyMaxBytes),
     options.includeArtifacts ? loadArtifacts(db, tenantId, ids) : undefined,
   ]);
   return tasks.map((task) => {
