@@ -57,6 +57,10 @@ function roleEnv(role: Role, member: Member): Record<string, string> {
         LOG_LEVEL: 'warn',
         PUSHER_OPS_PORT: '0',
         PUSHER_CONCURRENCY: '8',
+        // One receiver for every tenant: half the slots each, so the caps are exercised but the
+        // pushes still settle within the run's deadline.
+        PUSHER_MAX_IN_FLIGHT_PER_TENANT: '4',
+        PUSHER_MAX_IN_FLIGHT_PER_HOST: '4',
         // Two seconds for a send to start after its claim (it must end inside the lock).
         PUSH_TIMEOUT_MS: '2000',
         PUSH_LOCK_MS: '5000',

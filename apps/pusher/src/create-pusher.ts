@@ -181,20 +181,22 @@ export function createPusher(options: PusherOptions) {
       else deferred.push(delivery);
     }
     if (deferred.length > 0) await handBack(deferred);
-    // A full batch means more may be due: claim again at once. That holds with deferrals too: the
-    // next claim skips the hosts now at their cap and fills the slots they left.
-    return { sends, full: batch.length === limit };
+    // A full batch means more may be due: claim again at once. So does a batch that filled a
+    // tenant's share or a receiver's room: the claim stopped short there, and the next one skips
+    // them and fills the slots left with others' deliveries.
+    return { sends, full: batch.length === limit || shares.anyAtCap(batch) };
   }
 
   /**
-   * Releases claimed deliveries that cannot start now (their receiver host reached its cap within
-   * this batch). Left locked, they would wait PUSH_LOCK_MS for the lock to lapse, an attempt spent.
+   * Releases claimed deliveries that cannot start now (past a cap: the claim takes only what fits,
+   * so this is a safety net). Left locked, they would wait PUSH_LOCK_MS for the lock to lapse, an
+   * attempt spent.
    */
   async function handBack(deferred: ClaimedDelivery[]): Promise<void> {
     const hosts = [...new Set(deferred.map((d) => d.receiverHost))];
     try {
       await outbox.releaseDeliveries(settings.workerId, deferred);
-      log.debug({ count: deferred.length, hosts }, 'push deliveries deferred: receiver host at its cap');
+      log.debug({ count: deferred.length, hosts }, 'push deliveries deferred: at a cap');
     } catch (err) {
       // Nothing lost: the claims lapse and any pusher sends them then.
       log.warn({ err, count: deferred.length, hosts }, 'could not hand back deferred push deliveries');

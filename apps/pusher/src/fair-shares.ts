@@ -13,9 +13,9 @@ export interface FairShareLimits {
  * whole timeout to answer holds a slot for PUSH_TIMEOUT_MS, and without a cap one tenant's backlog
  * to it filled all of them while every other tenant waited.
  *
- * The claim asks only for what fits (claimInput): tenants up to their share, no receivers at their
- * cap, tenants in turn after the last one served. What a claim still brings beyond a host's cap
- * (deliveries of several tenants to one receiver) is refused by admit() and handed back at once.
+ * The claim asks only for what fits (claimInput): tenants up to their share, receivers up to their
+ * room, all tenants' deliveries to one receiver counted together, tenants in turn after the last
+ * one served. admit() is the check of record; a delivery it refuses is handed back at once.
  */
 export class FairShares {
   readonly #limits: FairShareLimits;
@@ -30,11 +30,24 @@ export class FairShares {
 
   /** The fairness part of the next claim. */
   claimInput(): Pick<ClaimDeliveriesInput, 'afterTenant' | 'shares'> {
-    const fullHosts = [...this.#byHost].filter(([, n]) => n >= this.#limits.perHost).map(([host]) => host);
     return {
       afterTenant: this.#lastTenant,
-      shares: { perTenant: this.#limits.perTenant, inFlightByTenant: new Map(this.#byTenant), fullHosts },
+      shares: {
+        perTenant: this.#limits.perTenant,
+        inFlightByTenant: new Map(this.#byTenant),
+        perHost: this.#limits.perHost,
+        inFlightByHost: new Map(this.#byHost),
+      },
     };
+  }
+
+  /** Whether the host or tenant of any of these is now at its cap (after admit()). */
+  anyAtCap(batch: readonly ClaimedDelivery[]): boolean {
+    return batch.some(
+      (d) =>
+        (this.#byHost.get(d.receiverHost) ?? 0) >= this.#limits.perHost ||
+        (this.#byTenant.get(d.tenantId) ?? 0) >= this.#limits.perTenant,
+    );
   }
 
   /** Notes where a claim ended (its rows come in visiting order), so the next starts after it. */

@@ -127,7 +127,12 @@ describe('bounded reads of the outbox and the retention', () => {
       await seedEvents(seed, other, taskId, [1]);
       await deliveries(other, taskId, 1, 1, 'pending');
     }
-    const shares = { perTenant: 4, inFlightByTenant: new Map([[busy, 4]]), fullHosts: [] };
+    const shares = {
+      perTenant: 4,
+      inFlightByTenant: new Map([[busy, 4]]),
+      perHost: 4,
+      inFlightByHost: new Map([['slow.example', 4]]),
+    };
     const claim = (d: Db) =>
       claimDueDeliveries(d, secrets, { workerId: 'p3', limit: 4, lockMs: 60_000, shares });
     const unlock = () =>

@@ -33,7 +33,12 @@ afterAll(async () => {
 const claim = (input: Partial<ClaimDeliveriesInput> = {}) =>
   outbox.claimDueDeliveries({ workerId: 'w1', limit: 4, lockMs: 30_000, ...input });
 const tenants = (ds: ClaimedDelivery[]) => ds.map((d) => d.tenantId);
-const noShares = { perTenant: 4, inFlightByTenant: new Map<string, number>(), fullHosts: [] };
+const noShares = {
+  perTenant: 4,
+  inFlightByTenant: new Map<string, number>(),
+  perHost: 4,
+  inFlightByHost: new Map<string, number>(),
+};
 
 /** `count` tasks of `tenantId`, one delivery each, due since `dueAgoMs`. */
 async function backlog(tenantId: string, count: number, dueAgoMs: number, url?: string): Promise<void> {
@@ -108,8 +113,28 @@ describe('fair claims', () => {
       .set({ locked_until: new Date(Date.now() - 1000) })
       .execute();
 
-    const capped = await claim({ shares: { ...noShares, fullHosts: ['slow.example.com:8443'] } });
+    const full = new Map([['slow.example.com:8443', 4]]);
+    const capped = await claim({ shares: { ...noShares, inFlightByHost: full } });
     expect(capped.map((d) => d.receiverHost)).toEqual(['fast.example.com']);
+  });
+
+  it('tenants sharing a receiver take turns at its room, and a claim takes no more than the room', async () => {
+    const hook = 'https://shared.example.com/hook';
+    for (const tenantId of ['aa-backlog', 'bb-single', 'cc-third']) await backlog(tenantId, 3, 1000, hook);
+    const oneFree = new Map([['shared.example.com', 3]]);
+    const taken: string[] = [];
+    let afterTenant = '';
+    for (let k = 0; k < 4; k++) {
+      // One slot free at the receiver: one delivery a claim, from the next tenant in turn.
+      const batch = await claim({ afterTenant, shares: { ...noShares, inFlightByHost: oneFree } });
+      expect(batch).toHaveLength(1);
+      taken.push(batch[0]!.tenantId);
+      afterTenant = batch[0]!.tenantId;
+    }
+    expect(taken).toEqual(['aa-backlog', 'bb-single', 'cc-third', 'aa-backlog']);
+    // Nothing past the room was stamped: the other deliveries were never claimed.
+    const claimed = await db.selectFrom('push_deliveries').where('attempts', '>', 0).select('seq').execute();
+    expect(claimed).toHaveLength(4);
   });
 
   it('keeps per-task order: a task’s next event waits for the one in flight, whatever the shares', async () => {

@@ -23,8 +23,11 @@ import { receiverHostOf } from './receiver-host.ts';
  * in backoff would be read and refused on every claim while its receiver is down: markFailed
  * moves them to its retry time, the earliest they can go.
  *
- * Receivers at the caller's per-host cap are skipped only when there are any: the check costs a
- * push_configs probe per candidate.
+ * Receivers: a claim takes at most the caller's room at each receiver host (its per-host cap less
+ * its sends in flight there), counting the candidates of all tenants in visiting order, so that
+ * tenants sharing a receiver take turns at it too. Candidates past a host's room are locked by the
+ * claim's statement but not taken (their row locks end with it). Hosts with no room at all are
+ * skipped inside each tenant's scan, so that they do not fill the candidates.
  */
 export function claimCandidates(input: ClaimDeliveriesInput): RawBuilder<unknown> {
   // The keys leave as arrays, unnested: the planner takes an unnested array for a few rows, so the
@@ -35,22 +38,44 @@ export function claimCandidates(input: ClaimDeliveriesInput): RawBuilder<unknown
     SELECT u.tenant_id, u.task_id, u.config_id, u.seq
       FROM (SELECT array_agg(c.tenant_id) AS tenant_ids, array_agg(c.task_id) AS task_ids,
                    array_agg(c.config_id) AS config_ids, array_agg(c.seq) AS seqs
-              FROM (${tenantsInTurn(input)}) c) a,
+              FROM (${withinHostRoom(input)}) c) a,
            unnest(a.tenant_ids, a.task_ids, a.config_ids, a.seqs) AS u(tenant_id, task_id, config_id, seq)`;
+}
+
+/**
+ * The candidates (in visiting order) that fit each receiver host's room: the n-th candidate for a
+ * host is kept while n is at most the caller's per-host cap less its sends in flight there.
+ */
+function withinHostRoom(input: ClaimDeliveriesInput): RawBuilder<unknown> {
+  const perHost = input.shares?.perHost ?? input.limit;
+  const inFlight = [...(input.shares?.inFlightByHost ?? [])];
+  const url = sql`(SELECT pc.url FROM push_configs pc
+    WHERE pc.tenant_id = v.tenant_id AND pc.task_id = v.task_id AND pc.id = v.config_id)`;
+  return sql`
+    SELECT h.tenant_id, h.task_id, h.config_id, h.seq
+      FROM (SELECT n.*, count(*) OVER (PARTITION BY n.host ORDER BY n.visit) AS nth
+              FROM (SELECT v.*, ${receiverHostOf(url)} AS host, row_number() OVER () AS visit
+                      FROM (${tenantsInTurn(input)}) v) n) h
+     WHERE h.nth <= ${perHost}::int - coalesce((
+             SELECT b.n FROM unnest(${inFlight.map(([host]) => host)}::text[],
+                                    ${inFlight.map(([, n]) => n)}::int[]) AS b(host, n)
+              WHERE b.host = h.host), 0)`;
 }
 
 function tenantsInTurn(input: ClaimDeliveriesInput): RawBuilder<unknown> {
   const after = input.afterTenant ?? '';
   const perTenant = input.shares?.perTenant ?? input.limit;
   const inFlight = [...(input.shares?.inFlightByTenant ?? [])];
-  const fullHosts = input.shares?.fullHosts ?? [];
+  const perHost = input.shares?.perHost ?? input.limit;
+  const fullHosts = [...(input.shares?.inFlightByHost ?? [])].filter(([, n]) => n >= perHost).map(([h]) => h);
   // The next tenant with a due delivery. 'pending' is a literal: a partial index (WHERE status =
   // 'pending') serves only a predicate the planner can prove, generic plans included. Ordered by
   // push_deliveries_tenant_due's columns so that this index serves the step: ordered by tenant
   // alone, it was served by push_deliveries_pending_order, which read every delivery in backoff of
   // each tenant it passed from the heap. Due only: when statistics were taken on an empty table the
   // planner may sort instead of merging the partitions' indexes, and then a step reads the due
-  // deliveries after `previous`, never those in backoff.
+  // deliveries after `previous`, never those in backoff (with the merge, a step still passes the
+  // index entries of a tenant whose deliveries all wait in backoff, without reading their rows).
   const nextTenant = (previous: unknown) => sql`(
     SELECT n.tenant_id FROM push_deliveries n
      WHERE n.status = 'pending' AND n.next_attempt_at <= now() AND n.tenant_id > ${previous}

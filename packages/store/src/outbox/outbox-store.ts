@@ -40,8 +40,13 @@ export interface ClaimShares {
   perTenant: number;
   /** The caller's deliveries in flight by tenant: a tenant gets `perTenant` less its count. */
   inFlightByTenant: ReadonlyMap<string, number>;
-  /** Receiver hosts (`receiverHost`) at the caller's cap: their deliveries are left for later. */
-  fullHosts: readonly string[];
+  /** Most deliveries to one receiver host (`receiverHost`) the caller sends at once. */
+  perHost: number;
+  /**
+   * The caller's deliveries in flight by receiver host: a claim takes at most `perHost` less this
+   * count for a host, counting all tenants' deliveries to it in the order the tenants are visited.
+   */
+  inFlightByHost: ReadonlyMap<string, number>;
 }
 
 /** Where and how to POST: the push config with its secrets decrypted. */
