@@ -98,7 +98,9 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
 async function leasesOf(d: FaultDeps, member: Member): Promise<string[]> {
   const { rows } = await d.pool.query<{ id: string }>(
     // A lease owner is the worker's id and the claim's token: `<worker id>/<token>`.
-    "SELECT id FROM tasks WHERE starts_with(lease_owner, $1 || '/') AND lease_expires_at > now()",
+    // Live tasks only: a canceled task keeps its lease until its run lets go of it.
+    `SELECT id FROM tasks WHERE starts_with(lease_owner, $1 || '/') AND lease_expires_at > now()
+        AND state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`,
     [`${member.name}-g${member.generation}`],
   );
   return rows.map((r) => r.id);

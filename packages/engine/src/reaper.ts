@@ -106,13 +106,16 @@ export class Reaper {
     });
     // The cancel scheduled a check of its own when it kept the lease (unheard-cancel.ts); this pass
     // stands in for one lost with Redis (a flush) or failed (Postgres away when it ran), so the
-    // row, not a job, is what owes the notice. A fresh job id (nonce): a failed check keeps its id
-    // in BullMQ's failed set, and an add under it would be ignored. Checks are guarded writes, so
-    // one that overlaps another does nothing.
+    // row, not a job, is what owes the notice. The job id names the lease (its expiry), so the
+    // sweeps of one lease add one job, and a failed one is retried (redispatch), not added again.
     const unheard = await store.findUnheardCancels(unheardAfterMs(config), 100);
     await each(unheard, async (task) => {
       const { taskId: id, ...rest } = task;
-      await dispatcher.enqueue({ ...unheardCancelCheck({ id, ...rest }, config), nonce: `r${Date.now()}` });
+      const check = {
+        ...unheardCancelCheck({ id, ...rest }, config),
+        nonce: `r${task.leaseExpiresAt.getTime()}`,
+      };
+      await (dispatcher.redispatch ? dispatcher.redispatch(check) : dispatcher.enqueue(check));
       stats.cancelNotices++;
       this.deps.metrics?.reaperAction('cancel-notice');
     });

@@ -18,9 +18,14 @@ export function cancelable(record: Pick<TaskRecord, 'state' | 'visibility'>): bo
 /** The task's facts and actions; replaced whole when the live stream reports a change. */
 export function renderTaskSummary(record: TaskRecord, ctx: SummaryContext): SafeHtml {
   const now = ctx.now ?? new Date();
+  // A canceled task keeps its run's lease until the run has stopped its agent (or, should the run
+  // never hear the cancel, until a worker has told the agent instead).
+  const kept = isTerminal(record.state)
+    ? html` <span class="muted">(kept until the agent is told of the cancel)</span>`
+    : html``;
   const lease =
     record.leaseOwner && record.leaseExpiresAt
-      ? html`<code>${record.leaseOwner}</code> until ${timeTag(record.leaseExpiresAt)}`
+      ? html`<code>${record.leaseOwner}</code> until ${timeTag(record.leaseExpiresAt)}${kept}`
       : html`<span class="muted">none</span>`;
   return html`<section class="summary" data-task-header data-state="${record.state}" aria-label="Task summary">
   <dl class="facts">
