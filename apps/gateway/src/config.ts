@@ -108,8 +108,9 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Claim whose value `tenant_admin` makes the caller a tenant admin. Default `switchyard_role`. */
   JWT_ROLE_CLAIM: z.string().min(1).default('switchyard_role'),
   /**
-   * Tokens whose `exp` is further ahead than this many seconds are refused: a JWT cannot be
-   * revoked here, so it must not be a credential for longer. Default 86400 (a day).
+   * Tokens minted to live longer than this many seconds (`exp - iat`, or without `iat` what is left
+   * of their life; a minute's slack for clocks) are refused: a JWT cannot be revoked here, so it
+   * must not be a credential for longer. Default 86400 (a day).
    */
   JWT_MAX_LIFETIME_SEC: intVar(86_400, 60),
   /** CIDRs webhooks may target although not public (tests: 127.0.0.0/8). Default none. */

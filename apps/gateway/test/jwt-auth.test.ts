@@ -105,8 +105,19 @@ describe('JWT bearer authentication', () => {
     const url = `${gateway.url}/agents/acme/echo/rest/tasks`;
     const longLived = await token({ tenant: 'acme' }, { expiresIn: '3d' });
     expect((await send('GET', url, bearer(longLived))).status).toBe(401);
-    const withinADay = await token({ tenant: 'acme' }, { expiresIn: '23h' });
-    expect((await send('GET', url, bearer(withinADay))).status).toBe(200);
+    const aDay = await token({ tenant: 'acme' }, { expiresIn: '24h' });
+    expect((await send('GET', url, bearer(aDay))).status).toBe(200);
+    // Minted for ten days nine days ago: its lifetime, not what is left of it, is what counts.
+    const now = Math.floor(Date.now() / 1000);
+    const old = await new SignJWT({ tenant: 'acme' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('alice')
+      .setIssuedAt(now - 9 * 86_400)
+      .setExpirationTime(now + 86_400)
+      .sign(privateKey);
+    expect((await send('GET', url, bearer(old))).status).toBe(401);
   });
 
   it('a token without a tenant claim identifies nobody (401)', async () => {

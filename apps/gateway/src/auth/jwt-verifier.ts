@@ -10,11 +10,19 @@ export interface JwtOptions {
   /** Claim whose value `tenant_admin` grants tenant-admin visibility. */
   roleClaim: string;
   /**
-   * The longest a token may still have to live when it is presented, in seconds. The gateway
-   * cannot revoke a JWT, so a token minted for years would be a credential for years; one whose
-   * `exp` lies further ahead is refused.
+   * The longest lifetime a token may have, in seconds: `exp - iat`, or without `iat` what it still
+   * has to live. The gateway cannot revoke a JWT, so a token minted for years would be a
+   * credential for years.
    */
   maxLifetimeSec: number;
+}
+
+/** Slack for the issuer's clock: a token minted for exactly the maximum must not fail by a second. */
+const CLOCK_TOLERANCE_SEC = 60;
+
+/** The token's whole lifetime when it says when it was issued, else the rest of its life. */
+function lifetimeMs(payload: JWTPayload, expiresAt: number): number {
+  return typeof payload.iat === 'number' ? expiresAt - payload.iat * 1000 : expiresAt - Date.now();
 }
 
 export type JwtVerifier = (token: string) => Promise<Identity | null>;
@@ -40,7 +48,7 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
     }
     // `exp` is required (jwtVerify above).
     const expiresAt = (payload.exp as number) * 1000;
-    if (expiresAt - Date.now() > options.maxLifetimeSec * 1000) return null;
+    if (lifetimeMs(payload, expiresAt) > (options.maxLifetimeSec + CLOCK_TOLERANCE_SEC) * 1000) return null;
     const tenantId = payload[options.tenantClaim];
     if (
       typeof tenantId !== 'string' ||
