@@ -41,6 +41,7 @@ import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.t
 import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
+import { findHistoryMessage } from './tasks/find-history-message.ts';
 import { getMemory, setMemory, setRunMemory } from './tasks/memory.ts';
 import { readEvents } from './tasks/read-events.ts';
 import { readVersions, type TaskKey } from './tasks/read-versions.ts';
@@ -150,6 +151,9 @@ export class PostgresTaskStore implements TaskStore {
   }
   getHistory(tenantId: string, taskId: string): Promise<Message[]> {
     return getHistory(this.#db, tenantId, taskId);
+  }
+  findHistoryMessage(tenantId: string, taskId: string, messageId: string): Promise<Message | null> {
+    return findHistoryMessage(this.#db, tenantId, taskId, messageId);
   }
   getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]> {
     return getArtifacts(this.#db, tenantId, taskId);

@@ -290,6 +290,8 @@ export interface TaskStore {
   viewOf(record: TaskRecord, options?: GetTaskOptions): Promise<Task>;
   listTasks(input: ListTasksInput): Promise<ListTasksPage>;
   getHistory(tenantId: string, taskId: string): Promise<Message[]>;
+  /** The history message with this messageId, or null (find-history-message.ts). */
+  findHistoryMessage(tenantId: string, taskId: string, messageId: string): Promise<Message | null>;
   getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]>;
 
   claimTask(input: ClaimInput): Promise<ClaimResult | null>;

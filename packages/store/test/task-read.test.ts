@@ -191,6 +191,17 @@ describe('readEvents, getHistory, getArtifacts', () => {
     expect((await env.store.getArtifacts(t, task.id)).map((a) => a.artifactId)).toEqual(['doc', 'img']);
     expect(await env.store.getHistory(t, task.id)).toHaveLength(3);
   });
+
+  it('findHistoryMessage returns the one message with that messageId, or null', async () => {
+    const t = tenant();
+    const task = await richTask(t);
+    const history = await env.store.getHistory(t, task.id);
+    const second = history[1]!;
+    expect(await env.store.findHistoryMessage(t, task.id, second.messageId)).toEqual(second);
+    expect(await env.store.findHistoryMessage(t, task.id, 'no-such-message')).toBeNull();
+    expect(await env.store.findHistoryMessage(tenant(), task.id, second.messageId)).toBeNull();
+    expect(await env.store.findHistoryMessage(t, 'not-a-uuid', second.messageId)).toBeNull();
+  });
 });
 
 describe('context memory', () => {

@@ -103,9 +103,7 @@ export async function acceptMessage(
   if (!earlier || result.principal !== caller.principal || earlier.agentId !== agent.id) {
     throw messageIdReused('another request');
   }
-  const first = (await deps.store.getHistory(caller.tenantId, earlier.id)).find(
-    (m) => m.messageId === message.messageId,
-  );
+  const first = await deps.store.findHistoryMessage(caller.tenantId, earlier.id, message.messageId);
   if (first && !sameMessage(first, message)) throw messageIdReused('a different message');
   if (pushConfig && !(await hasPushConfig(deps.pushConfigs, caller.tenantId, earlier.id, pushConfig)))
     throw messageIdReused('a send without this push notification config');
@@ -149,11 +147,10 @@ async function continueTask(
         },
       ]);
     }
-    const history = await deps.store.getHistory(caller.tenantId, taskId);
     // A retried continuation (same messageId) is answered without appending it again.
     const earlier = deps.config.messageIdIdempotency
-      ? history.find((m) => m.messageId === message.messageId)
-      : undefined;
+      ? await deps.store.findHistoryMessage(caller.tenantId, taskId, message.messageId)
+      : null;
     if (earlier) {
       if (!sameMessage(earlier, message)) throw messageIdReused('a different message');
       await ensurePushConfig();
