@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Caller, ListTasksPage } from '../src/task-store.ts';
+import { listTasks, pageCandidates } from '../src/tasks/list-tasks.ts';
+import { rowsRead } from './rows-read.ts';
 import { pageThrough, sizedTask, text } from './sized-tasks.ts';
 import { tenant, useTaskTestEnv } from './task-fixtures.ts';
 
@@ -80,6 +82,20 @@ describe('ListTasks within a byte budget', () => {
     expect(sizes((await pageThrough(env, alice(t), { ...budget, historyLength: 1 })).pages)).toEqual([4]);
     expect(sizes((await pageThrough(env, alice(t), { ...budget, historyLength: 0 })).pages)).toEqual([4]);
     expect(sizes((await pageThrough(env, alice(t), budget)).pages)).toEqual([2, 2]);
+  });
+
+  it('sizes the candidates only until the page is full: a page of big tasks reads what it returns', async () => {
+    const t = tenant();
+    for (let k = 0; k < 20; k++) await sizedTask(env, t, { history: [text(100_000)] });
+    const input = { caller: alice(t), pageSize: 20, includeArtifacts: false, maxPageBytes: 250_000 };
+    expect((await listTasks(env.db, input)).tasks).toHaveLength(2);
+    let sized = 0;
+    const read = await rowsRead(env.db, 'task_messages', async (trx) => {
+      sized = (await pageCandidates(trx, input)).rows.filter((row) => row.row_bytes !== null).length;
+    });
+    // Three tasks sized (the third passes the budget), one message each; not all twenty.
+    expect(sized).toBe(3);
+    expect(read).toBe(3);
   });
 
   it('sizes a task by the JSON Postgres sends, not by what it stores', async () => {

@@ -1,11 +1,11 @@
 import { TaskState } from '@switchyard/protocol';
-import { sql } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Db } from '../db.ts';
 import type { ListTasksInput, ListTasksPage } from '../task-store.ts';
 import { loadTaskViews } from './load-task-views.ts';
 import { DEFAULT_MAX_PAGE_BYTES, fitPage } from './page-budget.ts';
 import { decodePageToken, encodePageToken, TASK_LIST_CURSOR } from './page-token.ts';
-import { toTaskRecord } from './task-row.ts';
+import { toTaskRecord, type TaskRow } from './task-row.ts';
 import { artifactBytes, historyBytes, rowBytes } from './view-bytes.ts';
 
 /**
@@ -30,9 +30,10 @@ export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTask
   const maxPageBytes = input.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   // (Inside a caller's transaction the setting would outlast this call: none passes one.)
   const { rows, totalSize } = db.isTransaction
-    ? await matches(db, input)
-    : await db.transaction().execute((trx) => matches(trx, input));
-  const fit = fitPage(rows.slice(0, pageSize).map(viewSize), maxPageBytes);
+    ? await pageCandidates(db, input)
+    : await db.transaction().execute((trx) => pageCandidates(trx, input));
+  const sized = rows.slice(0, pageSize).filter((row) => row.row_bytes !== null);
+  const fit = fitPage(sized.map(viewSize), maxPageBytes);
   const page = rows.slice(0, fit.count);
   // One row past the page tells whether another page exists without a second query.
   const last = page.at(-1);
@@ -52,12 +53,16 @@ export async function listTasks(db: Db, input: ListTasksInput): Promise<ListTask
   return { tasks, nextPageToken, pageSize, totalSize };
 }
 
-function viewSize(row: { row_bytes: number; history_bytes: number; artifact_bytes: number }) {
-  return { rowBytes: row.row_bytes, historyBytes: row.history_bytes, artifactBytes: row.artifact_bytes };
+function viewSize(row: CandidateRow) {
+  return {
+    rowBytes: row.row_bytes ?? 0,
+    historyBytes: row.history_bytes ?? 0,
+    artifactBytes: row.artifact_bytes ?? 0,
+  };
 }
 
-/** The page (and one row past it) and the count, in the caller's transaction. */
-async function matches(db: Db, input: ListTasksInput) {
+/** The page (and one row past it), sized while it can still hold them, and the count. */
+export async function pageCandidates(db: Db, input: ListTasksInput) {
   // Planned with their values, not generically as the pool's sessions plan (prepared-statements.ts):
   // which index serves a list depends on whose list it is. With a generic plan, a principal's
   // share of the tenant was taken as 1 / (number of principals), and a person's first page in a
@@ -79,22 +84,10 @@ async function matches(db: Db, input: ListTasksInput) {
       q.where('status_timestamp', '>=', input.statusTimestampAfter ?? new Date(0)),
     );
 
-  // The sizes are select-list subqueries: Postgres evaluates them only for the rows the LIMIT
-  // keeps, after any sort. Each is left out when the view has nothing of its kind.
-  const task = sql.ref<string>('tasks.id');
-  const rows = await scoped
+  const candidates = scoped
     .selectAll()
     .select(cursorTs.as('cursor_ts'))
-    .select(rowBytes('tasks').as('row_bytes'))
-    .select(
-      (input.historyLength === 0
-        ? sql<number>`0`
-        : historyBytes(caller.tenantId, task, input.historyLength)
-      ).as('history_bytes'),
-    )
-    .select(
-      (input.includeArtifacts ? artifactBytes(caller.tenantId, task) : sql<number>`0`).as('artifact_bytes'),
-    )
+    .select(sql<number>`row_number() over (order by status_timestamp desc, id desc)`.as('rn'))
     .$if(cursor !== undefined, (q) =>
       q.where((eb) =>
         eb(
@@ -106,9 +99,9 @@ async function matches(db: Db, input: ListTasksInput) {
     )
     .orderBy('status_timestamp', 'desc')
     .orderBy('id', 'desc')
-    .limit(pageSize + 1)
-    .execute();
-  // The count reads every match (about 10 ms for 30,000 tasks here), so it runs only when the
+    .limit(pageSize + 1);
+  const { rows } = await sizedWalk(candidates, input).execute(db);
+  // The count reads every match  // The count reads every match (about 10 ms for 30,000 tasks here), so it runs only when the
   // answer is not already in hand: a first page that holds every match is the whole list.
   const totalSize =
     cursor === undefined && rows.length <= pageSize
@@ -116,4 +109,50 @@ async function matches(db: Db, input: ListTasksInput) {
       : (await scoped.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
 
   return { rows, totalSize };
+}
+
+type CandidateRow = TaskRow & {
+  cursor_ts: string;
+  rn: number;
+  /** Null for a candidate past the walk: it cannot be on this page. */
+  row_bytes: number | null;
+  history_bytes: number | null;
+  artifact_bytes: number | null;
+};
+
+/**
+ * The candidates in list order, each sized (view-bytes.ts) only while the page can still hold it:
+ * the walk sizes one task after another and stops after the first that passes the budget, so a
+ * page of large tasks renders what it returns and one task more, not all pageSize + 1 candidates
+ * (with 4 MB tasks, a hundred renders of 26 ms each for every page of one). The last candidate
+ * (pageSize + 1) only tells whether another page exists and is never sized.
+ */
+function sizedWalk(candidates: Expression<unknown>, input: ListTasksInput) {
+  const { caller, pageSize } = input;
+  const maxPageBytes = input.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  const task = sql.ref<string>('cand.id');
+  // Each is left out when the view has nothing of its kind.
+  const history =
+    input.historyLength === 0 ? sql`0` : historyBytes(caller.tenantId, task, input.historyLength);
+  const artifacts = input.includeArtifacts ? artifactBytes(caller.tenantId, task) : sql`0`;
+  const sized = (total: RawBuilder<number>) => sql`
+      SELECT x.rn, x.row_bytes, x.history_bytes, x.artifact_bytes,
+             x.before + x.row_bytes + x.history_bytes + x.artifact_bytes
+        FROM (SELECT cand.rn, ${total} AS before, ${rowBytes('cand')} AS row_bytes,
+                     ${history} AS history_bytes, ${artifacts} AS artifact_bytes`;
+  // OFFSET 0 keeps each step's subquery whole: pulled up, its size expressions would be evaluated
+  // once per use. A step's sizes are select-list expressions, so Postgres evaluates them only for
+  // the one candidate the step joins.
+  return sql<CandidateRow>`
+    WITH RECURSIVE cand AS MATERIALIZED (${candidates}),
+    walk (rn, row_bytes, history_bytes, artifact_bytes, total) AS (
+      ${sized(sql`0::bigint`)}
+                FROM cand WHERE cand.rn = 1 OFFSET 0) x
+      UNION ALL
+      ${sized(sql`w.total`)}
+                FROM walk w JOIN cand ON cand.rn = w.rn + 1
+               WHERE w.total <= ${maxPageBytes}::bigint AND cand.rn <= ${pageSize}::int OFFSET 0) x)
+    SELECT cand.*, w.row_bytes, w.history_bytes, w.artifact_bytes
+      FROM cand LEFT JOIN walk w ON w.rn = cand.rn
+     ORDER BY cand.rn`;
 }
