@@ -12,7 +12,8 @@ export interface WebhookRequest {
 export const USER_AGENT = 'Switchyard-Pusher';
 
 /**
- * The POST for one delivery (digest §8): the bare StreamResponse as `application/a2a+json`, the
+ * The POST for one delivery (digest §8): the bare StreamResponse as `application/a2a+json` (a 0.3
+ * stream result as `application/json` for a config a 0.3 client registered), the
  * config's `Authorization` and notification token, and a Standard Webhooks signature over
  * id.timestamp.body with the tenant's secret. `webhook-id` is the delivery id, identical on every
  * retry, so receivers dedupe on it; the timestamp is the attempt's, so a replayed capture ages out.
@@ -20,11 +21,11 @@ export const USER_AGENT = 'Switchyard-Pusher';
 export function buildWebhookRequest(delivery: ClaimedDelivery, now: Date): WebhookRequest {
   // A config an A2A 0.3 client registered gets the event as 0.3 streams carry it (`kind`,
   // lowercase states, `final`): the shape its receiver parses.
-  const body = JSON.stringify(
-    delivery.config.wireVersion === '0.3' ? toV03StreamResult(delivery.payload) : delivery.payload,
-  );
+  // 0.3 had no A2A media type: its receivers expect application/json.
+  const v03 = delivery.config.wireVersion === '0.3';
+  const body = JSON.stringify(v03 ? toV03StreamResult(delivery.payload) : delivery.payload);
   const headers: Record<string, string> = {
-    'content-type': 'application/a2a+json',
+    'content-type': v03 ? 'application/json' : 'application/a2a+json',
     'user-agent': USER_AGENT,
     'webhook-id': delivery.deliveryId,
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
