@@ -74,6 +74,13 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */
   HTTP_ERROR_MAPPING: z.enum(['v1.0.1', 'v1.0.0']).default('v1.0.1'),
   /**
+   * The card a request without `A2A-Version` gets. Default `1.0`: the official 1.0 SDKs (a2a-python,
+   * a2a-dotnet) fetch the card without the header and parse it strictly, so a 0.3 card fails their
+   * discovery. `0.3` serves the 0.3 card (1.0 interfaces embedded) there instead, as a2a-js's
+   * compat layer does, for deployments whose clients are 0.3 SDKs. `A2A-Version: 0.3` always gets it.
+   */
+  CARD_VERSION_WITHOUT_HEADER: z.enum(['1.0', '0.3']).default('1.0'),
+  /**
    * Media type of HTTP+JSON bodies (digest §12 #3): `application/a2a+json` (1.0.1, default) or
    * `application/json` (1.0.0, the TCK). Either way a client whose Accept names only
    * application/json gets application/json.

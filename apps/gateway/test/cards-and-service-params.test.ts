@@ -23,7 +23,7 @@ describe('agent cards (digest §4.4)', () => {
     expect(reply.headers.get('vary')).toMatch(/A2A-Version/i);
     const card = reply.body as AgentCard;
     expect(card.name).toBe('Echo');
-    // JSON-RPC twice: 1.0, and 0.3 for clients without A2A-Version (digest §13.4).
+    // JSON-RPC twice: 1.0, and 0.3 for 0.3 clients (digest §13.4).
     expect(card.supportedInterfaces).toEqual([
       { url: `${h.url}/agents/acme/echo/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${h.url}/agents/acme/echo/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
@@ -51,8 +51,39 @@ describe('agent cards (digest §4.4)', () => {
     }
   });
 
-  it('without A2A-Version (0.3, digest §6) the card is 0.3-shaped, with the 1.0 interfaces embedded (§13.4)', async () => {
+  it('without A2A-Version the card is the 1.0 card, which strict 1.0 parsers read (a2a-python fetches it so)', async () => {
     const reply = await send('GET', cardUrl('acme/echo'), { noVersion: true });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('vary')).toMatch(/A2A-Version/i);
+    const v1 = await send('GET', cardUrl('acme/echo'), { headers: { 'A2A-Version': '1.0' } });
+    expect(reply.text).toBe(v1.text);
+    const card = reply.body as Record<string, unknown>;
+    // No 0.3 field: a protobuf parser of the 1.0 AgentCard refuses unknown fields.
+    for (const field of [
+      'protocolVersion',
+      'url',
+      'preferredTransport',
+      'security',
+      'supportsAuthenticatedExtendedCard',
+    ])
+      expect(card, field).not.toHaveProperty(field);
+    expect(card['supportedInterfaces']).toHaveLength(3);
+  });
+
+  it('CARD_VERSION_WITHOUT_HEADER=0.3 serves the 0.3 card without the header, for 0.3 SDK clients', async () => {
+    const gateway = await h.startGateway({ CARD_VERSION_WITHOUT_HEADER: '0.3' });
+    const url = `${gateway.url}/agents/acme/echo/.well-known/agent-card.json`;
+    const bare = await send('GET', url, { noVersion: true });
+    expect(bare.body).toMatchObject({ protocolVersion: '0.3.0', preferredTransport: 'JSONRPC' });
+    const v1 = await send('GET', url, { headers: { 'A2A-Version': '1.0' } });
+    expect(v1.body).not.toHaveProperty('protocolVersion');
+  });
+
+  it('with A2A-Version: 0.3 the card is 0.3-shaped, with the 1.0 interfaces embedded (§13.4)', async () => {
+    const reply = await send('GET', cardUrl('acme/echo'), {
+      noVersion: true,
+      headers: { 'A2A-Version': '0.3' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('vary')).toMatch(/A2A-Version/i);
     const card = reply.body as Record<string, unknown>;
@@ -69,11 +100,6 @@ describe('agent cards (digest §4.4)', () => {
     });
     expect(card['additionalInterfaces']).toBeUndefined();
     expect(card['supportedInterfaces']).toHaveLength(3);
-    const explicit = await send('GET', cardUrl('acme/echo'), {
-      noVersion: true,
-      headers: { 'A2A-Version': '0.3' },
-    });
-    expect(explicit.text).toBe(reply.text);
     const v1 = await send('GET', `${cardUrl('acme/echo')}?A2A-Version=1.0`, { noVersion: true });
     expect((v1.body as AgentCard).securityRequirements).toBeDefined();
     expect(v1.headers.get('etag')).not.toBe(reply.headers.get('etag'));

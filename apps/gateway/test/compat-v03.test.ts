@@ -58,11 +58,13 @@ function bareV03(agent: string): LegacyJsonRpcTransport {
 }
 
 /**
- * The SDK's client as a 0.3 client: the card fetched without A2A-Version (so 0.3-shaped), the
- * transport chosen by the compat-enabled factory, `A2A-Version: 0.3` on every call.
+ * The SDK's client as a 0.3 client: the 0.3 card (asked for with `A2A-Version: 0.3`; a gateway with
+ * CARD_VERSION_WITHOUT_HEADER=0.3 serves it without the header too), the transport chosen by the
+ * compat-enabled factory, `A2A-Version: 0.3` on every call.
  */
 async function v03Client(agent: string): Promise<Client> {
-  const raw = (await send('GET', cardUrl(agent), { noVersion: true })).body;
+  const raw = (await send('GET', cardUrl(agent), { noVersion: true, headers: { 'A2A-Version': '0.3' } }))
+    .body;
   const card = parseLegacyAgentCard(raw);
   const factory = new JsonRpcTransportFactory({ fetchImpl: keyedFetch(), legacyCompat: { enabled: true } });
   const transport = await factory.create(rpcUrl(agent), card);
@@ -100,7 +102,7 @@ function textOf(task: SdkTask): unknown {
 }
 
 describe('the @a2a-js/sdk 0.3 compatibility client against the gateway', () => {
-  it('finds a 0.3 card without A2A-Version, picks the 0.3 transport, gets the extended card', async () => {
+  it('finds the 0.3 card, picks the 0.3 transport, gets the extended card', async () => {
     const client = await v03Client('echo');
     expect(client.protocolVersion).toBe('0.3');
     sent.length = 0;

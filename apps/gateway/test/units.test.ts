@@ -29,6 +29,7 @@ describe('loadGatewayConfig', () => {
       SSE_HEARTBEAT_MS: 15_000,
       SSE_MAX_BUFFER_BYTES: 1024 * 1024,
       HTTP_ERROR_MAPPING: 'v1.0.1',
+      CARD_VERSION_WITHOUT_HEADER: '1.0',
       HTTP_JSON_MEDIA_TYPE: 'application/a2a+json',
       RATE_LIMIT_TENANT_PER_SEC: 1000,
       RATE_LIMIT_KEY_PER_SEC: 500,

@@ -11,6 +11,8 @@ export interface CardRouteDeps {
   resolveAgent: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
   /** `tenant/agent` served at the domain root. */
   defaultAgent: string;
+  /** The card a request without `A2A-Version` gets (CARD_VERSION_WITHOUT_HEADER). */
+  versionWithoutHeader: '1.0' | '0.3';
 }
 
 /**
@@ -18,13 +20,19 @@ export interface CardRouteDeps {
  * per variant (`Vary: A2A-Version`), 304 when the client's copy is current. Each agent's card lives under its own base path; the
  * domain-root well-known path serves the default agent's.
  */
-export function cardRoutes({ cards, resolveAgent, defaultAgent }: CardRouteDeps): Router {
+export function cardRoutes({
+  cards,
+  resolveAgent,
+  defaultAgent,
+  versionWithoutHeader,
+}: CardRouteDeps): Router {
   const router = Router();
   const serveAgent = async (tenantId: string, agentId: string, req: Request, res: Response) => {
     const agent = await resolveAgent(tenantId, agentId);
     if (!agent) throw notFound();
     res.append('Vary', 'A2A-Version');
-    sendCard(req, res, wantsV03Card(req) ? cards.publicCardV03(agent) : cards.publicCard(agent));
+    const v03 = wantsV03Card(req, versionWithoutHeader);
+    sendCard(req, res, v03 ? cards.publicCardV03(agent) : cards.publicCard(agent));
   };
   router.get('/.well-known/agent-card.json', async (req, res) => {
     const [tenantId = '', agentId = ''] = defaultAgent.split('/');
@@ -37,13 +45,16 @@ export function cardRoutes({ cards, resolveAgent, defaultAgent }: CardRouteDeps)
 }
 
 /**
- * No `A2A-Version` means 0.3 (digest §6), so such a request gets the 0.3 card a 0.3 client can
- * read; `A2A-Version: 1.0` (header or query) gets the 1.0 card, as does any other version: the card
- * itself tells a client which versions are served.
+ * `A2A-Version: 0.3` gets the 0.3 card, and any other version the 1.0 card: the card itself tells a
+ * client which versions are served. A request without the header gets the card the deployment
+ * chose (CARD_VERSION_WITHOUT_HEADER). No header means 0.3 for the A2A operations (digest §6), but
+ * a card fetch is plain discovery, and the official 1.0 SDKs make it without the header and
+ * refuse a 0.3 card's fields (a2a-python parses it into the 1.0 protobuf message, strictly).
  */
-function wantsV03Card(req: Request): boolean {
+function wantsV03Card(req: Request, withoutHeader: '1.0' | '0.3'): boolean {
   const version = requestedVersion(req);
-  return version === undefined || version.trim() === '' || isV03Version(version);
+  if (version === undefined || version.trim() === '') return withoutHeader === '0.3';
+  return isV03Version(version);
 }
 
 export function sendCard(req: Request, res: Response, served: ServedCard<object>): void {

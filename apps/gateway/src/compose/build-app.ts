@@ -84,7 +84,14 @@ export function buildApp(
   app.use(dashboard.router);
   const cors = corsPolicy(config.CORS_ALLOW_ORIGINS);
   if (cors) app.use(['/agents', '/.well-known'], cors);
-  app.use(cardRoutes({ cards, resolveAgent, defaultAgent: config.SWITCHYARD_DEFAULT_AGENT }));
+  app.use(
+    cardRoutes({
+      cards,
+      resolveAgent,
+      defaultAgent: config.SWITCHYARD_DEFAULT_AGENT,
+      versionWithoutHeader: config.CARD_VERSION_WITHOUT_HEADER,
+    }),
+  );
   const { admin, outbox, hints } = services;
   app.use(
     '/admin/v1',
