@@ -184,7 +184,6 @@ describe('§2.2 Part oneof: exactly one of text, raw, url, data', () => {
     ['text', { text: 'hello' }],
     ['empty text', { text: '' }],
     ['raw (standard base64)', { raw: 'aGk+Pz8/', mediaType: 'application/octet-stream', filename: 'a.bin' }],
-    ['raw (URL-safe, unpadded)', { raw: 'aGk-Pz8_YQ' }],
     ['url', { url: 'https://files.example/a.png', mediaType: 'image/png' }],
     ['data object', { data: { a: [1, 2, { b: null }] } }],
     ['data array', { data: [1, 'two'] }],
@@ -195,6 +194,12 @@ describe('§2.2 Part oneof: exactly one of text, raw, url, data', () => {
     ['part metadata', { text: 'x', metadata: { k: 'v' } }],
   ])('%s is valid and kept as is', (_, part) => {
     expect(withParts([part]).message.parts).toEqual([part]);
+  });
+
+  it('raw in the URL-safe alphabet, unpadded, is valid and kept as ProtoJSON writes bytes: standard, padded', () => {
+    expect(withParts([{ raw: 'aGk-Pz8_YQ' }]).message.parts).toEqual([{ raw: 'aGk+Pz8/YQ==' }]);
+    expect(withParts([{ raw: 'aGk-Pz8_' }]).message.parts).toEqual([{ raw: 'aGk+Pz8/' }]);
+    expect(withParts([{ raw: 'YWI' }]).message.parts).toEqual([{ raw: 'YWI=' }]);
   });
 
   it.each([

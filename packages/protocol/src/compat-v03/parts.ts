@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../types/common.ts';
 import type { Part } from '../types/message.ts';
+import { toStandardBase64 } from '../validation/scalars.ts';
 import { compact, nonEmpty, recordOf } from './shape.ts';
 import type { PartV03 } from './types.ts';
 
@@ -17,7 +18,7 @@ export function toV03Part(part: Part): PartV03 {
   const file = { mimeType: nonEmpty(part.mediaType), name: nonEmpty(part.filename) };
   // 0.3 `bytes` is standard base64; 1.0 readers also accept the URL-safe alphabet (digest §1).
   if (part.raw !== undefined)
-    return compact({ kind: 'file', file: compact({ bytes: standardBase64(part.raw), ...file }), metadata });
+    return compact({ kind: 'file', file: compact({ bytes: toStandardBase64(part.raw), ...file }), metadata });
   if (part.url !== undefined)
     return compact({ kind: 'file', file: compact({ uri: part.url, ...file }), metadata });
   const data = recordOf(part.data);
@@ -70,8 +71,4 @@ function fromV03Data(data: JsonValue, metadata: JsonObject | undefined): Part {
 
 function inferKind(p: Record<string, unknown>): string | undefined {
   return ['text', 'file', 'data'].find((key) => key in p);
-}
-
-function standardBase64(value: string): string {
-  return value.replace(/-/g, '+').replace(/_/g, '/');
 }

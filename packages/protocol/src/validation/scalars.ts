@@ -88,8 +88,21 @@ export function isBase64(value: string): boolean {
   return padded ? value.length % 4 === 0 : value.length % 4 !== 1;
 }
 
+/**
+ * ProtoJSON writes `bytes` as standard base64 with padding: readers accept either alphabet, but a
+ * strict decoder of what we send (a webhook receiver, another SDK) may not.
+ */
+export function toStandardBase64(value: string): string {
+  const standard = value.replace(/-/g, '+').replace(/_/g, '/');
+  return standard.endsWith('=') ? standard : standard.padEnd(Math.ceil(standard.length / 4) * 4, '=');
+}
+
+/** Accepts either alphabet, padded or not, and stores what ProtoJSON writes (toStandardBase64). */
 export const base64Schema = () =>
-  z.string().refine(isBase64, { message: 'must be base64 (standard or URL-safe alphabet)' });
+  z
+    .string()
+    .refine(isBase64, { message: 'must be base64 (standard or URL-safe alphabet)' })
+    .transform(toStandardBase64);
 
 /** An absolute URL; `httpOnly` restricts it to http(s), as webhooks need (digest §8). */
 export function absoluteUrlSchema(maxLength: number, httpOnly: boolean) {
