@@ -136,21 +136,50 @@ async function catchUpDeliveries(
   registeredAt: number,
 ): Promise<void> {
   try {
-    await db.transaction().execute(async (trx) => {
-      await holdTaskRow(trx, tenantId, taskId);
-      // A new statement: its snapshot includes what the writers waited for above committed.
-      await sql`
-        INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
-        SELECT e.tenant_id, e.task_id, pc.id, e.seq
-          FROM task_events e
-          JOIN push_configs pc ON pc.tenant_id = e.tenant_id AND pc.task_id = e.task_id AND pc.id = ${configId}
-          JOIN tasks t ON t.tenant_id = e.tenant_id AND t.id = e.task_id AND t.visibility = 'task'
-         WHERE e.tenant_id = ${tenantId} AND e.task_id = ${taskId} AND e.seq > ${registeredAt}
-        ON CONFLICT DO NOTHING`.execute(trx);
-    });
+    // Until no writer is queued for the row: one that waited for the create may not have taken
+    // the row back yet when this pass holds it (a row that no one holds is taken at once, ahead
+    // of a queued writer), and then commits after this pass, without the config.
+    for (let pass = 0; pass < CATCH_UP_PASSES; pass++) {
+      const writerQueued = await db.transaction().execute(async (trx) => {
+        const held = await sql<{ tableoid: number; ctid: string }>`
+          SELECT tableoid::int AS tableoid, ctid::text AS ctid FROM tasks
+           WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
+        // A new statement: its snapshot includes what the writers waited for above committed.
+        await sql`
+          INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
+          SELECT e.tenant_id, e.task_id, pc.id, e.seq
+            FROM task_events e
+            JOIN push_configs pc ON pc.tenant_id = e.tenant_id AND pc.task_id = e.task_id AND pc.id = ${configId}
+            JOIN tasks t ON t.tenant_id = e.tenant_id AND t.id = e.task_id AND t.visibility = 'task'
+           WHERE e.tenant_id = ${tenantId} AND e.task_id = ${taskId} AND e.seq > ${registeredAt}
+          ON CONFLICT DO NOTHING`.execute(trx);
+        const row = held.rows[0];
+        return row !== undefined && (await writerQueuedFor(trx, row));
+      });
+      if (!writerQueued) return;
+    }
   } catch {
     // See above: the create stands.
   }
+}
+
+/** Passes of the catch-up at most: each waits for the writers queued in the one before. */
+const CATCH_UP_PASSES = 10;
+
+/**
+ * Whether another transaction is queued for the task's row: a writer that has to wait for a row
+ * holds the row's tuple lock (a heavyweight lock in pg_locks) from before it sleeps until it has
+ * the row, also in the moment between its wake-up and taking the row.
+ */
+async function writerQueuedFor(trx: Db, row: { tableoid: number; ctid: string }): Promise<boolean> {
+  const [page, tuple] = row.ctid.replace(/[()]/g, '').split(',').map(Number);
+  const { rows } = await sql<{ queued: boolean }>`
+    SELECT EXISTS (
+      SELECT 1 FROM pg_locks
+       WHERE locktype = 'tuple' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND relation = ${row.tableoid}::oid AND page = ${page}::int AND tuple = ${tuple}::int
+         AND pid <> pg_backend_pid()) AS queued`.execute(trx);
+  return rows[0]?.queued === true;
 }
 
 /**
