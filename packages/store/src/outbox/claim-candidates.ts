@@ -47,8 +47,7 @@ export function claimCandidates(input: ClaimDeliveriesInput): RawBuilder<unknown
  * host is kept while n is at most the caller's per-host cap less its sends in flight there.
  */
 function withinHostRoom(input: ClaimDeliveriesInput): RawBuilder<unknown> {
-  const perHost = input.shares?.perHost ?? input.limit;
-  const inFlight = [...(input.shares?.inFlightByHost ?? [])];
+  const { perHost } = capsOf(input);
   const url = sql`(SELECT pc.url FROM push_configs pc
     WHERE pc.tenant_id = v.tenant_id AND pc.task_id = v.task_id AND pc.id = v.config_id)`;
   return sql`
@@ -56,17 +55,28 @@ function withinHostRoom(input: ClaimDeliveriesInput): RawBuilder<unknown> {
       FROM (SELECT n.*, count(*) OVER (PARTITION BY n.host ORDER BY n.visit) AS nth
               FROM (SELECT v.*, ${receiverHostOf(url)} AS host, row_number() OVER () AS visit
                       FROM (${tenantsInTurn(input)}) v) n) h
-     WHERE h.nth <= ${perHost}::int - coalesce((
-             SELECT b.n FROM unnest(${inFlight.map(([host]) => host)}::text[],
-                                    ${inFlight.map(([, n]) => n)}::int[]) AS b(host, n)
-              WHERE b.host = h.host), 0)`;
+     WHERE h.nth <= ${roomLeft(perHost, input.shares?.inFlightByHost, sql.ref('h.host'))}`;
+}
+
+/** The caller's caps; without shares, the batch size caps nothing further. */
+function capsOf(input: ClaimDeliveriesInput) {
+  return {
+    perTenant: input.shares?.perTenant ?? input.limit,
+    perHost: input.shares?.perHost ?? input.limit,
+  };
+}
+
+/** `cap` less the caller's count in flight for `key` (tenant or host), from its counts by key. */
+function roomLeft(cap: number, inFlight: ReadonlyMap<string, number> | undefined, key: RawBuilder<unknown>) {
+  const counts = [...(inFlight ?? [])];
+  return sql<number>`(${cap}::int - coalesce((
+    SELECT b.n FROM unnest(${counts.map(([k]) => k)}::text[], ${counts.map(([, n]) => n)}::int[]) AS b(k, n)
+     WHERE b.k = ${key}), 0))`;
 }
 
 function tenantsInTurn(input: ClaimDeliveriesInput): RawBuilder<unknown> {
   const after = input.afterTenant ?? '';
-  const perTenant = input.shares?.perTenant ?? input.limit;
-  const inFlight = [...(input.shares?.inFlightByTenant ?? [])];
-  const perHost = input.shares?.perHost ?? input.limit;
+  const { perTenant, perHost } = capsOf(input);
   const fullHosts = [...(input.shares?.inFlightByHost ?? [])].filter(([, n]) => n >= perHost).map(([h]) => h);
   // The next tenant with a due delivery. 'pending' is a literal: a partial index (WHERE status =
   // 'pending') serves only a predicate the planner can prove, generic plans included. Ordered by
@@ -112,10 +122,7 @@ function tenantsInTurn(input: ClaimDeliveriesInput): RawBuilder<unknown> {
              OFFSET 0)
            ${hostNotFull}
          ORDER BY d.next_attempt_at, d.seq
-         LIMIT greatest(0, ${perTenant}::int - coalesce((
-           SELECT b.n FROM unnest(${inFlight.map(([tenant]) => tenant)}::text[],
-                                  ${inFlight.map(([, n]) => n)}::int[]) AS b(tenant_id, n)
-            WHERE b.tenant_id = t.tenant_id), 0))
+         LIMIT greatest(0, ${roomLeft(perTenant, input.shares?.inFlightByTenant, sql.ref('t.tenant_id'))})
          FOR UPDATE OF d SKIP LOCKED) c
      LIMIT ${input.limit}::int`;
 }

@@ -59,7 +59,7 @@ export async function addPushConfig(
   const run = async (trx: Db) => {
     const lockKey = `${tenantId}/${taskId}`;
     await sql`SELECT pg_advisory_xact_lock(${PUSH_CONFIG_LOCK_CLASS}, hashtext(${lockKey}))`.execute(trx);
-    if (alone) registeredAt = await holdTaskRow(trx, tenantId, taskId);
+    if (alone) registeredAt = (await holdTaskRow(trx, tenantId, taskId))?.version;
     if (keepExisting) {
       // The task already has this webhook (its URL, and its id when one is given): left as it is.
       const existing = await trx
@@ -112,10 +112,18 @@ export async function addPushConfig(
  * holding the row commits first (its event then precedes the config, and is not owed to it), and
  * one that comes later waits for the config.
  */
-async function holdTaskRow(trx: Db, tenantId: string, taskId: string): Promise<number | undefined> {
-  const { rows } = await sql<{ version: number }>`
-    SELECT version FROM tasks WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
-  return rows[0]?.version;
+async function holdTaskRow(trx: Db, tenantId: string, taskId: string): Promise<HeldRow | undefined> {
+  const { rows } = await sql<HeldRow>`
+    SELECT version, tableoid::int AS tableoid, ctid::text AS ctid FROM tasks
+     WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
+  return rows[0];
+}
+
+/** The task row held: its version, and where it lies (for writerQueuedFor). */
+interface HeldRow {
+  version: number;
+  tableoid: number;
+  ctid: string;
 }
 
 /**
@@ -141,9 +149,7 @@ async function catchUpDeliveries(
     // of a queued writer), and then commits after this pass, without the config.
     for (let pass = 0; pass < CATCH_UP_PASSES; pass++) {
       const writerQueued = await db.transaction().execute(async (trx) => {
-        const held = await sql<{ tableoid: number; ctid: string }>`
-          SELECT tableoid::int AS tableoid, ctid::text AS ctid FROM tasks
-           WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
+        const held = await holdTaskRow(trx, tenantId, taskId);
         // A new statement: its snapshot includes what the writers waited for above committed.
         await sql`
           INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
@@ -153,8 +159,7 @@ async function catchUpDeliveries(
             JOIN tasks t ON t.tenant_id = e.tenant_id AND t.id = e.task_id AND t.visibility = 'task'
            WHERE e.tenant_id = ${tenantId} AND e.task_id = ${taskId} AND e.seq > ${registeredAt}
           ON CONFLICT DO NOTHING`.execute(trx);
-        const row = held.rows[0];
-        return row !== undefined && (await writerQueuedFor(trx, row));
+        return held !== undefined && (await writerQueuedFor(trx, held));
       });
       if (!writerQueued) return;
     }
@@ -171,7 +176,7 @@ const CATCH_UP_PASSES = 10;
  * holds the row's tuple lock (a heavyweight lock in pg_locks) from before it sleeps until it has
  * the row, also in the moment between its wake-up and taking the row.
  */
-async function writerQueuedFor(trx: Db, row: { tableoid: number; ctid: string }): Promise<boolean> {
+async function writerQueuedFor(trx: Db, row: HeldRow): Promise<boolean> {
   const [page, tuple] = row.ctid.replace(/[()]/g, '').split(',').map(Number);
   const { rows } = await sql<{ queued: boolean }>`
     SELECT EXISTS (
