@@ -50,6 +50,11 @@ const gatewayEnvSchema = commonEnvSchema.extend({
    * answers. From 64 KiB (a task's metadata alone may take that) to 256 MiB.
    */
   LIST_TASKS_MAX_PAGE_BYTES: intVar(4 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+  /**
+   * Most bytes of history JSON one task may hold: a continuation that would pass it is refused
+   * with InvalidParams and changes nothing. Default 16 MiB; from 64 KiB to 1 GiB.
+   */
+  TASK_MAX_HISTORY_BYTES: intVar(16 * 1024 * 1024, 64 * 1024, 1024 ** 3),
   /** Ceiling of a blocking SendMessage, in ms; then the task is returned as it stands. Default 30000. */
   BLOCKING_TIMEOUT_MS: intVar(30_000, 0),
   /** SSE keep-alive comment interval, in ms. Default 15000. */

@@ -47,6 +47,7 @@ const worker = createWorkerRuntime({
     reaperIntervalMs: config.REAPER_INTERVAL_MS,
     dispatchGraceMs: config.DISPATCH_GRACE_MS,
     runTimeoutMs: config.RUN_TIMEOUT_MS,
+    taskMaxArtifactBytes: config.TASK_MAX_ARTIFACT_BYTES,
   },
 });
 // Consumes once the schema is current; until then alive (it is waiting, not stuck) but unready.

@@ -15,6 +15,7 @@ describe('loadWorkerConfig', () => {
       IDEMPOTENCY_TTL_MS: 86_400_000,
       DELIVERED_PUSH_TTL_MS: 7 * 86_400_000,
       CONTEXT_MEMORY_TTL_MS: 30 * 86_400_000,
+      TASK_MAX_ARTIFACT_BYTES: 16 * 1024 * 1024,
     });
   });
 

@@ -116,7 +116,9 @@ export interface AgentContext {
   /**
    * Stream an artifact chunk. It is written one step behind: with the agent's next call, or after
    * one turn of the event loop, whichever comes first; so a last chunk followed by `complete()`
-   * costs one write. A chunk that could not be written makes the next call throw.
+   * costs one write. A chunk that could not be written makes the next call throw. A chunk that
+   * would take the task's artifacts past the worker's TASK_MAX_ARTIFACT_BYTES is not stored: the
+   * task fails with a status message naming the limit, and this call throws RunEndedError.
    */
   emitArtifact(chunk: ArtifactChunk): Promise<void>;
   /** INPUT_REQUIRED: the run ends; the client's next message to the task starts a new run. */

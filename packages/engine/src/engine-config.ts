@@ -52,6 +52,19 @@ export interface EngineConfig {
    * page ends before the task that would pass it. Default 4 MiB (the store's DEFAULT_MAX_PAGE_BYTES).
    */
   listTasksMaxPageBytes: number;
+  /**
+   * Most bytes of artifact JSON one task may hold (the worker's TASK_MAX_ARTIFACT_BYTES). An agent
+   * whose chunk would pass it fails its task with a status message that names the limit: every
+   * GetTask, ListTasks page and run start carries a task's artifacts whole, so an agent streaming
+   * without end would otherwise grow every reader of the task with it. Default 16 MiB.
+   */
+  taskMaxArtifactBytes: number;
+  /**
+   * Most bytes of history JSON one task may hold (the gateway's TASK_MAX_HISTORY_BYTES): a
+   * continuation that would pass it is refused with InvalidParams and changes nothing. Every run
+   * start reads the whole history. Default 16 MiB.
+   */
+  taskMaxHistoryBytes: number;
 }
 
 export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
@@ -70,6 +83,8 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   stopGraceMs: 2000,
   messageIdIdempotency: true,
   listTasksMaxPageBytes: DEFAULT_MAX_PAGE_BYTES,
+  taskMaxArtifactBytes: 16 * 1024 * 1024,
+  taskMaxHistoryBytes: 16 * 1024 * 1024,
 });
 
 export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {

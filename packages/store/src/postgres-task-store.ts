@@ -42,6 +42,7 @@ import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
 import { findHistoryMessage } from './tasks/find-history-message.ts';
+import { historyBytes } from './tasks/history-bytes.ts';
 import { getMemory, setMemory, setRunMemory } from './tasks/memory.ts';
 import { readEvents } from './tasks/read-events.ts';
 import { readVersions, type TaskKey } from './tasks/read-versions.ts';
@@ -154,6 +155,9 @@ export class PostgresTaskStore implements TaskStore {
   }
   findHistoryMessage(tenantId: string, taskId: string, messageId: string): Promise<Message | null> {
     return findHistoryMessage(this.#db, tenantId, taskId, messageId);
+  }
+  historyBytes(tenantId: string, taskId: string): Promise<number> {
+    return historyBytes(this.#db, tenantId, taskId);
   }
   getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]> {
     return getArtifacts(this.#db, tenantId, taskId);

@@ -292,6 +292,8 @@ export interface TaskStore {
   getHistory(tenantId: string, taskId: string): Promise<Message[]>;
   /** The history message with this messageId, or null (find-history-message.ts). */
   findHistoryMessage(tenantId: string, taskId: string, messageId: string): Promise<Message | null>;
+  /** Bytes of the task's history as JSON text, what its size limit counts (history-bytes.ts). */
+  historyBytes(tenantId: string, taskId: string): Promise<number>;
   getArtifacts(tenantId: string, taskId: string): Promise<Artifact[]>;
 
   claimTask(input: ClaimInput): Promise<ClaimResult | null>;

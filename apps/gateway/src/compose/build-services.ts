@@ -22,6 +22,7 @@ export function buildServices({
     closeStreamOnAuthRequired: config.STREAM_CLOSE_ON_AUTH_REQUIRED,
     messageIdIdempotency: config.MESSAGE_ID_IDEMPOTENCY,
     listTasksMaxPageBytes: config.LIST_TASKS_MAX_PAGE_BYTES,
+    taskMaxHistoryBytes: config.TASK_MAX_HISTORY_BYTES,
     ...engine,
   };
   const bundle = createTaskService({

@@ -49,6 +49,7 @@ export function buildRunContext(
     signal: run.signal,
     stop: run.stop,
     storedChunks,
+    maxArtifactBytes: deps.config.taskMaxArtifactBytes,
   });
   return ctx;
 }

@@ -18,6 +18,7 @@ import {
 } from '@switchyard/store';
 import { withSpan } from '@switchyard/telemetry';
 import { agentMessage } from '../agent-message.ts';
+import { jsonBytes } from '../json-bytes.ts';
 import { artifactEvent, messageEvent, statusEvent } from '../task-events.ts';
 import type { TaskWriter } from '../task-writer.ts';
 
@@ -39,6 +40,8 @@ export interface RunContextOptions {
   stop: (reason: 'canceled' | 'lease-lost') => void;
   /** Chunks per artifact that an earlier attempt of this run already stored. */
   storedChunks: Map<string, number>;
+  /** Most bytes of artifact JSON the task may hold (EngineConfig.taskMaxArtifactBytes). */
+  maxArtifactBytes: number;
 }
 
 /**
@@ -65,6 +68,11 @@ export class RunContext implements AgentContext {
   private flushError: unknown = undefined;
   /** Writes of this run in flight (see `writing`). */
   private writesInFlight = 0;
+  /**
+   * Bytes of artifact JSON the task holds with this run's chunks: the only writer of a task's
+   * artifacts is the run holding its lease, so a count kept here is the task's own.
+   */
+  private artifactBytes: number;
 
   constructor(options: RunContextOptions) {
     this.o = options;
@@ -76,6 +84,7 @@ export class RunContext implements AgentContext {
     this.acceptedOutputModes = options.acceptedOutputModes;
     this.memory = options.memory;
     this.log = options.log;
+    this.artifactBytes = options.snapshot.artifacts.length ? jsonBytes(options.snapshot.artifacts) : 0;
   }
 
   get current(): TaskRecord {
@@ -131,6 +140,9 @@ export class RunContext implements AgentContext {
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
       ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
     };
+    const bytes = jsonBytes(input);
+    if (this.artifactBytes + bytes > this.o.maxArtifactBytes) return this.failOverArtifactLimit(bytes);
+    this.artifactBytes += bytes;
     // Write-behind by one step: the chunk waits for the agent's next call, or at most one turn
     // of the event loop. When that call ends the run (complete, fail, requestInput…), chunk and
     // ending go in one statement: the common "last artifact, then done" costs one transaction.
@@ -199,6 +211,24 @@ export class RunContext implements AgentContext {
       chunk ? { artifactChunk: chunk, event: artifactEvent(this.record, chunk) } : undefined,
     );
     this.ended = 'finished';
+  }
+
+  /**
+   * A chunk that would take the task past its artifact limit is not stored: the task fails with
+   * a status message naming the limit (the chunks before it stay), and the agent's call throws
+   * RunEndedError, as any call after its run ended does. Failed, not retried: a retry would
+   * stream the same bytes into the same limit.
+   */
+  private async failOverArtifactLimit(bytes: number): Promise<never> {
+    const limit = this.o.maxArtifactBytes;
+    this.log.warn(
+      { artifactBytes: this.artifactBytes, chunkBytes: bytes, limit },
+      'artifact chunk refused: the task would pass its artifact limit (TASK_MAX_ARTIFACT_BYTES)',
+    );
+    await this.end(TaskState.FAILED, {
+      parts: [{ text: `The task's artifacts would pass their limit of ${limit} bytes.` }],
+    });
+    throw new RunEndedError('finished');
   }
 
   private visible(): Pick<TaskPatch, 'visibility'> {

@@ -30,6 +30,7 @@ import {
 } from './push-config-operations.ts';
 import { hasPushConfig, messageIdReused, sameMessage } from './retry-check.ts';
 import type { ServiceDeps } from './service-deps.ts';
+import { jsonBytes } from '../json-bytes.ts';
 
 /** What accepting a message did: the task as committed, and whether a run must be dispatched. */
 export interface Accepted {
@@ -166,6 +167,11 @@ async function continueTask(
         `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
       );
     }
+    const appendMessages = [
+      ...(record.statusMessage ? [record.statusMessage] : []),
+      { ...message, contextId: record.contextId, taskId },
+    ];
+    await checkHistoryRoom(deps, caller.tenantId, taskId, appendMessages);
     try {
       const updated = await deps.writer.change({
         tenantId: caller.tenantId,
@@ -181,10 +187,7 @@ async function continueTask(
         },
         // The question the task waited on leaves its status for the history, before the answer, so
         // the history reads as the conversation did (the SDKs' task managers do the same).
-        appendMessages: [
-          ...(record.statusMessage ? [record.statusMessage] : []),
-          { ...message, contextId: record.contextId, taskId },
-        ],
+        appendMessages,
         event: statusEvent(record, TaskState.WORKING),
         ...(pushConfig ? { registerPushConfig: pushConfig } : {}),
       });
@@ -198,4 +201,24 @@ async function continueTask(
       if (!isConflict(err) || attempt >= 3) throw err;
     }
   }
+}
+
+/**
+ * Refuses a continuation whose messages would take the task's history past its limit. Checked
+ * before the write rather than in it: only one continuation of an interrupted task wins its CAS,
+ * so no two of them can both pass this check and both append.
+ */
+async function checkHistoryRoom(
+  deps: ServiceDeps,
+  tenantId: string,
+  taskId: string,
+  appended: readonly Message[],
+): Promise<void> {
+  const limit = deps.config.taskMaxHistoryBytes;
+  const bytes = jsonBytes(appended) + (await deps.store.historyBytes(tenantId, taskId));
+  if (bytes <= limit) return;
+  throw invalidParams(
+    `task ${taskId}'s history would pass its limit of ${limit} bytes; cancel it and start a new task in its context`,
+    [{ field: 'message', description: `the history would hold ${bytes} bytes, more than ${limit}` }],
+  );
 }
