@@ -1,4 +1,4 @@
-import { freePort, startProcess, waitFor, type RunningProcess } from '@switchyard/testing';
+import { freePort, startProcess, waitForReadiness, type RunningProcess } from '@switchyard/testing';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from './support/console-harness.ts';
@@ -30,15 +30,8 @@ describe('apps/console/src/main.ts', () => {
       LOG_LEVEL: 'info',
     });
     const base = `http://127.0.0.1:${port}`;
-    const ready = await waitFor(
-      async () => {
-        const res = await fetch(`${base}/readyz`).catch(() => null);
-        return res?.status === 200 ? res : null;
-      },
-      // A cold Node start can take many seconds while the rest of the suite fills both cores.
-      { what: 'console /readyz', timeoutMs: 60_000 },
-    );
-    expect(((await ready.json()) as { status: string }).status).toBe('ready');
+    const ready = await waitForReadiness(base, { what: 'console /readyz' });
+    expect(ready.body.status).toBe('ready');
     const tasks = await fetch(`${base}/api/tenants`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(tasks.status).toBe(200);
     expect(proc.logs().some((l) => l.msg === 'console listening')).toBe(true);

@@ -11,6 +11,7 @@ import {
   freePort,
   startProcess,
   waitFor,
+  waitForReadiness,
   type RunningProcess,
   type TestDatabase,
   type TestRedis,
@@ -162,10 +163,7 @@ beforeAll(async () => {
   workerOps = `http://127.0.0.1:${workerPort}`;
   pusherOps = `http://127.0.0.1:${pusherPort}`;
   for (const url of [gatewayUrl, workerOps, pusherOps]) {
-    await waitFor(async () => (await fetch(`${url}/readyz`).catch(() => null))?.ok, {
-      timeoutMs: 30_000,
-      what: `${url} ready`,
-    });
+    await waitForReadiness(url, { what: `${url} ready`, timeoutMs: 30_000 });
   }
 });
 
@@ -276,15 +274,12 @@ describe('observability of the real processes (issue 6)', () => {
     // Readiness gated on Postgres took every replica out at once under pool pressure or a
     // failover, and clients got the ingress's HTML 503 instead of the gateway's own.
     await proxy.cut();
-    const down = await waitFor(
-      async () => {
-        const res = await fetch(`${gatewayUrl}/readyz`);
-        const body = (await res.json()) as { checks: Record<string, boolean> };
-        return res.status === 200 && body.checks['postgres'] === false && body;
-      },
-      { what: 'readiness to report Postgres down' },
-    );
-    expect(down.checks['migrations']).toBe(true);
+    const down = await waitForReadiness(gatewayUrl, {
+      until: (r) => r.code === 200 && r.body.checks['postgres'] === false,
+      what: 'readiness to report Postgres down',
+      timeoutMs: 15_000,
+    });
+    expect(down.body.checks['migrations']).toBe(true);
     const api = await fetch(`${gatewayUrl}/agents/obs/echo/rpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'a2a-version': '1.0' },
@@ -294,14 +289,10 @@ describe('observability of the real processes (issue 6)', () => {
     expect(api.headers.get('retry-after')).toBe('2');
     expect((await fetch(`${gatewayUrl}/healthz`)).status).toBe(200);
     await proxy.restore();
-    await waitFor(
-      async () => {
-        const res = await fetch(`${gatewayUrl}/readyz`);
-        return (
-          res.status === 200 && ((await res.json()) as { checks: Record<string, boolean> }).checks['postgres']
-        );
-      },
-      { timeoutMs: 20_000, what: 'readiness to report Postgres back' },
-    );
+    await waitForReadiness(gatewayUrl, {
+      until: (r) => r.code === 200 && r.body.checks['postgres'] === true,
+      what: 'readiness to report Postgres back',
+      timeoutMs: 20_000,
+    });
   });
 });

@@ -3,9 +3,11 @@ import {
   createTestDatabase,
   createTestRedis,
   freePort,
+  readReadiness,
   startProcess,
   startTcpProxy,
   waitFor,
+  waitForReadiness,
   type RunningProcess,
   type TcpProxy,
   type TestDatabase,
@@ -34,12 +36,6 @@ afterAll(async () => {
   await db.drop();
 });
 
-type Readiness = { status: string; checks: Record<string, boolean> };
-async function readiness(): Promise<{ code: number; body: Readiness } | null> {
-  const res = await fetch(`${base}/readyz`).catch(() => null);
-  return res ? { code: res.status, body: (await res.json()) as Readiness } : null;
-}
-
 describe('apps/gateway/src/main.ts while Redis is unreachable', () => {
   it('listens at once, and is ready only once the revocation channel is subscribed', async () => {
     await proxy.cut();
@@ -60,29 +56,25 @@ describe('apps/gateway/src/main.ts while Redis is unreachable', () => {
       what: 'the gateway to listen',
       timeoutMs: 60_000,
     });
-    const unready = await readiness();
+    const unready = await readReadiness(base);
     expect(unready?.code).toBe(503);
     expect(unready?.body.checks).toMatchObject({ accepting: false, redis: false, migrations: true });
 
     await proxy.restore();
-    const ready = await waitFor(
-      async () => {
-        const r = await readiness();
-        return r?.code === 200 ? r : null;
-      },
-      { what: 'ready once subscribed', timeoutMs: 20_000 },
-    );
+    const ready = await waitForReadiness(base, { what: 'ready once subscribed', timeoutMs: 20_000 });
     // (Its other connections may still be waiting to reconnect: Redis itself is advisory.)
     expect(ready.body.checks).toMatchObject({ accepting: true, migrations: true });
   }, 120_000);
 
   it('drains and exits cleanly at SIGTERM when Redis has gone again', async () => {
     await proxy.cut();
-    await waitFor(async () => (await readiness())?.body.checks.redis === false, {
+    await waitForReadiness(base, {
+      until: (r) => r.body.checks.redis === false,
       what: 'the gateway to miss Redis',
+      timeoutMs: 15_000,
     });
     // Redis is advisory for the gateway: still ready.
-    expect((await readiness())?.code).toBe(200);
+    expect((await readReadiness(base))?.code).toBe(200);
     proc.signal('SIGTERM');
     const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000).unref());
     expect(await Promise.race([proc.exited, hung])).toBe(0);

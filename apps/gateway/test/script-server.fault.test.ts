@@ -6,6 +6,7 @@ import {
   freePort,
   REPO_ROOT,
   waitFor,
+  waitForReadiness,
   type TestDatabase,
   type TestRedis,
 } from '@switchyard/testing';
@@ -61,10 +62,7 @@ describe('script/server (README)', () => {
       expect(output).toContain(KEY);
       expect(output).toContain(`http://localhost:${port}/agents/demo/echo/rpc`);
       const base = `http://127.0.0.1:${port}`;
-      await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => null))?.ok, {
-        timeoutMs: 30_000,
-        what: 'gateway ready',
-      });
+      await waitForReadiness(base, { what: 'gateway ready', timeoutMs: 30_000 });
       const reply = await fetch(`${base}/agents/demo/echo/rpc`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'a2a-version': '1.0' },

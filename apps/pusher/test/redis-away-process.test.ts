@@ -3,7 +3,7 @@ import {
   createTestDatabase,
   freePort,
   startProcess,
-  waitFor,
+  waitForReadiness,
   type RunningProcess,
   type TestDatabase,
 } from '@switchyard/testing';
@@ -31,16 +31,10 @@ describe('apps/pusher/src/main.ts without Redis', () => {
       PUSHER_OPS_PORT: String(opsPort),
       LOG_LEVEL: 'info',
     });
-    // A cold Node start can take many seconds while other test files fill both cores.
-    const ready = await waitFor(
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => null);
-        if (!res) return null;
-        const body = (await res.json()) as { checks: Record<string, boolean> };
-        return body.checks.running ? { code: res.status, body } : null;
-      },
-      { what: 'pusher running', timeoutMs: 60_000 },
-    );
+    const ready = await waitForReadiness(`http://127.0.0.1:${opsPort}`, {
+      until: (r) => r.body.checks.running === true,
+      what: 'pusher running',
+    });
     expect(ready).toEqual({
       code: 200,
       body: { status: 'ready', checks: { postgres: true, migrations: true, redis: false, running: true } },

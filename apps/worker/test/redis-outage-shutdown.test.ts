@@ -5,7 +5,7 @@ import {
   freePort,
   startProcess,
   startTcpProxy,
-  waitFor,
+  waitForReadiness,
   type RunningProcess,
   type TcpProxy,
   type TestDatabase,
@@ -32,8 +32,6 @@ afterAll(async () => {
   await db.drop();
 });
 
-type Readiness = { status: string; checks: Record<string, boolean> };
-
 describe('apps/worker/src/main.ts with Redis gone at SIGTERM', () => {
   it('drains and exits cleanly within its grace, not when Redis comes back', async () => {
     const opsPort = await freePort();
@@ -48,18 +46,13 @@ describe('apps/worker/src/main.ts with Redis gone at SIGTERM', () => {
       TABLE_UPKEEP_INTERVAL_MS: '1000',
       LOG_LEVEL: 'info',
     });
-    const readiness = async () => {
-      const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => null);
-      return res ? ((await res.json()) as Readiness) : null;
-    };
-    // A cold Node start can take many seconds while other test files fill both cores.
-    await waitFor(async () => (await readiness())?.status === 'ready', {
-      what: 'worker /readyz',
-      timeoutMs: 60_000,
-    });
+    const ops = `http://127.0.0.1:${opsPort}`;
+    await waitForReadiness(ops, { until: (r) => r.body.status === 'ready', what: 'worker /readyz' });
     await proxy.cut();
-    await waitFor(async () => (await readiness())?.checks.redis === false, {
+    await waitForReadiness(ops, {
+      until: (r) => r.body.checks.redis === false,
       what: 'the worker to miss Redis',
+      timeoutMs: 15_000,
     });
     proc.signal('SIGTERM');
     const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000).unref());
