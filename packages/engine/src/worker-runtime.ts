@@ -210,6 +210,13 @@ export function createWorkerRuntime(options: WorkerOptions) {
       await starting;
       runner.beginDrain();
       await consumer.pause();
+      // Sweeps and maintenance are no work in flight: they end as the drain begins, so a draining
+      // worker starts no VACUUM or retention batch while its runs finish (the other workers take
+      // their turns; a sweep or job under way is waited for).
+      const background = Promise.all([
+        closeWithin('reaper', () => reaper.stop(), log),
+        closeWithin('maintenance', async () => maintenance?.close(REDIS_CLOSE_TIMEOUT_MS / 2), log),
+      ]);
       const drained = await runner.idle(options.shutdownGraceMs ?? 20_000);
       if (!drained) {
         log.warn({ running: runner.activeCount }, 'grace period over: handing running tasks back');
@@ -218,11 +225,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
       // Without Redis a graceful BullMQ close waits for a connection `end` that never comes
       // (BullMQ issue #4656): the consumer closes by force then (its runs are over already).
       const redisAway = redis.status !== 'ready';
-      await Promise.all([
-        closeWithin('reaper', () => reaper.stop(), log),
-        closeWithin('maintenance', async () => maintenance?.close(REDIS_CLOSE_TIMEOUT_MS / 2), log),
-        closeWithin('task consumer', () => consumer.close(redisAway), log),
-      ]);
+      await Promise.all([background, closeWithin('task consumer', () => consumer.close(redisAway), log)]);
       await closeWithin('held-back dispatches', () => runner.releaseHeldBack(), log);
       await closeWithin('task queue', () => queue.close(), log);
       await hub.close();

@@ -1,6 +1,8 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '@switchyard/agents';
 import { createWorkerRuntime, type WorkerOptions } from '../src/index.ts';
-import { silentLogger } from '@switchyard/telemetry';
+import { createLogger, silentLogger } from '@switchyard/telemetry';
 import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
 import { alice, SECRET, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
@@ -12,7 +14,10 @@ beforeAll(async () => {
 afterAll(() => p.close());
 
 /** A worker with only the given maintenance: both jobs are on unless turned off here. */
-function maintenanceWorker(maintenance: Pick<WorkerOptions, 'retention' | 'tableUpkeepEveryMs'>) {
+function maintenanceWorker(
+  maintenance: Pick<WorkerOptions, 'retention' | 'tableUpkeepEveryMs'>,
+  extra: Partial<Pick<WorkerOptions, 'log' | 'findAgent' | 'shutdownGraceMs'>> = {},
+) {
   return createWorkerRuntime({
     pool: p.db.pool,
     redis: p.redis.connect(),
@@ -23,7 +28,21 @@ function maintenanceWorker(maintenance: Pick<WorkerOptions, 'retention' | 'table
     concurrency: 2,
     engine: p.config,
     ...maintenance,
+    ...extra,
   });
+}
+
+/** A logger whose lines (their `msg`) a test reads. */
+function capturedLog() {
+  const messages: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        messages.push((JSON.parse(line) as { msg: string }).msg);
+      done();
+    },
+  });
+  return { messages, log: createLogger({ name: 'worker', destination }) };
 }
 
 describe('maintenance schedules (ARCHITECTURE.md §8)', () => {
@@ -84,5 +103,49 @@ describe('maintenance schedules (ARCHITECTURE.md §8)', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('a draining worker sweeps and runs maintenance no more while its runs finish', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    const held: Agent = {
+      executor: 'echo',
+      card: { name: 'echo' } as Agent['card'],
+      async execute(ctx) {
+        started = true;
+        await gate;
+        await ctx.complete();
+      },
+    };
+    const { messages, log } = capturedLog();
+    const worker = maintenanceWorker(
+      { retention: { everyMs: 100 }, tableUpkeepEveryMs: false },
+      { log, findAgent: () => held, shutdownGraceMs: 30_000 },
+    );
+    let sweeps = 0;
+    const sweep = worker.reaper.sweep.bind(worker.reaper);
+    worker.reaper.sweep = () => (sweeps++, sweep());
+    worker.start();
+    await p.service.send(alice, await p.agent('echo'), {
+      message: userMessage('hold'),
+      configuration: { returnImmediately: true },
+    });
+    await waitFor(() => started, { what: 'the held run to start' });
+    await waitFor(() => sweeps > 0 && messages.includes('retention run'), {
+      what: 'a sweep and a retention run before the drain',
+    });
+    const stopping = worker.stop();
+    await waitFor(() => worker.state === 'draining');
+    // What was under way as the drain began may finish; nothing starts after it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [sweepsAtDrain, retentionAtDrain] = [sweeps, messages.filter((m) => m === 'retention run').length];
+    // Three reaper intervals and fifteen retention periods: each would have run again.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(sweeps).toBe(sweepsAtDrain);
+    expect(messages.filter((m) => m === 'retention run')).toHaveLength(retentionAtDrain);
+    release();
+    await stopping;
+    expect(worker.state).toBe('stopped');
   });
 });
