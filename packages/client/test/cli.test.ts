@@ -117,6 +117,13 @@ describe('get, list, cancel, tail', () => {
     });
   });
 
+  it('a reader that stops reading (| head) ends the CLI quietly, not with an EPIPE stack trace', async () => {
+    await cli('send', platform.agentUrl('echo'), 'one to list');
+    const run = await runSwitchyard(['list', platform.agentUrl('echo'), '--all'], env, { closeStdout: true });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+
   it('list prints a table; --state filters; --json prints the ListTasksResponse', async () => {
     const run = await cli('list', platform.agentUrl('echo'), '--state', 'completed', '--all');
     expect(run.code).toBe(0);

@@ -17,6 +17,7 @@ import {
   type StreamEvent,
   type SupportedBinding,
 } from '../src/index.ts';
+import { waitFor } from '@switchyard/testing';
 import { startPlatform, type Platform } from './support/platform.ts';
 import { isSend, isSubscribe, recordingFetch } from './support/recording-fetch.ts';
 
@@ -160,6 +161,26 @@ describe('run() options', () => {
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);
     expect(fetch.requests.filter(isSubscribe)).toHaveLength(0);
     expect(notices.map((n) => n.type)).toEqual(['polling']);
+  });
+
+  it('a task that settled before its subscribe comes back without a polling notice', async () => {
+    // The subscribe leaves only once the task is COMPLETED, so the server answers it with
+    // UnsupportedOperation (digest §7.6 rule 30): nothing to poll for, and nothing to tell.
+    const plain = await connect('echo', 'HTTP+JSON');
+    const fetch = recordingFetch(async (request, forward) => {
+      const taskId = /tasks\/([^/:]+):subscribe/.exec(request.url)?.[1];
+      if (taskId)
+        await waitFor(async () => (await plain.getTask(taskId)).status.state === TaskState.COMPLETED, {
+          what: 'the task to settle before its subscribe',
+        });
+      return forward();
+    });
+    const echo = await connect('echo', 'HTTP+JSON', fetch);
+    const notices: RunNotice[] = [];
+    const result = await echo.run(userMessage('quick'), { onNotice: (n) => notices.push(n) });
+    expect(result.task?.status.state).toBe(TaskState.COMPLETED);
+    expect(fetch.requests.filter(isSubscribe)).toHaveLength(1);
+    expect(notices).toEqual([]);
   });
 
   it('timeoutMs gives up with RunTimeoutError carrying the task as last seen', async () => {

@@ -2,6 +2,13 @@
 // The `switchyard` CLI entry point (Node 24 runs this TypeScript directly). README.md documents it.
 import { runCli } from './run-cli.ts';
 
+// A reader that stopped reading (`switchyard list … | head -3`) is no failure: end quietly, as
+// Unix tools do, instead of an unhandled EPIPE and its stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+
 const interrupt = new AbortController();
 process.once('SIGINT', () => {
   const reason = new Error('interrupted');

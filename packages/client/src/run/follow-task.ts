@@ -84,10 +84,8 @@ export async function followTask(ctx: FollowContext): Promise<Task> {
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       // A terminal task has nothing to stream (digest §7.6 rule 30); neither has an agent without streaming.
-      if (isA2AErrorOfKind(err, 'UnsupportedOperation')) {
-        options.onNotice?.({ type: 'polling', reason: err.message });
-        return poll(ctx, emit);
-      }
+      // The notice waits for the first read: a task that settled before the subscribe is no news.
+      if (isA2AErrorOfKind(err, 'UnsupportedOperation')) return poll(ctx, emit, err.message);
       if (!isTransient(err)) throw err;
       lastError = err;
     }
@@ -101,8 +99,15 @@ export async function followTask(ctx: FollowContext): Promise<Task> {
   return poll(ctx, emit);
 }
 
-/** GetTask until settled; a poll that shows a change is emitted as a Task event and resets the backoff. */
-async function poll(ctx: FollowContext, emit: (event: StreamEvent) => void): Promise<Task> {
+/**
+ * GetTask until settled; a poll that shows a change is emitted as a Task event and resets the
+ * backoff. `pollingBecause`, when given, is noticed only if the first read leaves the task unsettled.
+ */
+async function poll(
+  ctx: FollowContext,
+  emit: (event: StreamEvent) => void,
+  pollingBecause?: string,
+): Promise<Task> {
   const { transport, taskId, options, signal, holder } = ctx;
   const backoff = options.pollBackoff ?? DEFAULT_POLL_BACKOFF;
   let lastKey = holder.tracker ? changeKey(holder.tracker.task) : '';
@@ -120,6 +125,8 @@ async function poll(ctx: FollowContext, emit: (event: StreamEvent) => void): Pro
       if (signal.aborted) throw signal.reason;
       if (!isTransient(err)) throw err;
     }
+    if (pollingBecause !== undefined) options.onNotice?.({ type: 'polling', reason: pollingBecause });
+    pollingBecause = undefined;
     await sleep(fullJitterDelay(attempt, backoff), signal);
   }
 }

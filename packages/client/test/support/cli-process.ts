@@ -9,13 +9,21 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node packages/client/src/cli/main.ts …` as a real child process (pipes, so not a TTY). */
-export function runSwitchyard(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/**
+ * Runs `node packages/client/src/cli/main.ts …` as a real child process (pipes, so not a TTY).
+ * `closeStdout` closes the reading end of its stdout at once, as `| head` does once it has enough.
+ */
+export function runSwitchyard(
+  args: string[],
+  env: Record<string, string> = {},
+  { closeStdout = false }: { closeStdout?: boolean } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (closeStdout) child.stdout.destroy();
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
