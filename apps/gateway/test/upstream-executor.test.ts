@@ -117,6 +117,10 @@ describe('registering an upstream agent', () => {
     });
     expect(metadata.status).toBe(400);
     expect(JSON.stringify(metadata.body)).toContain('settings.cardUrl');
+    // Named as what it is: the upstream's card URL, not a webhook.
+    expect(JSON.stringify(metadata.body)).toContain(
+      'upstream card host 169.254.169.254 resolves to a non-public',
+    );
     const missing = await admin('PUT', '/tenants/acme/agents/evil', {
       executor: UPSTREAM_EXECUTOR,
       settings: {},

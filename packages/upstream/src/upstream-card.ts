@@ -29,7 +29,7 @@ export async function readUpstreamCard(
   policy: UrlPolicy,
   timeoutMs = 10_000,
 ): Promise<UpstreamCardFacts> {
-  await checkWebhookUrl(registration.cardUrl, policy);
+  await checkWebhookUrl(registration.cardUrl, policy, undefined, 'upstream card');
   const dispatcher = createGuardedAgent({ policy, connectTimeoutMs: timeoutMs });
   try {
     const fetchImpl = createUpstreamFetch({

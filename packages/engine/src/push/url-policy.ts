@@ -48,32 +48,36 @@ export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
   return ip.range() === 'unicast';
 }
 
-/** Validates a webhook URL and every address its host resolves to; throws UrlRefusedError. */
+/**
+ * Validates a webhook URL and every address its host resolves to; throws UrlRefusedError, whose
+ * message names the URL as `subject` (an upstream agent's card URL obeys the same rules).
+ */
 export async function checkWebhookUrl(
   raw: string,
   policy: UrlPolicy,
   lookup: LookupFn = defaultLookup,
+  subject = 'webhook',
 ): Promise<string[]> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UrlRefusedError('webhook url is not an absolute URL');
+    throw new UrlRefusedError(`${subject} url is not an absolute URL`);
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
-    throw new UrlRefusedError(`webhook url scheme ${url.protocol} is not allowed`);
+    throw new UrlRefusedError(`${subject} url scheme ${url.protocol} is not allowed`);
   }
-  if (url.username || url.password) throw new UrlRefusedError('webhook url must not carry credentials');
+  if (url.username || url.password) throw new UrlRefusedError(`${subject} url must not carry credentials`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = ipaddr.isValid(host)
     ? [host]
     : (await lookup(host).catch(() => [])).map((a) => a.address);
-  if (addresses.length === 0) throw new UrlRefusedError(`webhook host ${host} does not resolve`);
+  if (addresses.length === 0) throw new UrlRefusedError(`${subject} host ${host} does not resolve`);
   for (const address of addresses) {
     if (!isAllowedAddress(address, policy)) {
       throw new UrlRefusedError(
         // Not the address itself: a tenant must not learn how internal names resolve.
-        `webhook host ${host} resolves to a non-public address (loopback, private, link-local or metadata ranges are refused)`,
+        `${subject} host ${host} resolves to a non-public address (loopback, private, link-local or metadata ranges are refused)`,
       );
     }
   }
