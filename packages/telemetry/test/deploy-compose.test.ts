@@ -92,7 +92,8 @@ describe('docker-compose.yml', () => {
         redis: { condition: 'service_healthy' },
         migrate: { condition: 'service_completed_successfully' },
       });
-      expect(service.stop_grace_period).toBe('30s');
+      // Longer than the drain's deadline and its trace flush: the worker's is 20 + 7 s, then 5 s.
+      expect(service.stop_grace_period).toBe(name === 'worker' ? '40s' : '30s');
       expect(service.container_name).toBeUndefined();
     },
   );

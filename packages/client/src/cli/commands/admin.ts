@@ -64,7 +64,7 @@ export const adminCommands: Command[] = [
     args: ['tenant-id', 'agent-id'],
     options: [...base, 'executor', 'card', 'settings'],
     usage:
-      '--executor echo|booking|invoice-reconciler|slow [--card JSON|FILE] [--settings JSON|FILE] [--json]',
+      '--executor echo|booking|invoice-reconciler|slow|conformance|a2a-upstream [--card JSON|FILE] [--settings JSON|FILE] [--json]',
     summary: 'Create or replace an agent registration; prints its card URL.',
     async run(ctx, [tenantId = '', agentId = '']) {
       const executor = ctx.values.executor;
