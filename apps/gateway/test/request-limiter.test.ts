@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createQueueKeys } from '@switchyard/queue';
+import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
-import { createTestRedis } from '@switchyard/testing';
+import { createTestRedis, startTcpProxy } from '@switchyard/testing';
 import { RequestLimiter } from '../src/rate-limit/request-limiter.ts';
 
 // The limiter's promise (request-limiter.ts): if Redis cannot be asked, requests pass. A
@@ -72,5 +72,34 @@ describe('RequestLimiter with Redis lost mid-window', () => {
       return;
     }
     throw new Error('every attempt straddled a window');
+  });
+});
+
+describe('RequestLimiter when Redis stops answering', () => {
+  it('lets the request through once the ask times out, rather than wait for Redis', async () => {
+    // A frozen Redis (or a path that drops packets without a reset): the connection stays
+    // "ready", so only the commands connection's timeout can tell the ask will not come back.
+    const target = new URL(redis.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const frozen = new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS);
+    frozen.on('error', () => undefined);
+    try {
+      await frozen.ping();
+      const limiter = new RequestLimiter({
+        redis: frozen,
+        keys: createQueueKeys(`${redis.prefix}-frozen`),
+        tenantPerSec: 100,
+        keyPerSec: 100,
+        log: silentLogger(),
+      });
+      proxy.freeze();
+      const caller = { tenantId: 'acme', principal: 'alice', admin: false };
+      await expect(limiter.consume({ caller, credentialId: 'key:k' })).resolves.toBeUndefined();
+      expect(frozen.status).toBe('ready');
+    } finally {
+      proxy.thaw();
+      frozen.disconnect();
+      await proxy.close();
+    }
   });
 });

@@ -54,7 +54,11 @@ export const alice: Caller = { tenantId: 'acme', principal: 'alice', admin: fals
 export const bob: Caller = { tenantId: 'acme', principal: 'bob', admin: false };
 export const mallory: Caller = { tenantId: 'evil', principal: 'mallory', admin: false };
 
-export async function startPlatform(overrides: Partial<EngineConfig> = {}): Promise<Platform> {
+export async function startPlatform(
+  overrides: Partial<EngineConfig> = {},
+  /** The service's hint and counter connection (ProcessResources.commands); its queue's by default. */
+  { commands }: { commands?: Redis } = {},
+): Promise<Platform> {
   const db = await createTestDatabase();
   const redis = createTestRedis();
   const keys = createQueueKeys(redis.prefix);
@@ -92,6 +96,7 @@ export async function startPlatform(overrides: Partial<EngineConfig> = {}): Prom
     log,
     engine: config,
     urlPolicy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
+    ...(commands ? { commands } : {}),
   });
   const service = bundle.service;
   const workers: WorkerRuntime[] = [];

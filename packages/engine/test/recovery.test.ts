@@ -158,6 +158,42 @@ describe('Redis loss (ARCHITECTURE.md §3 rule 1)', () => {
   });
 });
 
+describe('a Redis that stops answering (frozen, or packets dropped without a reset)', () => {
+  it('stalls neither a run nor a blocking send past its ceiling: hint commands time out', async () => {
+    const target = new URL(p.redis.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const commands = new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS);
+    commands.on('error', () => undefined);
+    await waitFor(() => commands.status === 'ready');
+    // The service and the worker publish their hints through the proxy; BullMQ goes direct.
+    const own = await startPlatform({ blockingTimeoutMs: 1000 }, { commands });
+    try {
+      own.startWorker({ commands });
+      const slow = await own.slowAgent('slow-frozen', { delayMs: 100, steps: 2 });
+      proxy.freeze(); // nothing passes either way, nothing closes: the connection stays "ready"
+      // Past its ceiling the send answers with the task as it stands; making it visible is a
+      // write whose hint cannot be published.
+      const answered = await own.service.send(alice, slow, { message: userMessage('frozen hints') });
+      expect('task' in answered).toBe(true);
+      const id = 'task' in answered ? answered.task.id : '';
+      const done = await waitFor(
+        async () => {
+          const t = await own.store.getTaskRecord('acme', id);
+          return t && isTerminal(t.state) ? t : null;
+        },
+        { timeoutMs: 30_000, what: 'the run to finish while Redis answers no hint' },
+      );
+      expect(done.state).toBe(TaskState.COMPLETED);
+      expect(commands.status).toBe('ready');
+    } finally {
+      proxy.thaw();
+      commands.disconnect();
+      await proxy.close();
+      await own.close();
+    }
+  }, 60_000);
+});
+
 describe('Postgres loss at the claim (ARCHITECTURE.md §3 rule 4)', () => {
   it('a claim Postgres refused (as in a restart) leaves the task to the reaper, which dispatches it again', async () => {
     // A real refusal from Postgres: a trigger fails every claim of this test's context until it

@@ -10,10 +10,17 @@ import type { Redis, RedisOptions } from 'ioredis';
  *   waiting for: a lost hint only makes subscribers read the log, a lost counter only costs
  *   fairness, and the limiter lets requests through. Waiting would stall the caller instead: a
  *   run's writes await their hints, so a long Redis outage would have stalled every run.
+ * - `commandTimeout`: the same for a Redis that stops answering while its connection stays up (a
+ *   frozen or overloaded server, a network path that drops packets without a reset): a command
+ *   unanswered after a second fails. Without it every run's write, every blocking send's answer
+ *   and every request whose rate allotment ran out waited for as long as Redis did (seen: a
+ *   blocking send past its 30 s ceiling for the whole of a 70 s freeze). A second is far beyond
+ *   any answer of a working Redis, so a slow reply is never taken for a stall.
  */
 export const COMMANDS_CONNECTION_OPTIONS = {
   enableAutoPipelining: true,
   maxRetriesPerRequest: 0,
+  commandTimeout: 1000,
 } as const satisfies RedisOptions;
 
 /**
