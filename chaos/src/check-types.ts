@@ -11,6 +11,7 @@ export type FaultKind =
   | 'kill-pusher'
   | 'restart-redis'
   | 'flushall-redis'
+  | 'freeze-redis'
   | 'restart-postgres'
   | 'freeze-postgres';
 
@@ -21,6 +22,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'kill-pusher',
   'restart-redis',
   'flushall-redis',
+  'freeze-redis',
   'restart-postgres',
   'freeze-postgres',
 ];

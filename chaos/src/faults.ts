@@ -79,6 +79,11 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
     case 'flushall-redis':
       await d.redis.flushAll();
       return { kind, at, until: Date.now() };
+    case 'freeze-redis':
+      // Hints, rate allotments and the queue all wait on it: nothing may be lost or done twice,
+      // and the advisory commands time out rather than stall the runs.
+      await d.redis.freeze(d.rng.int(500, 4000));
+      return { kind, at, until: Date.now() };
     case 'restart-postgres':
       // Sometimes down longer than a lease: running tasks lose their leases and run again.
       await d.postgres.restart(

@@ -17,6 +17,11 @@ export interface PrivateRedis {
   kind: string;
   restart(downMs: number): Promise<void>;
   flushAll(): Promise<void>;
+  /**
+   * SIGSTOP for `ms`, then SIGCONT: a Redis that stops answering with every connection left open
+   * (a hung server, or a network that drops packets without a reset).
+   */
+  freeze(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,6 +77,16 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         await client.flushall();
       } finally {
         client.disconnect();
+      }
+    },
+    async freeze(ms) {
+      const c = child as ChildProcess | null;
+      if (!c || c.exitCode !== null) return;
+      c.kill('SIGSTOP');
+      try {
+        await sleep(ms);
+      } finally {
+        c.kill('SIGCONT');
       }
     },
     stop: kill,

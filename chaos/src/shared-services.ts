@@ -80,6 +80,14 @@ export async function sharedRedis(): Promise<PrivateRedis> {
       await proxy.restore();
     },
     flushAll: flush,
+    async freeze(ms) {
+      proxy.freeze();
+      try {
+        await sleep(ms);
+      } finally {
+        proxy.thaw();
+      }
+    },
     async stop() {
       await proxy.close();
       await flush();

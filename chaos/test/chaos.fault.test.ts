@@ -10,7 +10,7 @@ describe('fault-injection suite', () => {
     'keeps every promise through kills, freezes, Redis and Postgres restarts, and a hung Postgres',
     { timeout: 300_000 },
     async () => {
-      const report = await runChaos({ durationMs: 50_000, seed: 8, clients: 6 });
+      const report = await runChaos({ durationMs: 60_000, seed: 8, clients: 6 });
       const text = formatReport(report);
       if (report.violations.length) console.log(text);
       expect(new Set(report.faults.map((f) => f.kind))).toEqual(new Set(FAULT_KINDS));
