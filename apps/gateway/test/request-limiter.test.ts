@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys } from '@switchyard/queue';
+import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, guardCommands } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { createTestRedis, startTcpProxy } from '@switchyard/testing';
 import { RequestLimiter } from '../src/rate-limit/request-limiter.ts';
@@ -81,7 +81,7 @@ describe('RequestLimiter when Redis stops answering', () => {
     // "ready", so only the commands connection's timeout can tell the ask will not come back.
     const target = new URL(redis.url);
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
-    const frozen = new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS);
+    const frozen = guardCommands(new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS));
     frozen.on('error', () => undefined);
     try {
       await frozen.ping();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBundledAgent, type Agent } from '@switchyard/agents';
 import { isTerminal, TaskState } from '@switchyard/protocol';
 import { Redis } from 'ioredis';
-import { COMMANDS_CONNECTION_OPTIONS, isRedisAway } from '@switchyard/queue';
+import { COMMANDS_CONNECTION_OPTIONS, guardCommands, isRedisAway } from '@switchyard/queue';
 import { startTcpProxy, waitFor } from '@switchyard/testing';
 import { FAILED_MESSAGE } from '../src/index.ts';
 import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
@@ -162,7 +162,7 @@ describe('a Redis that stops answering (frozen, or packets dropped without a res
   it('stalls neither a run nor a blocking send past its ceiling: hint commands time out', async () => {
     const target = new URL(p.redis.url);
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
-    const commands = new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS);
+    const commands = guardCommands(new Redis(`redis://127.0.0.1:${proxy.port}`, COMMANDS_CONNECTION_OPTIONS));
     commands.on('error', () => undefined);
     await waitFor(() => commands.status === 'ready');
     // The service and the worker publish their hints through the proxy; BullMQ goes direct.
@@ -184,7 +184,11 @@ describe('a Redis that stops answering (frozen, or packets dropped without a res
         { timeoutMs: 30_000, what: 'the run to finish while Redis answers no hint' },
       );
       expect(done.state).toBe(TaskState.COMPLETED);
+      // The connection never dropped; its first timeout made Redis count as away until it answers.
       expect(commands.status).toBe('ready');
+      expect(isRedisAway(commands)).toBe(true);
+      proxy.thaw();
+      await waitFor(() => !isRedisAway(commands), { what: 'Redis to count as back once it answers' });
     } finally {
       proxy.thaw();
       commands.disconnect();

@@ -1,4 +1,4 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import { Command, type Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Options for a process's `commands` connection (ProcessResources.commands): the platform's own
@@ -15,7 +15,8 @@ import type { Redis, RedisOptions } from 'ioredis';
  *   unanswered after a second fails. Without it every run's write, every blocking send's answer
  *   and every request whose rate allotment ran out waited for as long as Redis did (seen: a
  *   blocking send past its 30 s ceiling for the whole of a 70 s freeze). A second is far beyond
- *   any answer of a working Redis, so a slow reply is never taken for a stall.
+ *   any answer of a working Redis. One timeout makes the connection count as away until Redis
+ *   answers again (guardCommands), so a stall costs its callers one wait, not one per command.
  */
 export const COMMANDS_CONNECTION_OPTIONS = {
   enableAutoPipelining: true,
@@ -23,14 +24,61 @@ export const COMMANDS_CONNECTION_OPTIONS = {
   commandTimeout: 1000,
 } as const satisfies RedisOptions;
 
+/** Connections whose last command timed out and that no PING has answered since (guardCommands). */
+const unanswering = new WeakSet<object>();
+
+/** How often an unanswering connection is asked whether Redis answers again. */
+const PROBE_EVERY_MS = 500;
+
 /**
- * True while a connection that was up has lost Redis (reconnecting, or given up). Callers skip
- * their advisory commands then rather than queue them: each would only wait for the next failed
- * reconnect to be refused. A connection still making its first connect is not "away": commands
- * issued at start wait for it, as they should.
+ * True while a connection that was up has lost Redis (reconnecting, or given up), or while Redis
+ * does not answer it (guardCommands). Callers skip their advisory commands then rather than queue
+ * them: each would only wait for the next failed reconnect, or its timeout, to refuse it. A
+ * connection still making its first connect is not "away": commands issued at start wait for it,
+ * as they should.
  */
 export function isRedisAway(redis: Pick<Redis, 'status'>): boolean {
-  return redis.status === 'reconnecting' || redis.status === 'close' || redis.status === 'end';
+  return (
+    redis.status === 'reconnecting' ||
+    redis.status === 'close' ||
+    redis.status === 'end' ||
+    unanswering.has(redis)
+  );
+}
+
+/**
+ * A breaker for a commands connection (COMMANDS_CONNECTION_OPTIONS): once one of its commands
+ * timed out, Redis counts as away (isRedisAway) and every command fails at once, unsent, until a
+ * PING, sent every half second meanwhile, is answered. Without it each write of a run waited out
+ * a timeout for its hint and another for its push wake-up for the whole of a stall, and the
+ * commands that timed out piled up to run when Redis came back. Returns `redis`.
+ */
+export function guardCommands<R extends Redis>(redis: R): R {
+  const send = redis.sendCommand.bind(redis);
+  const probe = () => {
+    if (redis.status === 'end') return void unanswering.delete(redis);
+    const ping = new Command('ping');
+    send(ping);
+    ping.promise.then(
+      () => unanswering.delete(redis),
+      () => setTimeout(probe, PROBE_EVERY_MS).unref(),
+    );
+  };
+  redis.sendCommand = (command: Command, stream?: Parameters<R['sendCommand']>[1]) => {
+    if (unanswering.has(redis)) {
+      command.reject(new Error('Redis is not answering (a command timed out); skipped'));
+      return command.promise;
+    }
+    const sent = send(command, stream);
+    command.promise.catch((err: unknown) => {
+      if (err instanceof Error && err.message === 'Command timed out' && !unanswering.has(redis)) {
+        unanswering.add(redis);
+        probe();
+      }
+    });
+    return sent;
+  };
+  return redis;
 }
 
 /**

@@ -15,5 +15,10 @@ export {
   type MaintenanceJob,
   type MaintenanceOptions,
 } from './maintenance-scheduler.ts';
-export { COMMANDS_CONNECTION_OPTIONS, isRedisAway, redisAnswers } from './commands-connection.ts';
+export {
+  COMMANDS_CONNECTION_OPTIONS,
+  guardCommands,
+  isRedisAway,
+  redisAnswers,
+} from './commands-connection.ts';
 export { closeWithin, REDIS_CLOSE_TIMEOUT_MS } from './close-within.ts';

@@ -1,6 +1,11 @@
 import v8 from 'node:v8';
 import { Redis, type RedisOptions } from 'ioredis';
-import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
+import {
+  COMMANDS_CONNECTION_OPTIONS,
+  createQueueKeys,
+  guardCommands,
+  type QueueKeys,
+} from '@switchyard/queue';
 import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
 import { createLogger, createMetrics, startTracing, type Logger, type Metrics } from '@switchyard/telemetry';
 import type pg from 'pg';
@@ -93,7 +98,9 @@ export async function openProcessResources(
       return (redis ??= connect({ maxRetriesPerRequest: null }, 'queue', 'Redis'));
     },
     get commands() {
-      return (commands ??= connect(COMMANDS_CONNECTION_OPTIONS, 'commands', 'Redis (pipelined commands)'));
+      return (commands ??= guardCommands(
+        connect(COMMANDS_CONNECTION_OPTIONS, 'commands', 'Redis (pipelined commands)'),
+      ));
     },
     subscriber,
     keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),

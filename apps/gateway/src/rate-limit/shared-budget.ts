@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { isRedisAway } from '@switchyard/queue';
 
 /** What a budget says about one request. */
 export type BudgetDecision = { ok: true } | { ok: false; retryAfterMs: number };
@@ -108,8 +109,10 @@ export class SharedBudget {
   #refill(id: string): Promise<Allotment> {
     // A connection that lost Redis queues commands until it is back: do not wait for that, nor
     // for an ask already caught in it.
-    if (this.#redis.status !== 'ready') {
-      return Promise.reject(new Error(`Redis connection is ${this.#redis.status}`));
+    if (this.#redis.status !== 'ready' || isRedisAway(this.#redis)) {
+      return Promise.reject(
+        new Error(`Redis connection is ${this.#redis.status}, or Redis is not answering`),
+      );
     }
     let ask = this.#asking.get(id);
     if (!ask) {
