@@ -51,7 +51,7 @@ const gatewayEnvSchema = commonEnvSchema.extend({
    */
   LIST_TASKS_MAX_PAGE_BYTES: intVar(4 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
   /**
-   * Most bytes of history JSON one task may hold: a continuation that would pass it is refused
+   * Most bytes of history JSON one task may hold: a send whose message would pass it (a first one too) is refused
    * with InvalidParams and changes nothing. Default 16 MiB; from 64 KiB to 1 GiB.
    */
   TASK_MAX_HISTORY_BYTES: intVar(16 * 1024 * 1024, 64 * 1024, 1024 ** 3),

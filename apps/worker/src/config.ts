@@ -22,8 +22,9 @@ const workerVariables = commonEnvSchema.extend({
   /** One agent run is abandoned (and counted as a failed attempt) after this long; 0 = no limit. */
   RUN_TIMEOUT_MS: intVar(DEFAULT_ENGINE_CONFIG.runTimeoutMs, 0),
   /**
-   * Most bytes of artifact JSON one task may hold: an agent whose chunk would pass it fails its
-   * task with a status message naming the limit. Default 16 MiB; from 1 KiB to 1 GiB.
+   * Most bytes of artifact chunks one task may hold (every stored chunk counts, one that replaces
+   * its artifact too): an agent whose chunk would pass it fails its task with a status message
+   * naming the limit. Default 16 MiB; from 1 KiB to 1 GiB.
    */
   TASK_MAX_ARTIFACT_BYTES: intVar(DEFAULT_ENGINE_CONFIG.taskMaxArtifactBytes, 1024, 1024 ** 3),
   /** On SIGTERM, running agents get this long to finish before their tasks are handed back. */

@@ -53,15 +53,17 @@ export interface EngineConfig {
    */
   listTasksMaxPageBytes: number;
   /**
-   * Most bytes of artifact JSON one task may hold (the worker's TASK_MAX_ARTIFACT_BYTES). An agent
-   * whose chunk would pass it fails its task with a status message that names the limit: every
-   * GetTask, ListTasks page and run start carries a task's artifacts whole, so an agent streaming
+   * Most bytes of artifact chunks one task may hold (the worker's TASK_MAX_ARTIFACT_BYTES; the
+   * store's artifactChunkBytes: every stored chunk counts, one that replaces its artifact too). An
+   * agent whose chunk would pass it fails its task with a status message that names the limit:
+   * every GetTask, ListTasks page and run start loads all of a task's chunks, so an agent streaming
    * without end would otherwise grow every reader of the task with it. Default 16 MiB.
    */
   taskMaxArtifactBytes: number;
   /**
-   * Most bytes of history JSON one task may hold (the gateway's TASK_MAX_HISTORY_BYTES): a
-   * continuation that would pass it is refused with InvalidParams and changes nothing. Every run
+   * Most bytes of history JSON one task may hold (the gateway's TASK_MAX_HISTORY_BYTES): a send
+   * whose message would pass it (a first message too) is refused with InvalidParams and changes
+   * nothing. Every run
    * start reads the whole history. Default 16 MiB.
    */
   taskMaxHistoryBytes: number;

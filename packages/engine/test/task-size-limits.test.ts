@@ -1,37 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunEndedError, type Agent } from '@switchyard/agents';
+import { RunEndedError } from '@switchyard/agents';
 import { isA2AErrorOfKind, TaskState, type Task } from '@switchyard/protocol';
 import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
+import { refusals, sizer } from './sizer-agent.ts';
 
 // A task's artifacts and history have byte limits: every GetTask, ListTasks page and run start
 // carries them whole, so without one an agent streaming without end, or a conversation of endless
 // turns, grows every reader of the task with it.
 const ARTIFACT_LIMIT = 2000;
 const HISTORY_LIMIT = 4000;
-const CHUNK_TEXT = 'x'.repeat(400);
 
 let p: Platform;
-/** What the sizer agent's refused calls threw, in order. */
-const refusals: unknown[] = [];
-
-/** "emit N": N chunks of 400 characters to one artifact, then ask for input (unless refused). */
-const sizer: Agent = {
-  executor: 'sizer',
-  card: { name: 'sizer' } as Agent['card'],
-  async execute(ctx) {
-    const text = ctx.message.parts.map((part) => ('text' in part ? part.text : '')).join('');
-    const count = Number(/emit (\d+)/.exec(text)?.[1] ?? 0);
-    try {
-      for (let k = 0; k < count; k++)
-        await ctx.emitArtifact({ artifactId: `a-${ctx.task.attempt}-${k}`, parts: [{ text: CHUNK_TEXT }] });
-    } catch (err) {
-      refusals.push(err);
-      return;
-    }
-    await ctx.requestInput({ parts: [{ text: 'more?' }] });
-  },
-};
-
 beforeAll(async () => {
   p = await startPlatform({ taskMaxArtifactBytes: ARTIFACT_LIMIT, taskMaxHistoryBytes: HISTORY_LIMIT });
   await p.registerAgent(sizer);
@@ -69,11 +48,18 @@ describe('TASK_MAX_ARTIFACT_BYTES', () => {
     expect(record?.leaseOwner).toBeNull();
   });
 
-  it('counts the artifacts earlier runs of the task stored', async () => {
-    const first = await send('emit 3');
+  it('counts every chunk stored, also one that replaces its artifact: readers load them all', async () => {
+    const task = await send('replace 10');
+    expect(task.status.state).toBe(TaskState.FAILED);
+    expect(await artifactChunks(task.id)).toBe(4);
+    expect((await p.service.getTask(alice, 'sizer', task.id)).artifacts).toHaveLength(1);
+  });
+
+  it('counts the chunks earlier runs of the task stored', async () => {
+    const first = await send('replace 3');
     expect(first.status.state).toBe(TaskState.INPUT_REQUIRED);
     expect(await artifactChunks(first.id)).toBe(3);
-    const second = await send('emit 3', first.id);
+    const second = await send('replace 3', first.id);
     expect(second.status.state).toBe(TaskState.FAILED);
     expect(await artifactChunks(first.id)).toBe(4);
   });
@@ -100,5 +86,14 @@ describe('TASK_MAX_HISTORY_BYTES', () => {
     expect((await p.service.getTask(alice, 'sizer', taskId)).history).toEqual(historyBefore);
     // A short answer still fits.
     expect((await send('emit 0', taskId)).status.state).toBe(TaskState.INPUT_REQUIRED);
+  });
+
+  it('refuses a first message past the limit: no answer could ever continue its task', async () => {
+    const before = await p.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM tasks');
+    const refused = await send(`emit 0 ${'z'.repeat(HISTORY_LIMIT)}`).catch((err: unknown) => err);
+    expect(isA2AErrorOfKind(refused, 'InvalidParams')).toBe(true);
+    expect((refused as Error).message).toContain(`limit of ${HISTORY_LIMIT} bytes`);
+    const after = await p.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM tasks');
+    expect(after.rows[0]?.n).toBe(before.rows[0]?.n);
   });
 });

@@ -30,7 +30,7 @@ export type * from './task-store.ts';
 export type { RunInputs } from './tasks/load-run-inputs.ts';
 export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.ts';
 export { composeTaskView, type TaskViewParts } from './tasks/compose-task-view.ts';
-export { composeArtifacts } from './tasks/compose-artifacts.ts';
+export { artifactChunkBytes, composeArtifacts } from './tasks/compose-artifacts.ts';
 export { DEFAULT_EVENT_LIMIT } from './tasks/read-events.ts';
 export { DEFAULT_MAX_PAGE_BYTES } from './tasks/page-budget.ts';
 export { changesStatus, withStatusTime } from './tasks/status-time.ts';

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TaskRecord } from '../src/task-store.ts';
 import { ConflictError } from '../src/errors.ts';
 import { changeTask } from '../src/tasks/change-task.ts';
+import { artifactChunkBytes } from '../src/tasks/compose-artifacts.ts';
 import {
   agentMessage,
   createdTask,
@@ -391,10 +392,18 @@ describe('recoverLapsedLease', () => {
 describe('countRunArtifactChunks: what a retried run already stored', () => {
   /** loadRunInputs is the one-statement form of the three reads a run starts with. */
   const expectRunInputsAgree = async (tenantId: string, taskId: string) => {
+    // Every stored chunk weighs against the artifact limit, one that replaced its artifact too.
+    const rows = await env.db
+      .selectFrom('artifact_chunks')
+      .select(['parts', 'metadata'])
+      .where('tenant_id', '=', tenantId)
+      .where('task_id', '=', taskId)
+      .execute();
     expect(await env.store.loadRunInputs(tenantId, taskId)).toEqual({
       history: await env.store.getHistory(tenantId, taskId),
       artifacts: await env.store.getArtifacts(tenantId, taskId),
       storedChunks: await env.store.countRunArtifactChunks(tenantId, taskId),
+      storedArtifactBytes: rows.reduce((sum, row) => sum + artifactChunkBytes(row), 0),
     });
   };
   it('counts chunks per artifact since the task last entered WORKING from another state', async () => {
@@ -453,6 +462,7 @@ describe('countRunArtifactChunks: what a retried run already stored', () => {
       history: [],
       artifacts: [],
       storedChunks: new Map(),
+      storedArtifactBytes: 0,
     });
   });
 

@@ -84,7 +84,10 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
         run = new UpstreamRun(ctx, client, streams(card), timings);
         await run.run();
       } catch (err) {
-        if (isCancel(ctx.signal) && run?.upstreamTaskId)
+        // Canceled here, or our task ended under the run (its artifacts passed their limit): the
+        // upstream task must not run on for nobody.
+        const ourTaskEnded = err instanceof RunEndedError && err.reason === 'finished';
+        if ((isCancel(ctx.signal) || ourTaskEnded) && run?.upstreamTaskId)
           await cancelUpstream(ctx, target, run.upstreamTaskId);
         throw classify(err, exchange, ctx.signal);
       }

@@ -18,7 +18,7 @@ export function buildRunContext(
   const { store } = deps;
   // The claim read the inputs. storedChunks matters not only for retries: a run handed back on
   // shutdown (attempt refunded) also resumes a generation.
-  const { history, artifacts, storedChunks } = inputs;
+  const { history, artifacts, storedChunks, storedArtifactBytes } = inputs;
   const message: Message | undefined = [...history].reverse().find((m) => m.role === 'ROLE_USER');
   if (!message) throw new Error(`task ${record.id} has no user message`);
   // The run's memory writes are fenced like its task writes: refused once the run ended here
@@ -49,6 +49,7 @@ export function buildRunContext(
     signal: run.signal,
     stop: run.stop,
     storedChunks,
+    storedArtifactBytes,
     maxArtifactBytes: deps.config.taskMaxArtifactBytes,
   });
   return ctx;

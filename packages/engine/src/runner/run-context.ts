@@ -9,6 +9,7 @@ import {
 } from '@switchyard/agents';
 import { isTerminal, TaskState, type Message, type StreamResponse } from '@switchyard/protocol';
 import {
+  artifactChunkBytes,
   isConflict,
   type ArtifactChunkInput,
   type ChangeTaskInput,
@@ -18,7 +19,6 @@ import {
 } from '@switchyard/store';
 import { withSpan } from '@switchyard/telemetry';
 import { agentMessage } from '../agent-message.ts';
-import { jsonBytes } from '../json-bytes.ts';
 import { artifactEvent, messageEvent, statusEvent } from '../task-events.ts';
 import type { TaskWriter } from '../task-writer.ts';
 
@@ -40,7 +40,9 @@ export interface RunContextOptions {
   stop: (reason: 'canceled' | 'lease-lost') => void;
   /** Chunks per artifact that an earlier attempt of this run already stored. */
   storedChunks: Map<string, number>;
-  /** Most bytes of artifact JSON the task may hold (EngineConfig.taskMaxArtifactBytes). */
+  /** What the task's stored chunks weigh against its artifact limit (RunInputs.storedArtifactBytes). */
+  storedArtifactBytes: number;
+  /** Most bytes of artifact chunks the task may hold (EngineConfig.taskMaxArtifactBytes). */
   maxArtifactBytes: number;
 }
 
@@ -69,10 +71,12 @@ export class RunContext implements AgentContext {
   /** Writes of this run in flight (see `writing`). */
   private writesInFlight = 0;
   /**
-   * Bytes of artifact JSON the task holds with this run's chunks: the only writer of a task's
+   * What the task's chunks weigh with this run's (artifactChunkBytes): the only writer of a task's
    * artifacts is the run holding its lease, so a count kept here is the task's own.
    */
   private artifactBytes: number;
+  /** Set once a chunk passed the artifact limit: the run can only fail from then on. */
+  private overLimit: MessageInput | null = null;
 
   constructor(options: RunContextOptions) {
     this.o = options;
@@ -84,7 +88,7 @@ export class RunContext implements AgentContext {
     this.acceptedOutputModes = options.acceptedOutputModes;
     this.memory = options.memory;
     this.log = options.log;
-    this.artifactBytes = options.snapshot.artifacts.length ? jsonBytes(options.snapshot.artifacts) : 0;
+    this.artifactBytes = options.storedArtifactBytes;
   }
 
   get current(): TaskRecord {
@@ -100,6 +104,7 @@ export class RunContext implements AgentContext {
   }
 
   async reply(input: MessageInput): Promise<void> {
+    if (this.overLimit) return this.end(TaskState.FAILED, this.overLimit);
     // A chunk still held would make this a task: write it first, then decide.
     await this.drain();
     this.assertOpen();
@@ -127,6 +132,7 @@ export class RunContext implements AgentContext {
 
   async emitArtifact(chunk: ArtifactChunk): Promise<void> {
     this.assertOpen();
+    if (this.overLimit) return this.failOverArtifactLimit();
     const k = this.emitted.get(chunk.artifactId) ?? 0;
     this.emitted.set(chunk.artifactId, k + 1);
     // At-least-once execution, exactly-once chunks: an earlier attempt already stored this one.
@@ -140,8 +146,18 @@ export class RunContext implements AgentContext {
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
       ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
     };
-    const bytes = jsonBytes(input);
-    if (this.artifactBytes + bytes > this.o.maxArtifactBytes) return this.failOverArtifactLimit(bytes);
+    const bytes = artifactChunkBytes(input);
+    if (this.artifactBytes + bytes > this.o.maxArtifactBytes) {
+      const limit = this.o.maxArtifactBytes;
+      this.log.warn(
+        { artifactBytes: this.artifactBytes, chunkBytes: bytes, limit },
+        'artifact chunk refused: the task would pass its artifact limit (TASK_MAX_ARTIFACT_BYTES)',
+      );
+      this.overLimit = {
+        parts: [{ text: `The task's artifacts would pass their limit of ${limit} bytes.` }],
+      };
+      return this.failOverArtifactLimit();
+    }
     this.artifactBytes += bytes;
     // Write-behind by one step: the chunk waits for the agent's next call, or at most one turn
     // of the event loop. When that call ends the run (complete, fail, requestInput…), chunk and
@@ -200,16 +216,25 @@ export class RunContext implements AgentContext {
   }
 
   private async end(state: TaskState, input?: MessageInput): Promise<void> {
+    // Past the artifact limit every ending is that failure, whatever the agent makes of the
+    // refusal: one that caught it and returned is completed by the runner otherwise.
+    if (this.overLimit) [state, input] = [TaskState.FAILED, this.overLimit];
     const chunk = this.held;
     this.held = null;
     await this.flushing;
     const message = input === undefined ? null : this.agentMsg(input);
-    await this.write(
-      { state, statusMessage: message, clearLease: true, ...this.visible() },
-      statusEvent(this.record, state, message),
-      undefined,
-      chunk ? { artifactChunk: chunk, event: artifactEvent(this.record, chunk) } : undefined,
-    );
+    try {
+      await this.write(
+        { state, statusMessage: message, clearLease: true, ...this.visible() },
+        statusEvent(this.record, state, message),
+        undefined,
+        chunk ? { artifactChunk: chunk, event: artifactEvent(this.record, chunk) } : undefined,
+      );
+    } catch (err) {
+      // Not written (Postgres away, say): the chunk waits for the run's next write.
+      this.held ??= chunk;
+      throw err;
+    }
     this.ended = 'finished';
   }
 
@@ -217,17 +242,11 @@ export class RunContext implements AgentContext {
    * A chunk that would take the task past its artifact limit is not stored: the task fails with
    * a status message naming the limit (the chunks before it stay), and the agent's call throws
    * RunEndedError, as any call after its run ended does. Failed, not retried: a retry would
-   * stream the same bytes into the same limit.
+   * stream the same bytes into the same limit. Should the failure not be written (Postgres
+   * away), the call throws that error instead, and the run's next ending writes the failure.
    */
-  private async failOverArtifactLimit(bytes: number): Promise<never> {
-    const limit = this.o.maxArtifactBytes;
-    this.log.warn(
-      { artifactBytes: this.artifactBytes, chunkBytes: bytes, limit },
-      'artifact chunk refused: the task would pass its artifact limit (TASK_MAX_ARTIFACT_BYTES)',
-    );
-    await this.end(TaskState.FAILED, {
-      parts: [{ text: `The task's artifacts would pass their limit of ${limit} bytes.` }],
-    });
+  private async failOverArtifactLimit(): Promise<never> {
+    await this.end(TaskState.FAILED);
     throw new RunEndedError('finished');
   }
 

@@ -61,6 +61,8 @@ export async function acceptMessage(
   checkContentTypes(message, agent.card);
   if (message.taskId) return continueTask(deps, caller, agent, request, pushConfig);
   if (pushConfig) refusePlaceholderOnNewTask(pushConfig, 'configuration.taskPushNotificationConfig');
+  // A first message past the history limit would make a task no answer could ever continue.
+  refuseOverHistoryLimit(deps, jsonBytes(message), 'message');
 
   const contextId = message.contextId ?? randomUUID();
   const id = randomUUID();
@@ -214,11 +216,15 @@ async function checkHistoryRoom(
   taskId: string,
   appended: readonly Message[],
 ): Promise<void> {
-  const limit = deps.config.taskMaxHistoryBytes;
   const bytes = jsonBytes(appended) + (await deps.store.historyBytes(tenantId, taskId));
+  refuseOverHistoryLimit(deps, bytes, `task ${taskId}'s history`);
+}
+
+function refuseOverHistoryLimit(deps: ServiceDeps, bytes: number, what: string): void {
+  const limit = deps.config.taskMaxHistoryBytes;
   if (bytes <= limit) return;
   throw invalidParams(
-    `task ${taskId}'s history would pass its limit of ${limit} bytes; cancel it and start a new task in its context`,
+    `${what} would pass the task history limit of ${limit} bytes; start a new task in the context`,
     [{ field: 'message', description: `the history would hold ${bytes} bytes, more than ${limit}` }],
   );
 }

@@ -44,3 +44,16 @@ function composeOne(artifactId: string, chunks: ArtifactChunkRow[]): Artifact {
   if (extensions?.length) artifact.extensions = extensions;
   return artifact;
 }
+
+/**
+ * What one stored chunk weighs against a task's artifact limit (EngineConfig taskMaxArtifactBytes):
+ * the JSON of its parts and metadata. Every chunk counts, one that replaces its artifact too: the
+ * store keeps every chunk, and every reader of the task (GetTask, ListTasks, a run's start)
+ * loads them all.
+ */
+export function artifactChunkBytes(chunk: { parts: unknown; metadata?: unknown }): number {
+  return (
+    Buffer.byteLength(JSON.stringify(chunk.parts)) +
+    (chunk.metadata == null ? 0 : Buffer.byteLength(JSON.stringify(chunk.metadata)))
+  );
+}

@@ -1,7 +1,7 @@
 import { TaskState, type Artifact, type Message } from '@switchyard/protocol';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Db } from '../db.ts';
-import { composeArtifacts, type ArtifactChunkRow } from './compose-artifacts.ts';
+import { artifactChunkBytes, composeArtifacts, type ArtifactChunkRow } from './compose-artifacts.ts';
 import { isTaskId } from './task-row.ts';
 
 /** What an agent run starts from: the task's history and artifacts, and this run's stored chunks. */
@@ -10,6 +10,8 @@ export interface RunInputs {
   artifacts: Artifact[];
   /** Chunks per artifactId the current run generation already stored (see countRunArtifactChunks). */
   storedChunks: Map<string, number>;
+  /** What the task's stored chunks weigh against its artifact limit (artifactChunkBytes). */
+  storedArtifactBytes: number;
 }
 
 /** The columns the three reads come back as (json arrives parsed, bigint as text). */
@@ -63,16 +65,24 @@ export function toRunInputs(row: RunInputsColumns | undefined): RunInputs {
   const chunks: ArtifactChunkRow[] = (row?.chunks ?? []).map((c) => ({ ...c, seq: Number(c.seq) }));
   const start = Number(row?.generation_start ?? 0);
   const storedChunks = new Map<string, number>();
+  let storedArtifactBytes = 0;
   for (const chunk of chunks) {
+    storedArtifactBytes += artifactChunkBytes(chunk);
     if (chunk.seq > start)
       storedChunks.set(chunk.artifact_id, (storedChunks.get(chunk.artifact_id) ?? 0) + 1);
   }
-  return { history: row?.history ?? [], artifacts: composeArtifacts(chunks), storedChunks };
+  return {
+    history: row?.history ?? [],
+    artifacts: composeArtifacts(chunks),
+    storedChunks,
+    storedArtifactBytes,
+  };
 }
 
 /** The three reads in ONE statement, for a task not being claimed (a run handed a task otherwise). */
 export async function loadRunInputs(db: Db, tenantId: string, taskId: string): Promise<RunInputs> {
-  if (!isTaskId(taskId)) return { history: [], artifacts: [], storedChunks: new Map() };
+  if (!isTaskId(taskId))
+    return { history: [], artifacts: [], storedChunks: new Map(), storedArtifactBytes: 0 };
   const row = await db
     .selectNoFrom(runInputsSelection(sql.val(tenantId), sql.val(taskId)))
     .executeTakeFirst();
