@@ -212,7 +212,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
       await consumer.pause();
       // Sweeps and maintenance are no work in flight: they end as the drain begins, so a draining
       // worker starts no VACUUM or retention batch while its runs finish (the other workers take
-      // their turns; a sweep or job under way is waited for).
+      // their turns; a sweep or job under way gets its close's few seconds, as before).
       const background = Promise.all([
         closeWithin('reaper', () => reaper.stop(), log),
         closeWithin('maintenance', async () => maintenance?.close(REDIS_CLOSE_TIMEOUT_MS / 2), log),

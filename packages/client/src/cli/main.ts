@@ -4,10 +4,13 @@ import { runCli } from './run-cli.ts';
 
 // A reader that stopped reading (`switchyard list … | head -3`) is no failure: end quietly, as
 // Unix tools do, instead of an unhandled EPIPE and its stack trace.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+const endOnClosedPipe = (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
   process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-});
+};
+// stderr too: `… 2>&1 | head` closes the pipe both write to.
+process.stdout.on('error', endOnClosedPipe);
+process.stderr.on('error', endOnClosedPipe);
 
 const interrupt = new AbortController();
 process.once('SIGINT', () => {
