@@ -73,6 +73,32 @@ describe('a refusal at the artifact limit whose FAILED write fails', () => {
   });
 });
 
+describe('a refusal whose FAILED write fails, and an agent that lets the error out', () => {
+  it('is failed by the runner with the limit message, not retried', async () => {
+    const thrower = {
+      ...sizer,
+      execute: async (ctx: Parameters<typeof sizer.execute>[0]) => {
+        for (let k = 0; ; k++)
+          await ctx.emitArtifact({ artifactId: `t-${k}`, parts: [{ text: 'y'.repeat(400) }] });
+      },
+    };
+    const sent = await p.service.send(alice, await p.agent('sizer'), {
+      message: userMessage('throw'),
+      configuration: { returnImmediately: true },
+    });
+    if (!('task' in sent)) throw new Error('expected a task');
+    const failing = failOnce(TaskState.FAILED);
+    await runnerWith(failing.store, thrower).run({ tenantId: 'acme', taskId: sent.task.id });
+    expect(failing.failed).toBe(true);
+    const record = await p.store.getTaskRecord('acme', sent.task.id);
+    expect(record?.state).toBe(TaskState.FAILED);
+    expect(record?.attempts).toBe(1);
+    expect(record?.statusMessage?.parts).toEqual([
+      { text: "The task's artifacts would pass their limit of 2000 bytes." },
+    ]);
+  });
+});
+
 describe('an ending whose write fails', () => {
   it('keeps the chunk it carried for the next write, so the chunk is not lost', async () => {
     // The last chunk rides with the ending (one statement); the agent retries the ending.

@@ -48,33 +48,42 @@ export function isRedisAway(redis: Pick<Redis, 'status'>): boolean {
 
 /**
  * A breaker for a commands connection (COMMANDS_CONNECTION_OPTIONS): once one of its commands
- * timed out, Redis counts as away (isRedisAway) and every command fails at once, unsent, until a
- * PING, sent every half second meanwhile, is answered. Without it each write of a run waited out
- * a timeout for its hint and another for its push wake-up for the whole of a stall, and the
- * commands that timed out piled up to run when Redis came back. Returns `redis`.
+ * timed out on a ready connection, Redis counts as away (isRedisAway) and every command fails at
+ * once, unsent, until Redis answers a PING (sent half a second after each one that went
+ * unanswered) or the connection is ready again after a reconnect. Without it each write of a run
+ * waited out a timeout for its hint and another for its push wake-up for the whole of a stall, and
+ * the commands that timed out piled up to run when Redis came back.
+ *
+ * Only a ready connection's commands are refused: ioredis sends its own handshake (CLIENT
+ * SETNAME, the ready check's INFO) through the same sendCommand while it connects, and refusing
+ * those would keep it reconnecting for good. `onChange` hears the breaker open and close (for a
+ * log line each). Returns `redis`.
  */
-export function guardCommands<R extends Redis>(redis: R): R {
+export function guardCommands<R extends Redis>(redis: R, onChange?: (open: boolean) => void): R {
   const send = redis.sendCommand.bind(redis);
+  const close = () => {
+    if (unanswering.delete(redis)) onChange?.(false);
+  };
   const probe = () => {
-    if (redis.status === 'end') return void unanswering.delete(redis);
+    // Not ready (reconnecting, or closed): the 'ready' of its next connection closes the breaker.
+    if (redis.status !== 'ready' || !unanswering.has(redis)) return;
     const ping = new Command('ping');
     send(ping);
-    ping.promise.then(
-      () => unanswering.delete(redis),
-      () => setTimeout(probe, PROBE_EVERY_MS).unref(),
-    );
+    ping.promise.then(close, () => setTimeout(probe, PROBE_EVERY_MS).unref());
   };
+  redis.on('ready', close);
   redis.sendCommand = (command: Command, stream?: Parameters<R['sendCommand']>[1]) => {
-    if (unanswering.has(redis)) {
+    if (redis.status === 'ready' && unanswering.has(redis)) {
       command.reject(new Error('Redis is not answering (a command timed out); skipped'));
       return command.promise;
     }
     const sent = send(command, stream);
     command.promise.catch((err: unknown) => {
-      if (err instanceof Error && err.message === 'Command timed out' && !unanswering.has(redis)) {
-        unanswering.add(redis);
-        probe();
-      }
+      const timedOut = err instanceof Error && err.message === 'Command timed out';
+      if (!timedOut || redis.status !== 'ready' || unanswering.has(redis)) return;
+      unanswering.add(redis);
+      onChange?.(true);
+      probe();
     });
     return sent;
   };

@@ -37,4 +37,38 @@ describe('guardCommands', () => {
       await proxy.close();
     }
   });
+
+  it('closes when the connection is ready again after a reconnect, which it must not block', async () => {
+    const target = new URL(redis.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const changes: boolean[] = [];
+    const commands = guardCommands(
+      new Redis(`redis://127.0.0.1:${proxy.port}`, {
+        ...COMMANDS_CONNECTION_OPTIONS,
+        retryStrategy: () => 50,
+      }),
+      (open) => changes.push(open),
+    );
+    commands.on('error', () => undefined);
+    try {
+      await commands.ping();
+      proxy.freeze();
+      await expect(commands.ping()).rejects.toThrow('Command timed out');
+      expect(isRedisAway(commands)).toBe(true);
+      // The hung server is replaced: every socket drops, and the new connection's handshake (its
+      // name, the ready check's INFO) goes through sendCommand while the breaker is open.
+      await proxy.cut();
+      proxy.thaw();
+      await proxy.restore();
+      await waitFor(() => commands.status === 'ready' && !isRedisAway(commands), {
+        what: 'the reconnect to close the breaker',
+      });
+      expect(await commands.ping()).toBe('PONG');
+      expect(changes).toEqual([true, false]);
+    } finally {
+      proxy.thaw();
+      commands.disconnect();
+      await proxy.close();
+    }
+  });
 });

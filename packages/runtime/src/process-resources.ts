@@ -100,6 +100,12 @@ export async function openProcessResources(
     get commands() {
       return (commands ??= guardCommands(
         connect(COMMANDS_CONNECTION_OPTIONS, 'commands', 'Redis (pipelined commands)'),
+        (open) =>
+          open
+            ? log.warn(
+                'Redis is not answering (a command timed out): hints, fair order and rate limits skipped',
+              )
+            : log.info('Redis answers again: hints, fair order and rate limits resume'),
       ));
     },
     subscriber,

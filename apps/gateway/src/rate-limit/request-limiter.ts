@@ -15,6 +15,9 @@ export interface RequestLimiterOptions {
   log: Logger;
 }
 
+/** How often the limiter says it lets requests through unlimited. */
+const WARN_EVERY_MS = 10_000;
+
 /**
  * Per-tenant and per-credential request budgets shared by every replica (Redis; digest §9 rule 7,
  * ARCHITECTURE.md §3 rule 6). Over budget → ResourceExhausted with Retry-After. If Redis cannot be
@@ -26,6 +29,9 @@ export class RequestLimiter {
   readonly #tenant: SharedBudget;
   readonly #key: SharedBudget;
   readonly #log: Logger;
+  /** When the last "unavailable" warning went out, and the requests let through since. */
+  #warnedAt = -Infinity;
+  #passedSince = 0;
 
   constructor({ redis, keys, tenantPerSec, keyPerSec, log }: RequestLimiterOptions) {
     this.#tenant = new SharedBudget({ redis, prefix: keys.rateLimit('tenant'), perSec: tenantPerSec });
@@ -51,8 +57,22 @@ export class RequestLimiter {
       const retryAfterMs = Math.max(...refused.map((d) => d.retryAfterMs));
       throw resourceExhausted(Math.max(1, Math.ceil(retryAfterMs / 1000)));
     }
-    if (unavailable) {
-      this.#log.warn({ err: reason }, 'rate limiter unavailable; letting the request through');
-    }
+    if (unavailable) this.#warnUnavailable(reason);
+  }
+
+  /**
+   * One line every WARN_EVERY_MS at most: while Redis is away or not answering, every request
+   * whose allotment ran out gets here, and a line each would flood the log at the request rate.
+   */
+  #warnUnavailable(reason: unknown): void {
+    this.#passedSince += 1;
+    const now = performance.now();
+    if (now - this.#warnedAt < WARN_EVERY_MS) return;
+    this.#log.warn(
+      { err: reason, passedWithoutLimit: this.#passedSince },
+      'rate limiter unavailable; letting requests through',
+    );
+    this.#warnedAt = now;
+    this.#passedSince = 0;
   }
 }

@@ -1,7 +1,12 @@
 import type pg from 'pg';
 import type { Agent } from '@switchyard/agents';
 import { createWorkerRuntime, type EngineConfig, type WorkerRuntime } from '@switchyard/engine';
-import { COMMANDS_CONNECTION_OPTIONS, createQueueKeys, type QueueKeys } from '@switchyard/queue';
+import {
+  COMMANDS_CONNECTION_OPTIONS,
+  createQueueKeys,
+  guardCommands,
+  type QueueKeys,
+} from '@switchyard/queue';
 import {
   createDb,
   createSecretBox,
@@ -101,7 +106,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       pool,
       redis: redis.connect(),
       // As the processes run: hints, counters and rate limits on an auto-pipelined connection.
-      commands: redis.connect(COMMANDS_CONNECTION_OPTIONS),
+      commands: guardCommands(redis.connect(COMMANDS_CONNECTION_OPTIONS)),
       subscriber: redis.connect(),
       keys,
       secrets,
@@ -120,7 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     worker = createWorkerRuntime({
       pool: db.pool,
       redis: redis.connect(),
-      commands: redis.connect(COMMANDS_CONNECTION_OPTIONS),
+      commands: guardCommands(redis.connect(COMMANDS_CONNECTION_OPTIONS)),
       subscriber: redis.connect(),
       keys,
       secrets,

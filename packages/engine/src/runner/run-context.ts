@@ -95,6 +95,11 @@ export class RunContext implements AgentContext {
     return this.record;
   }
 
+  /** A chunk passed the artifact limit: the run may only end FAILED (any ending becomes that). */
+  get mustFail(): boolean {
+    return this.overLimit !== null;
+  }
+
   /**
    * Whether one of the run's writes is in flight. A cancel cannot slip past it: the write's CAS
    * refuses a canceled task and ends the run, so the run's cancel watch waits while it is.

@@ -334,6 +334,14 @@ export class TaskRunner {
       log.warn({ err }, 'agent threw after ending its task');
       return;
     }
+    // Past the artifact limit, but the failure's write failed too (Postgres away) and the agent
+    // let that error out: no retry, which would stream into the same limit; the failure again.
+    if (ctx.mustFail) {
+      await ctx
+        .complete()
+        .catch((e: unknown) => log.warn({ err: e }, 'could not fail the task at its artifact limit'));
+      return;
+    }
     log.error({ err }, 'agent run failed');
     await this.retryOrFail(
       ctx.current,

@@ -61,8 +61,6 @@ export async function acceptMessage(
   checkContentTypes(message, agent.card);
   if (message.taskId) return continueTask(deps, caller, agent, request, pushConfig);
   if (pushConfig) refusePlaceholderOnNewTask(pushConfig, 'configuration.taskPushNotificationConfig');
-  // A first message past the history limit would make a task no answer could ever continue.
-  refuseOverHistoryLimit(deps, jsonBytes(message), 'message');
 
   const contextId = message.contextId ?? randomUUID();
   const id = randomUUID();
@@ -70,6 +68,8 @@ export async function acceptMessage(
   // A request sent with returnImmediately is always answered with a Task (ARCHITECTURE.md §5).
   const visibility = returnImmediately ? 'task' : 'pending';
   const storedMessage = { ...message, contextId, taskId: id };
+  // A first message past the history limit would make a task no answer could ever continue.
+  refuseOverHistoryLimit(deps, jsonBytes(storedMessage), 'message');
   // Its place in the fair order is asked for while the task commits (TaskQueue.reserve).
   const slot = deps.dispatcher.reserve?.(caller.tenantId);
   const result = await deps.writer.create({
