@@ -5,6 +5,7 @@ import {
   ensureTemplateDatabase,
   resolveTestServices,
   startTcpProxy,
+  type TcpProxy,
 } from '@switchyard/testing';
 import { sleep } from './free-port.ts';
 import type { PrivatePostgres } from './private-postgres.ts';
@@ -37,14 +38,7 @@ export async function sharedPostgres(): Promise<PrivatePostgres> {
       await sleep(downMs);
       await proxy.restore();
     },
-    async freeze(ms) {
-      proxy.freeze();
-      try {
-        await sleep(ms);
-      } finally {
-        proxy.thaw();
-      }
-    },
+    freeze: (ms) => frozenFor(proxy, ms),
     async stop() {
       await proxy.close();
       await db.drop();
@@ -80,17 +74,20 @@ export async function sharedRedis(): Promise<PrivateRedis> {
       await proxy.restore();
     },
     flushAll: flush,
-    async freeze(ms) {
-      proxy.freeze();
-      try {
-        await sleep(ms);
-      } finally {
-        proxy.thaw();
-      }
-    },
+    freeze: (ms) => frozenFor(proxy, ms),
     async stop() {
       await proxy.close();
       await flush();
     },
   };
+}
+
+/** Holds everything through the proxy for `ms`, every connection left open: a hung server. */
+async function frozenFor(proxy: TcpProxy, ms: number): Promise<void> {
+  proxy.freeze();
+  try {
+    await sleep(ms);
+  } finally {
+    proxy.thaw();
+  }
 }

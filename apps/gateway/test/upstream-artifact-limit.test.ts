@@ -1,30 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBundledAgent } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
-import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
+import { UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import { A2ATestClient } from './support/a2a-client.ts';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.ts';
 import { taskOf, userMessage } from './support/messages.ts';
-import { startUpstreamServer, type UpstreamServer } from './support/upstream-server.ts';
+import {
+  loopbackUpstreamAgent,
+  startUpstreamServer,
+  type UpstreamServer,
+} from './support/upstream-server.ts';
 
 // Found in review: an upstream agent's task whose chunks pass our artifact limit fails here, but
 // the run forwarded a cancel only when our task was canceled, so the upstream task ran on for
 // nobody. Our task ending under the run is reason enough.
-const upstreamAgent = createUpstreamAgent({
-  secrets: createSecretBox('test-secret-key-0123456789'),
-  policy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
-  requestTimeoutMs: 5_000,
-  timings: { pollMinMs: 50, pollMaxMs: 200 },
-});
+const { findAgent } = loopbackUpstreamAgent({ pollMinMs: 50, pollMaxMs: 200 });
 
 let h: Harness;
 let upstream: UpstreamServer;
 beforeAll(async () => {
   h = await startHarness({
     env: { WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' },
-    findAgent: (executor) => (executor === UPSTREAM_EXECUTOR ? upstreamAgent : findBundledAgent(executor)),
+    findAgent,
     // About nine of the upstream's `entry n;` chunks.
     workerEngine: { taskMaxArtifactBytes: 200 },
   });

@@ -2,12 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBundledAgent } from '@switchyard/agents';
 import { TaskState, type Task } from '@switchyard/protocol';
-import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
 import {
-  createUpstreamAgent,
   INVALID_RESPONSE_MESSAGE,
   UNAVAILABLE_MESSAGE,
   UPSTREAM_EXECUTOR,
@@ -16,16 +13,15 @@ import {
 import { A2ATestClient, type BindingName } from './support/a2a-client.ts';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.ts';
 import { partsText, taskOf, userMessage } from './support/messages.ts';
-import { startUpstreamServer, type UpstreamServer } from './support/upstream-server.ts';
+import {
+  loopbackUpstreamAgent,
+  startUpstreamServer,
+  type UpstreamServer,
+} from './support/upstream-server.ts';
 
 // Issue 9: an existing A2A agent (served by the official SDK) registered as an `a2a-upstream`
 // agent gets Switchyard's durable tasks in front of it. The worker is its A2A client.
-const upstreamAgent = createUpstreamAgent({
-  secrets: createSecretBox('test-secret-key-0123456789'),
-  policy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
-  requestTimeoutMs: 5_000,
-  timings: { pollMinMs: 50, pollMaxMs: 200 },
-});
+const { findAgent } = loopbackUpstreamAgent({ pollMinMs: 50, pollMaxMs: 200 });
 
 let h: Harness;
 const upstreams: UpstreamServer[] = [];
@@ -34,7 +30,7 @@ let broken: { url: string; mode: { value: 'garbage' | 'unavailable' }; stop(): P
 beforeAll(async () => {
   h = await startHarness({
     env: { WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' },
-    findAgent: (executor) => (executor === UPSTREAM_EXECUTOR ? upstreamAgent : findBundledAgent(executor)),
+    findAgent,
     workerEngine: { maxAttempts: 2, retryBaseMs: 20, retryMaxMs: 50 },
   });
   broken = await startBrokenUpstream();

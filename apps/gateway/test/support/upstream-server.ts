@@ -18,6 +18,25 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { findBundledAgent, type Agent } from '@switchyard/agents';
+import { createSecretBox } from '@switchyard/store';
+import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
+
+/**
+ * The worker's a2a-upstream agent for servers on this machine (loopback allowed, the harness's
+ * secret), polling quickly; `findAgent` serves it beside the bundled agents.
+ */
+export function loopbackUpstreamAgent(timings?: { pollMinMs: number; pollMaxMs: number }) {
+  const agent = createUpstreamAgent({
+    secrets: createSecretBox('test-secret-key-0123456789'),
+    policy: { allowCidrs: ['127.0.0.0/8'], allowHttp: true },
+    requestTimeoutMs: 5_000,
+    ...(timings ? { timings } : {}),
+  });
+  const findAgent = (executor: string): Agent | undefined =>
+    executor === UPSTREAM_EXECUTOR ? agent : findBundledAgent(executor);
+  return { agent, findAgent };
+}
 
 export interface UpstreamServerOptions {
   /** The protocol version its card declares; '0.3' serves through the SDK's 0.3 compat layer. */
