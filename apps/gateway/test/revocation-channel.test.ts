@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createQueueKeys } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
-import { createTestRedis } from '@switchyard/testing';
+import { Redis } from 'ioredis';
+import { createTestRedis, startTcpProxy } from '@switchyard/testing';
 import { RevocationChannel, type Revocation } from '../src/auth/revocation-channel.ts';
 
 const redis = createTestRedis();
@@ -64,6 +65,37 @@ describe('RevocationChannel', () => {
       receivers: 2,
       confirmed: 1,
     });
+  });
+
+  it('answers within its timeout when Redis does not answer the PUBLISH (hung, or away)', async () => {
+    const target = new URL(redis.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const publisher = new Redis(`redis://127.0.0.1:${proxy.port}`, { maxRetriesPerRequest: null });
+    publisher.on('error', () => undefined);
+    try {
+      await publisher.ping();
+      const applied: Revocation[] = [];
+      const channel = new RevocationChannel({
+        redis: publisher,
+        subscriber: redis.connect(),
+        keys,
+        log: silentLogger(),
+        apply: (r) => applied.push(r),
+        resync: () => undefined,
+        confirmTimeoutMs: 200,
+      });
+      await channel.start();
+      channels.push(channel);
+      proxy.freeze();
+      const revocation: Revocation = { kind: 'api-key', tenantId: 'acme', keyId: 'k-hung' };
+      // Applied here at once; the other gateways' cached entries expire within their TTL.
+      expect(await channel.announce(revocation)).toEqual({ receivers: 0, confirmed: 0 });
+      expect(applied).toEqual([revocation]);
+    } finally {
+      proxy.thaw();
+      publisher.disconnect();
+      await proxy.close();
+    }
   });
 
   it("applies an older gateway's announcement (no id) without acking it", async () => {

@@ -127,28 +127,39 @@ export class RevocationChannel {
     const id = randomUUID();
     let confirmed = 0;
     let receivers = Infinity;
-    let timer: NodeJS.Timeout | undefined;
-    const everyAck = new Promise<void>((resolve) => {
-      this.#waiting.set(id, () => {
-        confirmed += 1;
-        if (confirmed >= receivers) resolve();
-      });
-      timer = setTimeout(resolve, this.#confirmTimeoutMs);
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    this.#waiting.set(id, () => {
+      confirmed += 1;
+      if (confirmed >= receivers) settle();
     });
+    const timer = setTimeout(settle, this.#confirmTimeoutMs);
     try {
-      receivers = await redis.publish(keys.authChannel, JSON.stringify({ ...revocation, id }));
-      // Acks can beat PUBLISH's own reply back to this process.
-      if (confirmed < receivers) await everyAck;
+      // The PUBLISH itself is inside the time limit: a Redis away or not answering (its connection
+      // waits for it) must not hold the admin's answer; the revocation is committed and applied
+      // here, and the other gateways' cached entries expire within their TTL.
+      const published = redis.publish(keys.authChannel, JSON.stringify({ ...revocation, id })).then((n) => {
+        receivers = n;
+        // Acks can beat PUBLISH's own reply back to this process.
+        if (confirmed >= n) settle();
+      });
+      await Promise.race([published, settled]);
+      await settled;
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(id);
     }
     if (confirmed < receivers)
       log.warn(
-        { revocation, receivers, confirmed, waitedMs: this.#confirmTimeoutMs },
+        {
+          revocation,
+          receivers: Number.isFinite(receivers) ? receivers : 'unknown (Redis did not answer)',
+          confirmed,
+          waitedMs: this.#confirmTimeoutMs,
+        },
         'not every gateway confirmed a revocation in time; cached entries expire within their TTL',
       );
-    return { receivers, confirmed };
+    return { receivers: Number.isFinite(receivers) ? receivers : 0, confirmed };
   }
 
   readonly #onMessage = (channel: string, raw: string): void => {
