@@ -18,7 +18,10 @@ ${renderNotice(ctx.notice)}
 ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${number(ctx.replayed)} dead letter${ctx.replayed === 1 ? '' : 's'} queued for another attempt.</p>` : null}
 <section aria-labelledby="dispatch-h">
   <h2 id="dispatch-h">Task dispatch queue</h2>
-  <div class="table-wrap"><table data-testid="dispatch-queue">
+  ${
+    d === null
+      ? html`<p class="notice" role="status" data-testid="dispatch-queue-unavailable">The dispatch queue's counts are not available: Redis is away or not answering. The rest of this page comes from Postgres.</p>`
+      : html`<div class="table-wrap"><table data-testid="dispatch-queue">
     <thead><tr><th scope="col">Queue</th><th scope="col" class="num">Waiting</th><th scope="col" class="num">Active</th><th scope="col" class="num">Delayed</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Oldest waiting</th></tr></thead>
     <tbody><tr>
       <th scope="row">tasks</th>
@@ -28,7 +31,8 @@ ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${
       <td class="num" data-metric="failed">${number(d.failed)}</td>
       <td class="num" data-metric="oldest">${d.waiting > 0 ? formatAge(d.oldestWaitingAgeMs) : '—'}</td>
     </tr></tbody>
-  </table></div>
+  </table></div>`
+  }
   <p class="muted small">Delayed jobs are retries waiting out their backoff. Failed jobs are dispatches the queue itself gave up on (the reaper re-dispatches their tasks from Postgres).</p>
 </section>
 <section aria-labelledby="backlog-h">
