@@ -44,6 +44,12 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Largest request body, in bytes. Default 4 MiB. */
   BODY_LIMIT_BYTES: intVar(4 * 1024 * 1024, 1024),
   /**
+   * Bytes of request bodies one gateway process holds at once; a body that does not fit is refused
+   * before it is read (Unavailable, 503 with Retry-After). A body costs the gateway several times
+   * its size while its request runs. Default 32 MiB; at least BODY_LIMIT_BYTES.
+   */
+  BODY_BYTES_IN_FLIGHT_MAX: intVar(32 * 1024 * 1024, 1024),
+  /**
    * Most bytes of task JSON in one ListTasks page: the page ends before the task that would pass
    * it (with a nextPageToken), and a task alone over it comes with only the newest history that
    * fits. Default 4 MiB, as BODY_LIMIT_BYTES: the gateway holds a page several times over while it
@@ -167,6 +173,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
       throw new ConfigError(
         missing.map((name) => `${name}: required with JWT_JWKS_URL when NODE_ENV=production`),
       );
+  }
+  if (parsed.BODY_BYTES_IN_FLIGHT_MAX < parsed.BODY_LIMIT_BYTES) {
+    throw new ConfigError(['BODY_BYTES_IN_FLIGHT_MAX: must be at least BODY_LIMIT_BYTES']);
   }
   if (parsed.SWITCHYARD_ADMIN_TOKEN !== undefined && parsed.SWITCHYARD_ADMIN_TOKEN.length < 16) {
     throw new ConfigError(['SWITCHYARD_ADMIN_TOKEN: must be at least 16 characters']);

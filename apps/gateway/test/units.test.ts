@@ -24,6 +24,7 @@ describe('loadGatewayConfig', () => {
       adminTokenIsDefault: true,
       SWITCHYARD_DEFAULT_AGENT: 'demo/echo',
       BODY_LIMIT_BYTES: 4 * 1024 * 1024,
+      BODY_BYTES_IN_FLIGHT_MAX: 32 * 1024 * 1024,
       LIST_TASKS_MAX_PAGE_BYTES: 4 * 1024 * 1024,
       TASK_MAX_HISTORY_BYTES: 16 * 1024 * 1024,
       BLOCKING_TIMEOUT_MS: 30_000,
@@ -81,6 +82,13 @@ describe('loadGatewayConfig', () => {
         /LIST_TASKS_MAX_PAGE_BYTES/,
       );
     expect(() => loadGatewayConfig({ HEAP_GROWING_PERCENT: '-1' })).toThrow(/HEAP_GROWING_PERCENT/);
+    // A budget smaller than one body of the largest size would refuse that body even alone.
+    expect(() =>
+      loadGatewayConfig({
+        BODY_LIMIT_BYTES: String(8 * 1024 * 1024),
+        BODY_BYTES_IN_FLIGHT_MAX: String(4 * 1024 * 1024),
+      }),
+    ).toThrow(/BODY_BYTES_IN_FLIGHT_MAX: must be at least BODY_LIMIT_BYTES/);
     expect(() => loadGatewayConfig({ PG_PREPARED_STATEMENTS: 'many' })).toThrow(/PG_PREPARED_STATEMENTS/);
     expect(() => loadGatewayConfig({ PG_IDLE_TIMEOUT_MS: '-5' })).toThrow(/PG_IDLE_TIMEOUT_MS/);
     expect(() => loadGatewayConfig({ PG_CONNECT_TIMEOUT_MS: '10s' })).toThrow(/PG_CONNECT_TIMEOUT_MS/);

@@ -13,6 +13,7 @@ import { authChallenges, Authenticator } from '../auth/authenticator.ts';
 import { createJwtVerifier } from '../auth/jwt-verifier.ts';
 import type { CardBuilder } from '../cards/card-builder.ts';
 import { cardRoutes } from '../cards/card-routes.ts';
+import { BodyBudget } from '../http/body-budget.ts';
 import { corsPolicy } from '../http/cors-policy.ts';
 import { unknownRoute } from '../http/edge-error.ts';
 import { createErrorHandler } from '../http/error-handler.ts';
@@ -78,6 +79,11 @@ export function buildApp(
   // engine's spans, whose context rides into the queued job.
   app.use(httpServerSpans({ route: (req) => stateOf(req as Request).method ?? routeKind(req.url ?? '') }));
   app.use(requestLog(log, metrics.requests));
+  const bodyBudget = new BodyBudget(config.BODY_BYTES_IN_FLIGHT_MAX);
+  app.use((req, _res, next) => {
+    stateOf(req).bodyBudget = bodyBudget;
+    next();
+  });
   // Probes on the gateway's own port (ARCHITECTURE.md §10), and metrics too unless the ops port
   // serves them.
   app.use(opsHandler(ops));

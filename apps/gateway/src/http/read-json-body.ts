@@ -18,7 +18,12 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   const declared = req.headers['content-length'];
   if (!isJsonMediaType(req.headers['content-type'])) throw unsupportedMediaType();
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
+  // Held from before the read until the reply: what the body costs lasts as long as the request.
+  const reservation = req.res
+    ? stateOf(req).bodyBudget?.reserve(req, req.res, declared !== undefined ? Number(declared) : limitBytes)
+    : undefined;
   const raw = await collectBody(req, limitBytes);
+  reservation?.resize(raw.length);
   if (raw.length === 0) return undefined;
   let text: string;
   try {

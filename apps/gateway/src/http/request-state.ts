@@ -3,6 +3,7 @@ import type { AgentRegistration } from '@switchyard/engine';
 import type { JsonRpcId } from '@switchyard/protocol';
 import type { Caller } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
+import type { BodyBudget } from './body-budget.ts';
 
 /** Which wire format errors for this request are written in (digest §5.4). */
 export type Binding = 'jsonrpc' | 'rest' | 'admin' | 'plain';
@@ -36,6 +37,8 @@ export class RequestState {
   /** The A2A error the request ended with (metrics' `outcome`); unset on success. */
   outcome?: string;
   taskId?: string;
+  /** The process's budget of request bodies in flight (BODY_BYTES_IN_FLIGHT_MAX). */
+  bodyBudget?: BodyBudget;
   #base: Logger;
   #fields: Record<string, unknown>;
   #log: Logger | undefined;

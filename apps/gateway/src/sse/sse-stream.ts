@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import type { A2AError } from '@switchyard/protocol';
 import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
+import { releaseBody } from '../http/body-budget.ts';
 import { toClientError } from '../http/client-error.ts';
 import type { StreamRegistry, StreamSlot } from './stream-registry.ts';
 
@@ -116,6 +117,7 @@ class SseStream implements StreamSink {
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
     forgetRequest(res.req);
+    releaseBody(res.req);
     // Revoked while it opened: not even its first item goes to the revoked credential.
     const revoked = registry.revokedSince(this.#options.slot);
     if (revoked !== undefined) return this.#close(revoked);
