@@ -44,9 +44,9 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Largest request body, in bytes. Default 4 MiB. */
   BODY_LIMIT_BYTES: intVar(4 * 1024 * 1024, 1024),
   /**
-   * Bytes of request bodies one gateway process holds at once; a body that does not fit is refused
-   * before it is read (Unavailable, 503 with Retry-After). A body costs the gateway several times
-   * its size while its request runs. Default 32 MiB; at least BODY_LIMIT_BYTES.
+   * Bytes of request bodies one gateway process holds at once, counted as they arrive; a body that
+   * does not fit is refused (Unavailable, 503 with Retry-After). A body costs the gateway several
+   * times its size while its request runs. Default 32 MiB; at least BODY_LIMIT_BYTES.
    */
   BODY_BYTES_IN_FLIGHT_MAX: intVar(32 * 1024 * 1024, 1024),
   /**

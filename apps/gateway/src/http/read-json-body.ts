@@ -18,12 +18,9 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   const declared = req.headers['content-length'];
   if (!isJsonMediaType(req.headers['content-type'])) throw unsupportedMediaType();
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
-  // Held from before the read until the reply: what the body costs lasts as long as the request.
-  const reservation = req.res
-    ? stateOf(req).bodyBudget?.reserve(req, req.res, declared !== undefined ? Number(declared) : limitBytes)
-    : undefined;
-  const raw = await collectBody(req, limitBytes);
-  reservation?.resize(raw.length);
+  // Held as it arrives, until the reply: what the body costs lasts as long as the request.
+  const share = req.res ? stateOf(req).bodyBudget?.open(req, req.res) : undefined;
+  const raw = await collectBody(req, limitBytes, share && ((bytes) => share.take(bytes)));
   if (raw.length === 0) return undefined;
   let text: string;
   try {
@@ -63,7 +60,12 @@ export function isJsonMediaType(header: string | undefined): boolean {
 }
 
 /** The raw body, refused with PayloadTooLarge past `limitBytes` (the rest is left to drain). */
-export function collectBody(req: Request, limitBytes: number): Promise<Buffer> {
+export function collectBody(
+  req: Request,
+  limitBytes: number,
+  /** Told each chunk's size; throwing refuses the body (the budget of bodies in flight). */
+  onBytes?: (bytes: number) => void,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -78,6 +80,14 @@ export function collectBody(req: Request, limitBytes: number): Promise<Buffer> {
         cleanup();
         req.resume();
         reject(payloadTooLarge(limitBytes));
+        return;
+      }
+      try {
+        onBytes?.(chunk.length);
+      } catch (err) {
+        cleanup();
+        req.resume();
+        reject(err);
         return;
       }
       chunks.push(chunk);
