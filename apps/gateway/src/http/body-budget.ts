@@ -21,10 +21,6 @@ export class BodyBudget {
     this.maxBytes = maxBytes;
   }
 
-  get heldBytes(): number {
-    return this.#held;
-  }
-
   /**
    * A request's share, held until its response finishes or closes, or its stream starts
    * (releaseBody). `take` adds a chunk's bytes, or throws Unavailable when they do not fit.
