@@ -1,4 +1,5 @@
 import { Command, type Redis, type RedisOptions } from 'ioredis';
+import { resultWithin } from './result-within.ts';
 
 /**
  * Options for a process's `commands` connection (ProcessResources.commands): the platform's own
@@ -100,19 +101,9 @@ export async function redisAnswers(
   timeoutMs = 1000,
 ): Promise<boolean> {
   if (redis.status !== 'ready') return false;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([
-      redis.ping().then(
-        () => true,
-        () => false,
-      ),
-      timedOut,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return resultWithin(
+    redis.ping().then(() => true),
+    timeoutMs,
+    false,
+  );
 }

@@ -21,4 +21,5 @@ export {
   isRedisAway,
   redisAnswers,
 } from './commands-connection.ts';
+export { resultWithin } from './result-within.ts';
 export { closeWithin, REDIS_CLOSE_TIMEOUT_MS } from './close-within.ts';

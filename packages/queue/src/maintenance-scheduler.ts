@@ -2,6 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
+import { resultWithin } from './result-within.ts';
 
 /** Every maintenance job there is; a process runs those it is given. */
 const MAINTENANCE_JOBS = [JOB_NAMES.retention, JOB_NAMES.tableUpkeep] as const;
@@ -111,16 +112,12 @@ export class MaintenanceScheduler {
 }
 
 /** Whether `closing` settled within `timeoutMs`; a rejection counts as settled (BullMQ emits it). */
-async function settleWithin(closing: Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-  const settled = closing.then(
-    () => true,
-    () => true,
+const settleWithin = (closing: Promise<unknown>, timeoutMs: number): Promise<boolean> =>
+  resultWithin(
+    closing.then(
+      () => true,
+      () => true,
+    ),
+    timeoutMs,
+    false,
   );
-  try {
-    return await Promise.race([settled, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

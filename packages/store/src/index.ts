@@ -31,6 +31,7 @@ export type { RunInputs } from './tasks/load-run-inputs.ts';
 export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.ts';
 export { composeTaskView, type TaskViewParts } from './tasks/compose-task-view.ts';
 export { artifactChunkBytes, composeArtifacts } from './tasks/compose-artifacts.ts';
+export { jsonBytes } from './json-bytes.ts';
 export { DEFAULT_EVENT_LIMIT } from './tasks/read-events.ts';
 export { DEFAULT_MAX_PAGE_BYTES } from './tasks/page-budget.ts';
 export { changesStatus, withStatusTime } from './tasks/status-time.ts';

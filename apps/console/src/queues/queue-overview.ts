@@ -1,4 +1,4 @@
-import { isRedisAway } from '@switchyard/queue';
+import { isRedisAway, resultWithin } from '@switchyard/queue';
 import type { DeadLetterPage, TenantDeadLetters, TenantQueued } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
 
@@ -23,19 +23,11 @@ export interface QueueOverview {
  */
 const DISPATCH_COUNTS_WAIT_MS = 2000;
 
-async function dispatchCounts(
+function dispatchCounts(
   services: Pick<ConsoleServices, 'redis' | 'queue'>,
 ): Promise<QueueOverview['dispatch']> {
-  if (isRedisAway(services.redis)) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>(
-    (resolve) => (timer = setTimeout(() => resolve(null), DISPATCH_COUNTS_WAIT_MS)),
-  );
-  try {
-    return await Promise.race([services.queue.stats().catch(() => null), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (isRedisAway(services.redis)) return Promise.resolve(null);
+  return resultWithin(services.queue.stats(), DISPATCH_COUNTS_WAIT_MS, null);
 }
 
 /** Everything on the queues page but the dead-letter list, read in parallel. */

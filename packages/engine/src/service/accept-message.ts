@@ -13,6 +13,7 @@ import {
   isConflict,
   isPushConfigLimit,
   isRedactedSecret,
+  jsonBytes,
   type Caller,
   type NewPushConfig,
   type TaskRecord,
@@ -30,7 +31,6 @@ import {
 } from './push-config-operations.ts';
 import { hasPushConfig, messageIdReused, sameMessage } from './retry-check.ts';
 import type { ServiceDeps } from './service-deps.ts';
-import { jsonBytes } from '../json-bytes.ts';
 
 /** What accepting a message did: the task as committed, and whether a run must be dispatched. */
 export interface Accepted {

@@ -1,6 +1,7 @@
 import type { Artifact, JsonObject, Part } from '@switchyard/protocol';
 import type { Selectable } from 'kysely';
 import type { ArtifactChunksTable } from '../database.ts';
+import { jsonBytes } from '../json-bytes.ts';
 
 export type ArtifactChunkRow = Pick<
   Selectable<ArtifactChunksTable>,
@@ -52,8 +53,5 @@ function composeOne(artifactId: string, chunks: ArtifactChunkRow[]): Artifact {
  * loads them all.
  */
 export function artifactChunkBytes(chunk: { parts: unknown; metadata?: unknown }): number {
-  return (
-    Buffer.byteLength(JSON.stringify(chunk.parts)) +
-    (chunk.metadata == null ? 0 : Buffer.byteLength(JSON.stringify(chunk.metadata)))
-  );
+  return jsonBytes(chunk.parts) + (chunk.metadata == null ? 0 : jsonBytes(chunk.metadata));
 }
