@@ -30,8 +30,14 @@ const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 
 export interface ConsoleDeps {
   pool: pg.Pool;
-  /** Commands: queue stats, push wake-ups, the cancel hint. */
+  /** BullMQ's connection: queue stats, dead-letter replays, cancel notices to agents. */
   redis: Redis;
+  /**
+   * The advisory commands (the cancel hint, push wake-ups, fair-order counters), with a time limit
+   * and a breaker (the queue's guardCommands), so a hung Redis does not hold a cancel's answer;
+   * `redis` when absent.
+   */
+  commands?: Redis;
   /** A dedicated pub/sub connection for live pages; the console owns it and closes it in stop(). */
   subscriber: Redis;
   keys: QueueKeys;
@@ -54,12 +60,14 @@ export interface Console {
 /** The ops web UI (ARCHITECTURE.md §2): server-rendered pages over the same store and queues. */
 export function createConsole(deps: ConsoleDeps): Console {
   const { pool, redis, subscriber, keys, secrets, log, config } = deps;
+  const commands = deps.commands ?? redis;
   if (config.adminTokenIsDefault)
     log.warn('SWITCHYARD_ADMIN_TOKEN is not set: using the development admin token');
   // The console never registers push configs; a closed URL policy documents that.
   const bundle = createTaskService({
     pool,
     redis,
+    commands,
     subscriber,
     keys,
     secrets,
@@ -79,7 +87,7 @@ export function createConsole(deps: ConsoleDeps): Console {
     service: bundle.service,
     queue: bundle.queue,
     hub: bundle.hub,
-    hints: new HintPublisher({ redis, keys }),
+    hints: new HintPublisher({ redis: commands, keys }),
     signer: createSessionSigner(config.SWITCHYARD_ADMIN_TOKEN, config.CONSOLE_SESSION_TTL_MS),
     links: createLinks({
       traceUiUrl: config.TRACE_UI_URL,

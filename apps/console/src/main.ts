@@ -9,10 +9,10 @@ import { loadConsoleConfig } from './config.ts';
 import { createConsole } from './create-console.ts';
 
 const config = loadConsoleConfig(process.env);
-const { log, metrics, pool, redis, subscriber, keys, secrets, close, flushTracing } =
+const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close, flushTracing } =
   await openProcessResources('console', config, process.env);
 handleProcessErrors(log);
-const app = createConsole({ pool, redis, subscriber, keys, secrets, log, config, metrics });
+const app = createConsole({ pool, redis, commands, subscriber, keys, secrets, log, config, metrics });
 await app.start(config.CONSOLE_PORT);
 handleSignals(
   {
