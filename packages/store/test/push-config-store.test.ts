@@ -6,6 +6,9 @@ import { InvalidPageTokenError } from '../src/errors.ts';
 import { PostgresPushConfigStore } from '../src/postgres-push-config-store.ts';
 import { loadPushConfigSecrets } from '../src/push-configs/load-push-config-secrets.ts';
 import { REDACTED } from '../src/push-configs/push-config-view.ts';
+import type { TaskRecord } from '../src/task-store.ts';
+import { claimTasks } from '../src/tasks/claim-task.ts';
+import { endRuns } from '../src/tasks/end-runs.ts';
 import {
   createdTask,
   deliverySeqs,
@@ -286,4 +289,96 @@ describe('a config created while a write of its task is in flight', () => {
     }
     expect(await deliverySeqs(env.db, t, task.id)).toEqual([{ config_id: 'c1', seq: 2 }]);
   });
+});
+
+/**
+ * The three statements that write a task's events: each prepares the task (resolving to the write
+ * to race), with the seqs the write queues for a config that is there.
+ */
+type Write = () => Promise<unknown>;
+const writers: Array<[string, (task: TaskRecord) => Promise<Write>, number[]]> = [
+  [
+    'a change (cancel, continuation)',
+    async (task) => () =>
+      env.store.changeTask({
+        tenantId: task.tenantId,
+        taskId: task.id,
+        expectedVersion: 1,
+        patch: { state: TaskState.WORKING },
+        event: statusEvent(task, TaskState.WORKING),
+      }),
+    [2],
+  ],
+  [
+    "a worker's claim",
+    async (task) => () =>
+      claimTasks(env.db, [{ tenantId: task.tenantId, taskId: task.id, workerId: 'w1', leaseMs: 60_000 }]),
+    [2],
+  ],
+  [
+    "a run's ending with its last chunk",
+    async (task) => {
+      const [claim] = await claimTasks(env.db, [
+        { tenantId: task.tenantId, taskId: task.id, workerId: 'w1', leaseMs: 60_000 },
+      ]);
+      const claimed = claim!.task;
+      // The claim's own event (seq 2) committed before the config: not owed to it.
+      await env.testDb.pool.query('DELETE FROM push_deliveries WHERE task_id = $1', [task.id]);
+      return () =>
+        endRuns(env.db, [
+          {
+            tenantId: claimed.tenantId,
+            taskId: claimed.id,
+            expectedVersion: claimed.version,
+            fromStates: [TaskState.WORKING],
+            leaseOwner: claimed.leaseOwner!,
+            patch: { state: TaskState.COMPLETED, statusMessage: null, clearLease: true },
+            event: statusEvent(claimed, TaskState.COMPLETED),
+            precededBy: {
+              artifactChunk: { artifactId: 'a1', append: false, lastChunk: true, parts: [{ text: 'done' }] },
+              event: {
+                artifactUpdate: {
+                  taskId: claimed.id,
+                  contextId: claimed.contextId,
+                  artifact: { artifactId: 'a1', parts: [{ text: 'done' }] },
+                  lastChunk: true,
+                },
+              },
+            },
+          },
+        ]);
+    },
+    [3, 4],
+  ],
+];
+
+describe('a config whose create committed while a write of its task waited, the creator gone since', () => {
+  it.each(writers)(
+    'gets the events of %s, with no help from the creator after its commit',
+    async (_, prepare, seqs) => {
+      const t = tenant();
+      const task = await createdTask(env.store, newTask(t, { visibility: 'task' }));
+      const write = await prepare(task);
+      // The create's transaction as addPushConfig runs it (the task's row held FOR SHARE, the
+      // config inserted), committed by hand: the gateway that ran it is killed right after, so
+      // nothing of the create runs past its commit, and a retry of the create finds the config there.
+      const creator = await env.testDb.pool.connect();
+      try {
+        await creator.query('BEGIN');
+        await creator.query('SELECT 1 FROM tasks WHERE tenant_id = $1 AND id = $2 FOR SHARE', [t, task.id]);
+        await creator.query(
+          `INSERT INTO push_configs (tenant_id, task_id, id, url) VALUES ($1, $2, 'c1', 'https://hooks.example/1')`,
+          [t, task.id],
+        );
+        // The writer starts now: its statement's snapshot has no config; it waits for the row.
+        const written = write();
+        await lockWaiters(1);
+        await creator.query('COMMIT');
+        await written;
+      } finally {
+        creator.release();
+      }
+      expect(await deliverySeqs(env.db, t, task.id)).toEqual(seqs.map((seq) => ({ config_id: 'c1', seq })));
+    },
+  );
 });

@@ -55,11 +55,10 @@ export async function addPushConfig(
   // Inside a caller's transaction (a continuation registering its webhook with its change) that
   // change holds the task row; alone, the config must be ordered against the task's writers.
   const alone = !db.isTransaction;
-  let registeredAt: number | undefined;
   const run = async (trx: Db) => {
     const lockKey = `${tenantId}/${taskId}`;
     await sql`SELECT pg_advisory_xact_lock(${PUSH_CONFIG_LOCK_CLASS}, hashtext(${lockKey}))`.execute(trx);
-    if (alone) registeredAt = (await holdTaskRow(trx, tenantId, taskId))?.version;
+    if (alone) await holdTaskRow(trx, tenantId, taskId);
     if (keepExisting) {
       // The task already has this webhook (its URL, and its id when one is given): left as it is.
       const existing = await trx
@@ -100,91 +99,20 @@ export async function addPushConfig(
       RETURNING *`.execute(trx);
     return rows[0] ? toPushConfigView(rows[0]) : null;
   };
-  if (!alone) return run(db);
-  const added = await db.transaction().execute(run);
-  if (added?.id && registeredAt !== undefined)
-    await catchUpDeliveries(db, tenantId, taskId, added.id, registeredAt);
-  return added;
+  return alone ? db.transaction().execute(run) : run(db);
 }
 
 /**
- * The task's version, its row held (FOR SHARE) until the config commits: a writer already
- * holding the row commits first (its event then precedes the config, and is not owed to it), and
- * one that comes later waits for the config.
+ * Holds the task's row (FOR SHARE) until the config commits, which orders the config against the
+ * task's writers: a writer already holding the row commits first, and its event precedes the
+ * config and is not owed to it; one that comes later waits for the config, and then queues its
+ * event for it, because writers read the configs once they hold the row
+ * (000011_task_push_config_ids.sql). Without that, a writer whose statement began before the config
+ * committed queued its event for nobody, although the create had returned first: the last event of
+ * a fast task (its COMPLETED) was lost to the receiver that way.
  */
-async function holdTaskRow(trx: Db, tenantId: string, taskId: string): Promise<HeldRow | undefined> {
-  const { rows } = await sql<HeldRow>`
-    SELECT version, tableoid::int AS tableoid, ctid::text AS ctid FROM tasks
-     WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
-  return rows[0];
-}
-
-/** The task row held: its version, and where it lies (for writerQueuedFor). */
-interface HeldRow {
-  version: number;
-  tableoid: number;
-  ctid: string;
-}
-
-/**
- * Queues for the new config the events the task's writers committed after it but without it. A
- * writer reads the task's configs in its statement's snapshot: one whose statement began before
- * the config committed, then waited for the row (held above), commits after the config and queues
- * nothing for it, although the client's create had returned: the last event of a fast task (its
- * COMPLETED) was lost to the receiver that way. Once the row can be held again, those writers
- * have committed; holding it while queueing keeps later writers (and their deliveries) after.
- * Best effort: a failure here leaves only that narrow case as it was, so it does not fail the
- * create, whose config is stored.
- */
-async function catchUpDeliveries(
-  db: Db,
-  tenantId: string,
-  taskId: string,
-  configId: string,
-  registeredAt: number,
-): Promise<void> {
-  try {
-    // Until no writer is queued for the row: one that waited for the create may not have taken
-    // the row back yet when this pass holds it (a row that no one holds is taken at once, ahead
-    // of a queued writer), and then commits after this pass, without the config.
-    for (let pass = 0; pass < CATCH_UP_PASSES; pass++) {
-      const writerQueued = await db.transaction().execute(async (trx) => {
-        const held = await holdTaskRow(trx, tenantId, taskId);
-        // A new statement: its snapshot includes what the writers waited for above committed.
-        await sql`
-          INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
-          SELECT e.tenant_id, e.task_id, pc.id, e.seq
-            FROM task_events e
-            JOIN push_configs pc ON pc.tenant_id = e.tenant_id AND pc.task_id = e.task_id AND pc.id = ${configId}
-            JOIN tasks t ON t.tenant_id = e.tenant_id AND t.id = e.task_id AND t.visibility = 'task'
-           WHERE e.tenant_id = ${tenantId} AND e.task_id = ${taskId} AND e.seq > ${registeredAt}
-          ON CONFLICT DO NOTHING`.execute(trx);
-        return held !== undefined && (await writerQueuedFor(trx, held));
-      });
-      if (!writerQueued) return;
-    }
-  } catch {
-    // See above: the create stands.
-  }
-}
-
-/** Passes of the catch-up at most: each waits for the writers queued in the one before. */
-const CATCH_UP_PASSES = 10;
-
-/**
- * Whether another transaction is queued for the task's row: a writer that has to wait for a row
- * holds the row's tuple lock (a heavyweight lock in pg_locks) from before it sleeps until it has
- * the row, also in the moment between its wake-up and taking the row.
- */
-async function writerQueuedFor(trx: Db, row: HeldRow): Promise<boolean> {
-  const [page, tuple] = row.ctid.replace(/[()]/g, '').split(',').map(Number);
-  const { rows } = await sql<{ queued: boolean }>`
-    SELECT EXISTS (
-      SELECT 1 FROM pg_locks
-       WHERE locktype = 'tuple' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND relation = ${row.tableoid}::oid AND page = ${page}::int AND tuple = ${tuple}::int
-         AND pid <> pg_backend_pid()) AS queued`.execute(trx);
-  return rows[0]?.queued === true;
+async function holdTaskRow(trx: Db, tenantId: string, taskId: string): Promise<void> {
+  await sql`SELECT 1 FROM tasks WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
 }
 
 /**

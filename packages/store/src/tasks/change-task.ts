@@ -162,16 +162,14 @@ function changeStatement(db: Db, input: ChangeTaskInput, p: ValueOf<ChangeTaskIn
         .expression((eb) => {
           const rows = events.map(({ back }) =>
             eb
-              .selectFrom('push_configs as pc')
-              .innerJoin('upd', (j) =>
-                j.onRef('upd.tenant_id', '=', 'pc.tenant_id').onRef('upd.id', '=', 'pc.task_id'),
+              .selectFrom('upd')
+              // The configs as they are once the row is held, not as this statement's snapshot
+              // saw them (000011_task_push_config_ids.sql).
+              .crossJoinLateral(
+                sql<{ config_id: string }>`task_push_config_ids(upd.tenant_id, upd.id)`.as('pc'),
               )
-              .select(['pc.tenant_id', 'pc.task_id', 'pc.id', seqOf(back).as('seq')])
-              .where('upd.visibility', '=', sql.lit('task'))
-              // Parameters, not only upd's columns, so the generic plan prunes the partitions of
-              // push_configs when it starts instead of setting up all eight (see claim-task.ts).
-              .where('pc.tenant_id', '=', tenantId)
-              .where('pc.task_id', '=', taskId),
+              .select(['upd.tenant_id', 'upd.id', 'pc.config_id', seqOf(back).as('seq')])
+              .where('upd.visibility', '=', sql.lit('task')),
           );
           const [first, ...rest] = rows;
           return rest.reduce((all, next) => all.unionAll(next), first!);

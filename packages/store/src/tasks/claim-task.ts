@@ -144,10 +144,11 @@ function claimStatement({ tenantId, workerId, leaseMs }: ClaimInput, taskIds: st
         FROM upd WHERE upd.prev_state = ${submitted}
     ), deliveries AS (
       INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
-      SELECT pc.tenant_id, pc.task_id, pc.id, upd.version
-        FROM push_configs pc JOIN upd ON upd.id = pc.task_id
-       WHERE pc.tenant_id = ${tenantId} AND pc.task_id = ANY(${taskIds}::uuid[])
-         AND upd.visibility = 'task' AND upd.prev_state = ${submitted}
+      -- The configs as they are once the row is held, not as this statement's snapshot saw them
+      -- (000011_task_push_config_ids.sql).
+      SELECT upd.tenant_id, upd.id, pc.config_id, upd.version
+        FROM upd CROSS JOIN LATERAL task_push_config_ids(upd.tenant_id, upd.id) pc
+       WHERE upd.visibility = 'task' AND upd.prev_state = ${submitted}
       RETURNING push_deliveries.task_id
     )
     -- The run's inputs ride on the claim (no second round trip). The sub-selects read the

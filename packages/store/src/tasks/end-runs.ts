@@ -169,13 +169,15 @@ function endRunsStatement(first: ChangeTaskInput, inputs: readonly ChangeTaskInp
     ), deliveries AS (
       -- ARCHITECTURE.md §7: the outbox rows are written with the events, only for visible tasks.
       INSERT INTO push_deliveries (tenant_id, task_id, config_id, seq)
-      SELECT pc.tenant_id, pc.task_id, pc.id, e.seq
-        FROM push_configs pc
-        JOIN (SELECT id, version AS seq FROM upd WHERE visibility = 'task'
-              UNION ALL
-              SELECT id, version - 1 FROM upd WHERE visibility = 'task' AND pre_kind IS NOT NULL) e
-          ON e.id = pc.task_id
-       WHERE pc.tenant_id = ${first.tenantId} AND pc.task_id = ANY(${ids}::uuid[])
+      -- The configs as they are once the row is held, not as this statement's snapshot saw them
+      -- (000011_task_push_config_ids.sql).
+      SELECT upd.tenant_id, upd.id, pc.config_id, e.seq
+        FROM upd
+        CROSS JOIN LATERAL task_push_config_ids(upd.tenant_id, upd.id) pc
+        CROSS JOIN LATERAL (SELECT upd.version AS seq
+                            UNION ALL
+                            SELECT upd.version - 1 WHERE upd.pre_kind IS NOT NULL) e
+       WHERE upd.visibility = 'task'
       RETURNING push_deliveries.task_id
     )
     SELECT ${sql.join(SCHEMA_COLUMNS.tasks.map((c) => sql.ref(`upd.${c}`)))},
