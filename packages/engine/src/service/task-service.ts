@@ -351,8 +351,12 @@ export class TaskService {
       const finalSeq = terminal ? { finalSeq: record.version } : {};
       return { key: keyOf(record), from: afterSeq, closes: false, ...finalSeq };
     }
+    // The client has the last event already. A stream that would have closed at the state the
+    // task is in (an interrupted one under STREAM_CLOSE_ON_*) closes at once with nothing to
+    // send, as the same resume from an older id or a fresh subscription would after that state's
+    // event; any other waits for the task's next event.
     if (afterSeq === record.version && !terminal)
-      return { key: keyOf(record), from: afterSeq, closes: false };
+      return { key: keyOf(record), from: afterSeq, closes: closesStream(record.state, this.deps) };
     if (terminal && (afterSeq === undefined || afterSeq === record.version)) {
       throw unsupportedOperation(
         `task ${taskId} is ${record.state}; a terminal task has nothing more to stream`,
