@@ -93,7 +93,7 @@ export {
   parseExtensionsHeader,
 } from './version.ts';
 export type { VersionNegotiation } from './version.ts';
-export { formatTimestamp, parseTimestamp } from './timestamp.ts';
+export { formatTimestamp, parseTimestamp, type ParseTimestampOptions } from './timestamp.ts';
 
 export { A2AError, isA2AError, isA2AErrorOfKind } from './errors/a2a-error.ts';
 export type { A2AErrorOptions } from './errors/a2a-error.ts';

@@ -5,12 +5,23 @@ import type { Timestamp } from './types/common.ts';
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
+export interface ParseTimestampOptions {
+  /**
+   * What a fraction finer than a millisecond becomes: `truncate` (the default) drops it, `ceil`
+   * moves up to the next millisecond. Timestamps are shown at millisecond precision, truncated
+   * (formatTimestamp), so a lower bound given finer (`statusTimestampAfter` ≥ 58.5314) keeps
+   * exactly the times shown at or after it when it is rounded up (≥ 58.532), not down (58.531
+   * would keep a time shown as 58.531, before the bound).
+   */
+  subMillisecond?: 'truncate' | 'ceil';
+}
+
 /**
  * Parses an RFC 3339 timestamp (digest §1). Returns undefined for anything else, including
  * impossible dates (`2026-02-30`) and leap seconds, which `Date` cannot hold. Fractions finer
- * than a millisecond are truncated.
+ * than a millisecond are truncated, or rounded up with `subMillisecond: 'ceil'`.
  */
-export function parseTimestamp(value: string): Date | undefined {
+export function parseTimestamp(value: string, options: ParseTimestampOptions = {}): Date | undefined {
   const m = RFC3339.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, sign, oh, om] = m;
@@ -26,7 +37,8 @@ export function parseTimestamp(value: string): Date | undefined {
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear undoes that.
   const date = new Date(utc);
   date.setUTCFullYear(year);
-  return new Date(date.getTime() - offsetMinutes * 60_000);
+  const finer = options.subMillisecond === 'ceil' && /[1-9]/.test(frac?.slice(3) ?? '') ? 1 : 0;
+  return new Date(date.getTime() - offsetMinutes * 60_000 + finer);
 }
 
 /** Formats as ProtoJSON wants it: UTC, `Z`, millisecond precision (`YYYY-MM-DDTHH:mm:ss.sssZ`). */

@@ -67,7 +67,9 @@ function build(limits: ProtocolLimits): RequestSchemas {
       pageSize: listTasksPageSize(),
       pageToken: pageTokenSchema(),
       historyLength: historyLength(),
-      statusTimestampAfter: timestampSchema().optional(),
+      // Keeps tasks whose status timestamp is at or after it (§7.4 rule 23), as the client sees
+      // them: shown at millisecond precision (truncated), so a finer bound is rounded up.
+      statusTimestampAfter: timestampSchema({ subMillisecond: 'ceil' }).optional(),
       includeArtifacts: z.boolean().optional(),
     }),
     CancelTask: protoObject({ tenant, id, metadata: metadataOf(limits).optional() }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TASK_STATES, TaskState } from '../task-state.ts';
-import { formatTimestamp, parseTimestamp } from '../timestamp.ts';
+import { formatTimestamp, parseTimestamp, type ParseTimestampOptions } from '../timestamp.ts';
 import { Role } from '../types/message.ts';
 
 const INT32_MAX = 2_147_483_647;
@@ -120,10 +120,13 @@ export function absoluteUrlSchema(maxLength: number, httpOnly: boolean) {
     );
 }
 
-/** An RFC 3339 timestamp, normalized to `YYYY-MM-DDTHH:mm:ss.sssZ`. */
-export const timestampSchema = () =>
+/**
+ * An RFC 3339 timestamp, normalized to `YYYY-MM-DDTHH:mm:ss.sssZ`; a fraction finer than a
+ * millisecond is truncated, or rounded up to the next millisecond with `subMillisecond: 'ceil'`.
+ */
+export const timestampSchema = (options: ParseTimestampOptions = {}) =>
   z.string().transform((value, ctx) => {
-    const date = parseTimestamp(value);
+    const date = parseTimestamp(value, options);
     if (date === undefined) {
       ctx.addIssue({
         code: 'custom',
