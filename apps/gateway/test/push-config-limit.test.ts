@@ -127,7 +127,7 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(moved.ok).toBe(false);
     if (moved.ok) return;
     expect(moved.reason).toBe('INVALID_PARAMS');
-    expect(violatedFields(moved)).toEqual(['config.token']);
+    expect(violatedFields(moved)).toEqual(['token']);
     expect(await snapshotStore(h.db.pool)).toEqual(before);
     // Saved back where it was read from, it keeps the stored token.
     const saved = await echo.call('CreateTaskPushNotificationConfig', read);

@@ -29,13 +29,22 @@ export function pushConfigLimitReached(taskId: string, max: number, field: strin
 }
 
 /**
+ * A config field's name as the client sent it: under `prefix` (an inline config,
+ * `configuration.taskPushNotificationConfig`), or alone when the config is the request itself
+ * (CreateTaskPushNotificationConfig is flat: `url`, `token`, with `taskId` beside them).
+ */
+export function configField(prefix: string, name: string): string {
+  return prefix === '' ? name : `${prefix}.${name}`;
+}
+
+/**
  * A config's secret given as the `********` reads show, where it cannot stand for the stored one
  * (store's RedactedSecretError: a new config, or its URL changed) is InvalidParams naming the
- * field under `prefix`; any other error is given back as it is.
+ * field under `prefix` (configField); any other error is given back as it is.
  */
 export function placeholderRefused(err: unknown, prefix: string): unknown {
   if (!isRedactedSecret(err)) return err;
-  return invalidParams(err.message, [{ field: `${prefix}.${err.field}`, description: err.message }]);
+  return invalidParams(err.message, [{ field: configField(prefix, err.field), description: err.message }]);
 }
 
 /**
@@ -56,15 +65,16 @@ export class PushConfigOperations {
   }
 
   /**
-   * Validates a config (SSRF rules on the URL) before anything is stored. A config from an A2A 0.3
-   * caller is marked so that its webhook bodies take the 0.3 shape.
+   * Validates a config (SSRF rules on the URL) before anything is stored; a refusal names the
+   * field under `prefix` (configField). A config from an A2A 0.3 caller is marked so that its
+   * webhook bodies take the 0.3 shape.
    */
-  async prepare(config: TaskPushNotificationConfig, field: string, caller: Caller): Promise<NewPushConfig> {
+  async prepare(config: TaskPushNotificationConfig, prefix: string, caller: Caller): Promise<NewPushConfig> {
     try {
       await checkWebhookUrl(config.url, this.deps.urlPolicy);
     } catch (err) {
       if (err instanceof UrlRefusedError)
-        throw invalidParams(err.message, [{ field: `${field}.url`, description: err.message }]);
+        throw invalidParams(err.message, [{ field: configField(prefix, 'url'), description: err.message }]);
       throw err;
     }
     return {
@@ -83,10 +93,11 @@ export class PushConfigOperations {
   ): Promise<TaskPushNotificationConfig> {
     const taskId = config.taskId ?? '';
     await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
-    const prepared = await this.prepare(config, 'config', caller);
+    // The request is the config itself (flat, digest §13.1): its fields have no prefix.
+    const prepared = await this.prepare(config, '', caller);
     const { pushConfigs } = this.deps;
     const created = await pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, prepared).catch((err) => {
-      throw placeholderRefused(err, 'config');
+      throw placeholderRefused(err, '');
     });
     if (!created) throw pushConfigLimitReached(taskId, pushConfigs.maxConfigsPerTask, 'taskId');
     return created;
