@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
-import type { A2AError } from '@switchyard/protocol';
+import { unauthenticated, type A2AError } from '@switchyard/protocol';
 import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
 import { releaseBody } from '../http/body-budget.ts';
@@ -77,7 +77,8 @@ function forgetRequest(
  * Sends an opened engine stream as Server-Sent Events: the first item, then every item the engine
  * pushes, each with `id: <seq>` for Last-Event-ID resume. An error after the start is sent as a
  * final event and the stream closes. The stream ends when the engine says so, when the client
- * leaves, when the client reads too slowly (memory stays bounded), and at shutdown.
+ * leaves, when the client reads too slowly (memory stays bounded), at shutdown, and when the
+ * credential that opened it stops working (a final Unauthenticated error event).
  *
  * Errors before the first item never get here: the caller awaited the opening, and its error
  * became an ordinary error reply (as a2a-js's json_rpc_handler does). Returns at once; the stream
@@ -120,19 +121,22 @@ class SseStream implements StreamSink {
     releaseBody(res.req);
     // Revoked while it opened: not even its first item goes to the revoked credential.
     const revoked = registry.revokedSince(this.#options.slot);
-    if (revoked !== undefined) return this.#close(revoked);
+    if (revoked !== undefined) return this.#unauthenticated(revoked);
     const expiresAt = this.#options.credentialExpiresAt;
     if (expiresAt !== undefined) {
       const left = expiresAt - Date.now();
-      if (left <= 0) return this.#close('credential expired');
+      if (left <= 0) return this.#unauthenticated('credential expired');
       if (left <= MAX_TIMER_MS)
-        this.#expiryTimer = setTimeout(() => this.#close('credential expired'), left).unref();
+        this.#expiryTimer = setTimeout(() => this.#unauthenticated('credential expired'), left).unref();
     }
     this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () =>
       this.#write(': keep-alive\n\n'),
     );
     if (opened.first) this.item(opened.first);
-    this.#unregister = registry.add((reason) => this.#close(reason), this.#options.slot);
+    this.#unregister = registry.add(
+      (reason, ending) => (ending === 'revoked' ? this.#unauthenticated(reason) : this.#close(reason)),
+      this.#options.slot,
+    );
     if (this.#ended) return;
     const stop = opened.follow(this);
     if (this.#ended) stop();
@@ -172,15 +176,31 @@ class SseStream implements StreamSink {
 
   end(err?: unknown): void {
     if (this.#ended) return;
-    if (err !== undefined) {
-      const error = toClientError(err);
-      if (error.kind === 'Internal' || error.kind === 'Unavailable')
-        this.#options.log.log.error({ err }, 'stream failed');
-      const name = this.#format.errorEvent;
-      const data = JSON.stringify(this.#format.error(error));
-      this.#write(`${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`);
-    }
-    this.#close();
+    if (err === undefined) return this.#close();
+    const error = toClientError(err);
+    if (error.kind === 'Internal' || error.kind === 'Unavailable')
+      this.#options.log.log.error({ err }, 'stream failed');
+    this.#fail(error);
+  }
+
+  /**
+   * The credential that opened the stream stopped working (revoked or rotated, its tenant
+   * disabled, expired) while the task goes on: an error after the start, so a final error event
+   * (digest §12 #16), Unauthenticated as the credential's next request is answered (HTTP 401;
+   * on JSON-RPC, whose spec defines no code for it, the -32000 the gateway's 401 carries), then
+   * the reason as a comment and the end. The client comes back with a valid credential.
+   */
+  #unauthenticated(reason: string): void {
+    this.#fail(unauthenticated(`Authentication is no longer valid (${reason})`), reason);
+  }
+
+  /** Sends `error` as the stream's final event (the binding's error frame), then ends it. */
+  #fail(error: A2AError, comment?: string): void {
+    if (this.#ended) return;
+    const name = this.#format.errorEvent;
+    const data = JSON.stringify(this.#format.error(error));
+    this.#write(`${name === undefined ? '' : `event: ${name}\n`}data: ${data}\n\n`);
+    this.#close(comment);
   }
 
   /** Writes a chunk; false when the client's socket buffer is full (or the stream was cut). */

@@ -17,6 +17,16 @@ export interface StreamSlot {
   readonly revocationsBefore: number;
 }
 
+/**
+ * Why the registry ends a stream: `shutdown` (this gateway is stopping; the client resumes on
+ * another replica) or `revoked` (the credential that opened it no longer works: an API key revoked
+ * or rotated, a tenant disabled), which the stream tells its client as an error.
+ */
+export type StreamEnding = 'shutdown' | 'revoked';
+
+/** How the registry ends an open stream: with the reason (a comment) and its kind. */
+export type CloseStream = (reason: string, ending: StreamEnding) => void;
+
 /** Revocations remembered for streams still opening; far more than can happen in one opening. */
 const MAX_REMEMBERED_REVOCATIONS = 10_000;
 
@@ -38,7 +48,7 @@ const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity, per
  * counter.
  */
 export class StreamRegistry {
-  readonly #open = new Map<(reason: string) => void, StreamOwner>();
+  readonly #open = new Map<CloseStream, StreamOwner>();
   /** Keep-alive groups by interval: one timer for all the streams of an interval. */
   readonly #beats = new Map<number, { timer: NodeJS.Timeout; streams: Set<() => void> }>();
   readonly #metrics: StreamMetrics | undefined;
@@ -114,18 +124,20 @@ export class StreamRegistry {
   }
 
   /**
-   * Holds an open stream until the returned function is called; closeAll ends it with `close`.
-   * After closeAll, `close` is called at once: the stream started while the gateway was stopping.
+   * Holds an open stream until the returned function is called; closeAll (`shutdown`) and
+   * closeOwnedBy (`revoked`) end it with `close`. After closeAll, or a revocation of its owner
+   * since its slot was taken, `close` is called at once: the stream started while the gateway was
+   * stopping, or while its credential was being revoked.
    */
-  add(close: (reason: string) => void, slot: StreamSlot): () => void {
+  add(close: CloseStream, slot: StreamSlot): () => void {
     const { owner } = slot;
     if (this.#closing !== undefined) {
-      close(this.#closing);
+      close(this.#closing, 'shutdown');
       return () => undefined;
     }
     const revoked = this.revokedSince(slot);
     if (revoked !== undefined) {
-      close(revoked);
+      close(revoked, 'revoked');
       return () => undefined;
     }
     this.#open.set(close, owner);
@@ -182,7 +194,7 @@ export class StreamRegistry {
 
   closeAll(reason: string): void {
     this.#closing = reason;
-    for (const close of [...this.#open.keys()]) close(reason);
+    for (const close of [...this.#open.keys()]) close(reason, 'shutdown');
   }
 
   /**
@@ -206,7 +218,7 @@ export class StreamRegistry {
           ? owner.credentialId === match.credentialId
           : owner.tenantId === match.tenantId;
       if (matches) {
-        close(reason);
+        close(reason, 'revoked');
         closed++;
       }
     }
