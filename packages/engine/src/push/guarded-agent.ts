@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import net, { type LookupFunction } from 'node:net';
+import { createHostResolver } from './resolve-host.ts';
 import { isAllowedAddress, UrlRefusedError, type LookupFn, type UrlPolicy } from './url-policy.ts';
 import { Agent, buildConnector } from 'undici';
 
@@ -7,11 +7,25 @@ export interface GuardedAgentOptions {
   policy: UrlPolicy;
   /** Connect timeout in ms (the whole attempt has its own, longer or equal, timeout). */
   connectTimeoutMs: number;
-  /** Resolves a host name; defaults to the system resolver. Tests inject one to simulate rebinding. */
+  /**
+   * Resolves a host name; by default DNS through c-ares with the connect timeout as its budget
+   * (resolve-host.ts: not dns.lookup, whose calls hold libuv's thread pool). Tests inject one to
+   * simulate rebinding, or to point at a DNS server of their own.
+   */
   resolve?: LookupFn;
 }
 
-const systemResolve: LookupFn = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/**
+ * How long an idle connection to a receiver is kept for reuse, in ms, whatever the receiver's
+ * `Keep-Alive: timeout=` says (undici would honour up to 600 s). Webhooks go to hosts a tenant
+ * chooses: one using many names that each ask for a long keep-alive would otherwise hold an idle
+ * socket per name for minutes, and run the process out of file descriptors for every tenant. A few
+ * seconds still carries a burst of deliveries to one receiver on one connection. Idle sockets are
+ * thus at most the connections opened in the last few seconds; undici has no cap on sockets across
+ * origins that fits (`maxOrigins` refuses a new origin outright, failing an innocent delivery, and
+ * idle clients count toward it), and sockets in use are bounded by the callers' concurrency.
+ */
+export const KEEP_ALIVE_MS = 4000;
 
 /**
  * The SSRF guard at connect time, shared by webhook delivery and the upstream executor (digest §8, ARCHITECTURE.md §7). A URL was checked when it was
@@ -22,7 +36,8 @@ const systemResolve: LookupFn = (hostname) => dnsLookup(hostname, { all: true, v
  */
 export function createGuardedAgent(options: GuardedAgentOptions): Agent {
   const { policy } = options;
-  const lookup = guardedLookup(policy, options.resolve ?? systemResolve);
+  const resolve = options.resolve ?? createHostResolver({ timeoutMs: options.connectTimeoutMs });
+  const lookup = guardedLookup(policy, resolve);
   const base = buildConnector({ lookup, timeout: options.connectTimeoutMs });
   const connect: buildConnector.connector = (target, callback) => {
     if (net.isIP(target.hostname) !== 0 && !isAllowedAddress(target.hostname, policy)) {
@@ -34,7 +49,12 @@ export function createGuardedAgent(options: GuardedAgentOptions): Agent {
     }
     base(target, callback);
   };
-  return new Agent({ connect, connectTimeout: options.connectTimeoutMs });
+  return new Agent({
+    connect,
+    connectTimeout: options.connectTimeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MS,
+  });
 }
 
 function guardedLookup(policy: UrlPolicy, resolve: LookupFn): LookupFunction {

@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { createHostResolver } from './resolve-host.ts';
 
 /**
  * SSRF rules for webhook URLs (digest §8, ARCHITECTURE.md §7): only public unicast addresses,
@@ -14,9 +14,17 @@ export interface UrlPolicy {
   allowHttp: boolean;
 }
 
-export type LookupFn = (hostname: string) => Promise<Array<{ address: string }>>;
+/** Resolves a host name to its addresses; ends early, rejecting, when `signal` aborts. */
+export type LookupFn = (hostname: string, signal?: AbortSignal) => Promise<Array<{ address: string }>>;
 
-const defaultLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/**
+ * Budget of the lookup at registration, in ms. It runs inside a tenant's API request: a name whose
+ * DNS never answers is refused after this long instead of holding the request (see resolve-host.ts
+ * for why it is not dns.lookup).
+ */
+export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5000;
+
+const defaultLookup = createHostResolver({ timeoutMs: REGISTRATION_LOOKUP_TIMEOUT_MS });
 
 export class UrlRefusedError extends Error {
   constructor(message: string) {
