@@ -140,16 +140,17 @@ export function createPusher(options: PusherOptions) {
         return { outcome: 'abandoned', reason: 'internal error' };
       })
       .then((result) => {
+        // Free the slot before waking the loop: the claim that wake triggers reads the free slots
+        // at once, and one that still counted this send (as a `.finally` after the wake did) could
+        // claim nothing and sleep a whole PUSH_POLL_MS, after every send with a concurrency of 1.
+        shares.finished(delivery);
+        inFlight.delete(sending);
+        metrics.push.inFlight(inFlight.size);
         metrics.push.attempt(result.outcome, (performance.now() - started) / 1000);
         if (result.outcome === 'retry' && state === 'running') wake.wakeAt(result.nextAttemptAt);
         // A slot is free and, after delivered or dead, the config's next event is claimable.
         wake.notify();
         return result;
-      })
-      .finally(() => {
-        shares.finished(delivery);
-        inFlight.delete(sending);
-        metrics.push.inFlight(inFlight.size);
       });
     inFlight.add(sending);
     metrics.push.inFlight(inFlight.size);
