@@ -5,6 +5,7 @@ import {
   createDb,
   databaseReadiness,
   PostgresOutboxStore,
+  PostgresTaskStore,
   type ClaimedDelivery,
   type SecretBox,
   waitForCurrentSchema,
@@ -25,6 +26,9 @@ import { runClaimLoop } from './claim-loop.ts';
 import { FairShares } from './fair-shares.ts';
 import { listenForPushWakeups, type PushWakeups } from './push-wakeups.ts';
 import { WakeSignal } from '@switchyard/events';
+
+/** Who the pusher reads tasks as: a tenant admin of each delivery's tenant. */
+const PUSHER_PRINCIPAL = 'switchyard-pusher';
 
 export interface PusherSettings {
   /** Claim owner id, unique per process. */
@@ -82,7 +86,9 @@ export type PusherState = 'created' | 'starting' | 'running' | 'draining' | 'sto
  */
 export function createPusher(options: PusherOptions) {
   const { pool, subscriber, keys, log, settings } = options;
-  const outbox = new PostgresOutboxStore({ db: createDb(pool), secrets: options.secrets });
+  const db = createDb(pool);
+  const outbox = new PostgresOutboxStore({ db, secrets: options.secrets });
+  const tasks = new PostgresTaskStore({ db, secrets: options.secrets });
   const dispatcher = createGuardedAgent({
     policy: settings.policy,
     connectTimeoutMs: settings.timeoutMs,
@@ -111,6 +117,13 @@ export function createPusher(options: PusherOptions) {
     log,
     random: options.random ?? Math.random,
     signal: force.signal,
+    // A 0.3 receiver gets the task as it stands (webhook-request.ts): its artifacts, and no
+    // history, which can be megabytes and is the client's own messages and the agent's questions.
+    loadTask: (tenantId, taskId) =>
+      tasks.getTask({ tenantId, principal: PUSHER_PRINCIPAL, admin: true }, taskId, {
+        includeArtifacts: true,
+        historyLength: 0,
+      }),
   };
   let state: PusherState = 'created';
   let loop: Promise<void> | undefined;

@@ -1,4 +1,5 @@
 import type { UrlPolicy } from '@switchyard/engine';
+import type { Task } from '@switchyard/protocol';
 import type { ClaimedDelivery, OutboxStore } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import type { Dispatcher } from 'undici';
@@ -24,6 +25,11 @@ export interface DeliverDeps {
   log: Logger;
   /** Jitter source, [0, 1). */
   random: () => number;
+  /**
+   * The task as it stands, with its artifacts and without its history, or null once it is gone:
+   * the body of a delivery to a config a 0.3 client registered (webhook-request.ts).
+   */
+  loadTask?: (tenantId: string, taskId: string) => Promise<Task | null>;
   signal?: AbortSignal;
 }
 
@@ -92,9 +98,19 @@ export async function deliver(
 }
 
 async function attempt(delivery: ClaimedDelivery, deps: DeliverDeps, now: Date): Promise<PostOutcome> {
+  let task: Task | undefined;
+  if (delivery.config.wireVersion === '0.3' && deps.loadTask) {
+    try {
+      task = (await deps.loadTask(delivery.tenantId, delivery.taskId)) ?? undefined;
+    } catch (err) {
+      // Postgres away: an attempt that failed before sending, retried with the others.
+      deps.log.warn({ ...keyFields(delivery), err }, 'could not read the task for a 0.3 push delivery');
+      return { ok: false, error: 'could not read the task to send' };
+    }
+  }
   let request: WebhookRequest;
   try {
-    request = buildWebhookRequest(delivery, now);
+    request = buildWebhookRequest(delivery, now, task);
   } catch (err) {
     // A signing secret that does not decode: an operator must rotate it; retrying shows the error.
     deps.log.error({ ...keyFields(delivery), err }, 'could not sign a push delivery');

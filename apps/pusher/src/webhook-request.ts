@@ -1,4 +1,4 @@
-import { toV03StreamResult } from '@switchyard/protocol';
+import { toV03StreamResult, toV03Task, type Task } from '@switchyard/protocol';
 import type { ClaimedDelivery } from '@switchyard/store';
 import { Webhook } from 'standardwebhooks';
 
@@ -12,18 +12,23 @@ export interface WebhookRequest {
 export const USER_AGENT = 'Switchyard-Pusher';
 
 /**
- * The POST for one delivery (digest §8): the bare StreamResponse as `application/a2a+json` (a 0.3
- * stream result as `application/json` for a config a 0.3 client registered), the
+ * The POST for one delivery (digest §8): the bare StreamResponse as `application/a2a+json` (for a
+ * config a 0.3 client registered, the task as 0.3 shapes it, as `application/json`), the
  * config's `Authorization` and notification token, and a Standard Webhooks signature over
  * id.timestamp.body with the tenant's secret. `webhook-id` is the delivery id, identical on every
  * retry, so receivers dedupe on it; the timestamp is the attempt's, so a replayed capture ages out.
+ *
+ * `task` is the task as it stands (deliver.ts reads it for 0.3 configs only): 0.3 servers, the
+ * a2a-js, a2a-python and a2a-java SDKs among them, POST the whole Task at each event ("the latest
+ * task state"), so that is what a 0.3 receiver parses. Without it (the task is gone) a 0.3 config
+ * gets the event as a 0.3 stream result (`kind`, lowercase states, `final`).
  */
-export function buildWebhookRequest(delivery: ClaimedDelivery, now: Date): WebhookRequest {
-  // A config an A2A 0.3 client registered gets the event as 0.3 streams carry it (`kind`,
-  // lowercase states, `final`): the shape its receiver parses.
+export function buildWebhookRequest(delivery: ClaimedDelivery, now: Date, task?: Task): WebhookRequest {
   // 0.3 had no A2A media type: its receivers expect application/json.
   const v03 = delivery.config.wireVersion === '0.3';
-  const body = JSON.stringify(v03 ? toV03StreamResult(delivery.payload) : delivery.payload);
+  const body = JSON.stringify(
+    !v03 ? delivery.payload : task ? toV03Task(task) : toV03StreamResult(delivery.payload),
+  );
   const headers: Record<string, string> = {
     'content-type': v03 ? 'application/json' : 'application/a2a+json',
     'user-agent': USER_AGENT,

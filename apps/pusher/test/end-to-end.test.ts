@@ -129,7 +129,7 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
     }
   });
 
-  it('sends a config registered by an A2A 0.3 client its events in the 0.3 shape', async () => {
+  it('sends a config registered by an A2A 0.3 client the task as it stands, in the 0.3 shape', async () => {
     const { tenantId } = await newTenant(env);
     const agent = await registerBundled(tenantId, 'echo', {});
     const caller = { tenantId, principal: 'alice', admin: false, protocolVersion: '0.3' as const };
@@ -142,19 +142,37 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
     });
     if (!('task' in sent)) throw new Error('expected a task');
     const taskId = sent.task.id;
-    const bodies = () =>
-      receiver.requests
-        .filter((r) => r.taskId === taskId)
-        .map((r) => JSON.parse(r.body) as { kind: string; final?: boolean; status?: { state: string } });
-    const final = await waitFor(() => bodies().find((b) => b.kind === 'status-update' && b.final), {
+    const final = await waitFor(
+      async () => {
+        const task = await service.getTask(caller, agent.id, taskId);
+        return task.status.state === TaskState.COMPLETED ? task : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the task to complete' },
+    );
+    const lastSeq = (await env.tasks.getTaskRecord(tenantId, taskId))!.version;
+    const received = () => receiver.requests.filter((r) => r.taskId === taskId);
+    await waitFor(() => received().some((r) => r.seq === lastSeq), {
       timeoutMs: 20_000,
-      what: 'the final 0.3 status-update push',
+      what: 'the push of the last event',
     });
-    expect(final.status?.state).toBe('completed');
-    // Every body is a 0.3 stream result, and none is in the 1.0 shape.
-    expect(bodies().every((b) => ['task', 'status-update', 'artifact-update'].includes(b.kind))).toBe(true);
-    expect(
-      receiver.requests.filter((r) => r.taskId === taskId).some((r) => r.body.includes('TASK_STATE_')),
-    ).toBe(false);
+    // 0.3 servers (the a2a-js, a2a-python and a2a-java SDKs) POST the whole Task at each event,
+    // and that is what a 0.3 receiver parses: every body is the 0.3 Task, with its artifacts.
+    const bodies = received().map(
+      (r) =>
+        JSON.parse(r.body) as {
+          kind: string;
+          id: string;
+          status: { state: string };
+          artifacts?: unknown[];
+          history?: unknown[];
+        },
+    );
+    expect(bodies.every((b) => b.kind === 'task' && b.id === taskId)).toBe(true);
+    const last = bodies[received().findIndex((r) => r.seq === lastSeq)]!;
+    expect(last.status.state).toBe('completed');
+    expect(last.artifacts?.length).toBe(final.artifacts?.length);
+    expect(last.history).toBeUndefined();
+    expect(received().every((r) => r.headers['content-type'] === 'application/json')).toBe(true);
+    expect(received().some((r) => r.body.includes('TASK_STATE_'))).toBe(false);
   });
 });

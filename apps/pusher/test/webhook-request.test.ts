@@ -31,4 +31,26 @@ describe('buildWebhookRequest', () => {
     expect(request.headers['content-type']).toBe('application/json');
     expect(JSON.parse(request.body)).toMatchObject({ kind: 'status-update', final: true });
   });
+
+  it('sends a 0.3 config the task it is given, as 0.3 shapes a Task', () => {
+    const task = {
+      id: 't1',
+      contextId: 'ctx',
+      status: { state: TaskState.COMPLETED },
+      artifacts: [{ artifactId: 'a1', parts: [{ text: 'done' }] }],
+    };
+    const request = buildWebhookRequest(delivery('0.3'), new Date(), task);
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(request.body)).toMatchObject({
+      kind: 'task',
+      id: 't1',
+      status: { state: 'completed' },
+      artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: 'done' }] }],
+    });
+  });
+
+  it('sends a 1.0 config the event even when given the task', () => {
+    const task = { id: 't1', contextId: 'ctx', status: { state: TaskState.COMPLETED } };
+    expect(JSON.parse(buildWebhookRequest(delivery(), new Date(), task).body)).toHaveProperty('statusUpdate');
+  });
 });
