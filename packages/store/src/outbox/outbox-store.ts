@@ -61,7 +61,7 @@ export interface PushTarget {
 export interface ClaimedDelivery extends DeliveryKey {
   /** Including this one. */
   attempts: number;
-  /** `${taskId}.${configId}.${seq}`: the same on every retry, so it is the receiver's dedupe key (webhook-id). */
+  /** `${taskId}.${configId}.${seq}` (deliveryIdOf): the same on every retry, so it is the receiver's dedupe key (webhook-id). */
   deliveryId: string;
   /** The body: the event's StreamResponse. */
   payload: StreamResponse;
@@ -144,12 +144,18 @@ export interface OutboxStore {
 }
 
 /**
- * The delivery's `webhook-id`, the same on every retry: `task.config.seq`. A config id is the
- * client's and may hold any character, but a header value may not (undici refuses control
- * characters, and bytes past ASCII go out as latin-1 while the signature covers UTF-8), so one
- * with characters outside visible ASCII is percent-encoded; every other id appears as it is.
+ * The delivery's `webhook-id`, the same on every retry: `task.config.seq`, distinct for distinct
+ * deliveries (receivers deduplicate on it). A config id is the client's and may hold any
+ * character, but a header value may not (undici refuses control characters, and bytes past ASCII
+ * go out as latin-1 while the signature covers UTF-8), so one with characters outside visible
+ * ASCII is percent-encoded, and so is one with a `%`: the escape character, which every encoded id
+ * holds and no id shown as it is does, so `a b` (`a%20b`) and `a%20b` (`a%2520b`) stay apart. Every
+ * other id appears as it is. A `.` in a config id needs no escape: the task id (a UUID) holds none
+ * and the seq (an integer) neither, so the first dot ends the task and the last one starts the seq.
  */
 export function deliveryIdOf(key: Pick<DeliveryKey, 'taskId' | 'configId' | 'seq'>): string {
-  const configId = /^[\x21-\x7e]*$/.test(key.configId) ? key.configId : encodeURIComponent(key.configId);
+  const configId = /^[\x21-\x24\x26-\x7e]*$/.test(key.configId)
+    ? key.configId
+    : encodeURIComponent(key.configId);
   return `${key.taskId}.${configId}.${key.seq}`;
 }
