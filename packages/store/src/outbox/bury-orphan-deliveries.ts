@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { asCte, gapAfter, releaseAfterGap, releaseNext } from './park-waiting.ts';
 
 interface OrphanKey {
   tenant_id: string;
@@ -9,14 +10,16 @@ interface OrphanKey {
 
 /**
  * Dead-letters claimed deliveries whose event is gone from the log, in one statement, so they stop
- * being claimed forever. Guarded by the claim like every other outbox write.
+ * being claimed forever. Guarded by the claim like every other outbox write. Like any delivery
+ * leaving pending, each makes the next one of its config due if that one was parked behind it
+ * (park-waiting.ts).
  */
 export async function buryOrphanDeliveries(
   db: Db,
   workerId: string,
   orphans: readonly OrphanKey[],
 ): Promise<void> {
-  await db
+  const buried = db
     .updateTable('push_deliveries')
     .set({
       status: 'dead',
@@ -33,5 +36,18 @@ export async function buryOrphanDeliveries(
     )
     .where('locked_by', '=', workerId)
     .where('status', '=', 'pending')
+    .returning(['tenant_id', 'task_id', 'config_id', 'seq']);
+  const rows = await db
+    .with('buried', () => buried)
+    .with('released', () => asCte(releaseNext('buried')))
+    .selectFrom('buried as r')
+    .select(['r.tenant_id', 'r.task_id', 'r.config_id', 'r.seq', gapAfter('r').as('gap')])
     .execute();
+  for (const r of rows.filter((row) => row.gap))
+    await releaseAfterGap(db, {
+      tenantId: r.tenant_id,
+      taskId: r.task_id,
+      configId: r.config_id,
+      seq: r.seq,
+    });
 }

@@ -20,8 +20,9 @@ import { receiverHostOf } from './receiver-host.ts';
  * block, so one poisoned event cannot stall the rest. The NOT EXISTS is one probe of the partial
  * index push_deliveries_pending_order per candidate (OFFSET 0 keeps it a probe: pulled up into an
  * anti join, the planner hashed every pending delivery instead). The deliveries waiting behind one
- * in backoff would be read and refused on every claim while its receiver is down: markFailed
- * moves them to its retry time, the earliest they can go.
+ * in flight or in backoff would be read and refused on every claim: once a delivery is claimed,
+ * those queued behind it are parked ten minutes out, and whatever ends it makes the next one due
+ * (park-waiting.ts); markFailed moves those that came due meanwhile to its retry time.
  *
  * Receivers: a claim takes at most the caller's room at each receiver host (its per-host cap less
  * its sends in flight there), counting the candidates of all tenants in visiting order, so that

@@ -5,6 +5,7 @@ import type { SecretBox } from '../secret-box.ts';
 import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
 import { claimCandidates } from './claim-candidates.ts';
 import { markFailed } from './mark-failed.ts';
+import { parkWaiting, waitingToPark } from './park-waiting.ts';
 import {
   deliveryIdOf,
   type ClaimDeliveriesInput,
@@ -19,7 +20,8 @@ import { receiverHostOf } from './receiver-host.ts';
  * row-locks candidates, tenants in turn (claim-candidates.ts); the UPDATE stamps the lock and
  * counts the attempt; the outer SELECT joins the event payload, the push config and the tenant's
  * signing secret for the whole batch in the same round trip. Rows come back in the order the
- * tenants were visited, so the caller's next claim can start after the last one.
+ * tenants were visited, so the caller's next claim can start after the last one. A delivery with a
+ * queue of others behind it is then followed by a statement that parks them (park-waiting.ts).
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -70,6 +72,7 @@ export async function claimDueDeliveries(
       't.webhook_secret_enc',
       'tk.trace_context',
       receiverHostOf(sql.ref('pc.url')).as('receiver_host'),
+      waitingToPark('c', sql.ref('tk.version')).as('park'),
     ])
     // Visiting order: the tenants after `afterTenant` first, then those the claim wrapped round to.
     .orderBy(sql`c.tenant_id <= ${input.afterTenant ?? ''}`)
@@ -79,6 +82,7 @@ export async function claimDueDeliveries(
     .execute();
 
   const claimed: ClaimedDelivery[] = [];
+  const heads: DeliveryKey[] = [];
   const orphans: typeof rows = [];
   const undecryptable: DeliveryKey[] = [];
   for (const row of rows) {
@@ -107,6 +111,7 @@ export async function claimDueDeliveries(
       undecryptable.push(key);
       continue;
     }
+    if (row.park) heads.push(key);
     claimed.push({
       ...key,
       attempts: row.attempts,
@@ -127,5 +132,6 @@ export async function claimDueDeliveries(
       dead: true,
     });
   }
+  for (const head of heads) await parkWaiting(db, head);
   return claimed;
 }

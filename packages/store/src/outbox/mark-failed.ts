@@ -1,13 +1,15 @@
 import type { Db } from '../db.ts';
 import { NOT_PENDING } from './not-pending.ts';
 import type { MarkFailedInput } from './outbox-store.ts';
+import { asCte, gapAfter, releaseAfterGap, releaseNext } from './park-waiting.ts';
 
 const MAX_ERROR_LENGTH = 1000;
 
 /**
  * A failed attempt, guarded like markDelivered. Either back to pending at `nextAttemptAt` (the
  * pusher computes backoff and jitter) or dead. Dead unblocks the later deliveries of the same
- * config: the per-task order only waits on pending rows.
+ * config: the per-task order only waits on pending rows, and the next one, if parked behind this
+ * one (park-waiting.ts), is made due at once (releaseNext).
  *
  * Back to pending, it also moves the later pending deliveries of the same config that were due
  * before its retry time to that time: none of them can go before it, and left due they sat at the
@@ -30,7 +32,16 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
     .where('seq', '=', input.seq)
     .where('locked_by', '=', input.workerId)
     .where('status', '=', 'pending');
-  if (input.dead) return (await failed.executeTakeFirst()).numUpdatedRows > 0n;
+  if (input.dead) {
+    const dead = await db
+      .with('failed', () => failed.returning(['task_id', 'config_id', 'seq']))
+      .with('released', () => asCte(releaseNext('failed', input.tenantId)))
+      .selectFrom('failed as r')
+      .select(gapAfter('r', input.tenantId).as('gap'))
+      .execute();
+    if (dead[0]?.gap) await releaseAfterGap(db, input);
+    return dead.length > 0;
+  }
   const rows = await db
     .with('failed', () => failed.returning('seq'))
     .with('later', (qc) =>
