@@ -53,6 +53,16 @@ export interface DbOptions {
  */
 const KEEPALIVE_IDLE_MS = 10_000;
 
+/**
+ * JIT compilation off in the platform's sessions. Every statement here is short OLTP work, but a
+ * generic plan's cost estimate over a big table (a long push queue, a tenant with many tasks)
+ * passes jit_above_cost, and Postgres then compiles the plan with LLVM at every execution: a push
+ * claim that found nothing took 700 ms with JIT and 4 ms without. Sent with the generic-plan
+ * setting in the startup packet; with PG_PREPARED_STATEMENTS=0 (PgBouncer in transaction mode)
+ * no options are sent, and the server's own `jit = off` is the way (README, Deploying).
+ */
+const NO_JIT_OPTIONS = '-c jit=off';
+
 export function createPool({
   connectionString,
   maxConnections = 10,
@@ -71,7 +81,7 @@ export function createPool({
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     application_name: applicationName,
     // An `options` in the URL wins over this one (pg lets the URL override the config).
-    ...(preparedStatements > 0 ? { options: GENERIC_PLAN_OPTIONS } : {}),
+    ...(preparedStatements > 0 ? { options: `${GENERIC_PLAN_OPTIONS} ${NO_JIT_OPTIONS}` } : {}),
   });
   if (preparedStatements > 0) usePreparedStatements(pool, preparedStatementPolicy(preparedStatements));
   if (statementTimeoutMs > 0) useStatementTimeout(pool, statementTimeoutMs);

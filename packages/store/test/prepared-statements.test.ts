@@ -64,6 +64,10 @@ describe('createPool with prepared statements (real Postgres)', () => {
     // Planned once per connection: generic plans for the named statements.
     const mode = await pool.query<{ mode: string }>(`select current_setting('plan_cache_mode') as mode`);
     expect(mode.rows[0]!.mode).toBe('force_generic_plan');
+    // And no JIT: a generic plan's cost estimate over a big table made Postgres compile it with
+    // LLVM at every execution (db.ts).
+    const jit = await pool.query<{ jit: string }>(`select current_setting('jit') as jit`);
+    expect(jit.rows[0]!.jit).toBe('off');
     await kdb.destroy();
   });
 
