@@ -138,6 +138,8 @@ async function continueTask(
       });
     if (!ensured) throw limitReached();
   };
+  // The interrupted status this request answers: the one its first read found.
+  let answering: TaskRecord | undefined;
   for (let attempt = 0; ; attempt++) {
     const record = await deps.store.getTaskRecord(caller.tenantId, taskId);
     if (!record || !canSee(record, caller, agent.id)) throw taskNotFound(taskId);
@@ -164,11 +166,12 @@ async function continueTask(
         `task ${taskId} is ${record.state}; terminal tasks cannot be continued, start a new task in the context`,
       );
     }
-    if (!isInterrupted(record.state)) {
-      throw unsupportedOperation(
-        `task ${taskId} is ${record.state}; send a follow-up once it asks for input`,
-      );
-    }
+    if (!isInterrupted(record.state)) throw notWaiting(taskId, record.state);
+    // Re-read after a lost race, the task asks a newer question: a rival answer to the one this
+    // request read won, and the run it started has already asked again. This answer is not one to
+    // the new question: in a serial order it arrived while the task was WORKING, and is refused so.
+    if (answering && !sameQuestion(answering, record)) throw notWaiting(taskId, TaskState.WORKING);
+    answering ??= record;
     const appendMessages = [
       ...(record.statusMessage ? [record.statusMessage] : []),
       { ...message, contextId: record.contextId, taskId },
@@ -199,10 +202,29 @@ async function continueTask(
       // The message names the limit the store applied.
       if (isPushConfigLimit(err)) throw limitReached(err.max);
       if (isRedactedSecret(err)) throw placeholderRefused(err, 'configuration.taskPushNotificationConfig');
-      // Lost a race with another writer (a retry of this very message, or a cancel): re-read.
+      // Lost a race with another writer (a retry of this very message, a rival answer, a cancel):
+      // re-read, to answer a retry as one or refuse as the task now requires. It is written again
+      // only while the task still waits on the question this request read.
       if (!isConflict(err) || attempt >= 3) throw err;
     }
   }
+}
+
+/** The refusal of a continuation sent while the task is not waiting for one (WORKING, say). */
+function notWaiting(taskId: string, state: TaskState) {
+  return unsupportedOperation(`task ${taskId} is ${state}; send a follow-up once it asks for input`);
+}
+
+/**
+ * Whether two reads of an interrupted task show the same question: every new one is a new status
+ * (time and message), written by a run that a continuation started.
+ */
+function sameQuestion(a: TaskRecord, b: TaskRecord): boolean {
+  return (
+    a.state === b.state &&
+    a.statusTimestamp.getTime() === b.statusTimestamp.getTime() &&
+    a.statusMessage?.messageId === b.statusMessage?.messageId
+  );
 }
 
 /**
