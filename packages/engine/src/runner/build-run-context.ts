@@ -12,7 +12,7 @@ export function buildRunContext(
   deps: RunnerDeps,
   { task: record, inputs }: ClaimResult,
   registration: AgentRegistration,
-  run: { signal: AbortSignal; stop: (reason: 'canceled' | 'lease-lost') => void },
+  run: { signal: AbortSignal; stop: (reason: 'canceled' | 'lease-lost') => void; refused: () => boolean },
   log: Logger,
 ): RunContext {
   const { store } = deps;
@@ -48,6 +48,7 @@ export function buildRunContext(
     log,
     signal: run.signal,
     stop: run.stop,
+    refused: run.refused,
     storedChunks,
     storedArtifactBytes,
     maxArtifactBytes: deps.config.taskMaxArtifactBytes,

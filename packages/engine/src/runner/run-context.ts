@@ -38,6 +38,13 @@ export interface RunContextOptions {
   signal: AbortSignal;
   /** Stops the run (the runner's stop: records why, then aborts `signal`); a refused write calls it. */
   stop: (reason: 'canceled' | 'lease-lost') => void;
+  /**
+   * Whether the run was stopped in a way that takes away its right to write (canceled, lease lost,
+   * timed out). Not `signal.aborted`: a shutdown aborts the signal too, but the run still holds its
+   * lease through the stop grace, and an agent finishing then must have its writes go through (the
+   * lease CAS, and the hand-back's release after the grace, fence them).
+   */
+  refused: () => boolean;
   /** Chunks per artifact that an earlier attempt of this run already stored. */
   storedChunks: Map<string, number>;
   /** What the task's stored chunks weigh against its artifact limit (RunInputs.storedArtifactBytes). */
@@ -93,6 +100,15 @@ export class RunContext implements AgentContext {
 
   get current(): TaskRecord {
     return this.record;
+  }
+
+  /**
+   * A newer record of the task written beside the run's own calls (the runner's quick-reply
+   * upgrade): kept, so the run's next write and the runner's settle write do not start from a
+   * version that is already gone. An older one (the run wrote meanwhile) is ignored.
+   */
+  adopt(record: TaskRecord): void {
+    if (record.version > this.record.version) this.record = record;
   }
 
   /** A chunk passed the artifact limit: the run may only end FAILED (any ending becomes that). */
@@ -270,7 +286,7 @@ export class RunContext implements AgentContext {
   assertOpen(): void {
     if (this.flushError) throw this.flushError;
     if (this.ended) throw new RunEndedError(this.ended);
-    if (this.signal.aborted) throw new RunEndedError('canceled');
+    if (this.o.refused()) throw new RunEndedError('canceled');
   }
 
   /** One fenced CAS write; on conflict re-read and retry while we still hold the lease. */
@@ -302,17 +318,20 @@ export class RunContext implements AgentContext {
     this.assertOpen();
     for (let attempt = 0; ; attempt++) {
       try {
-        this.record = await this.o.writer.change({
-          tenantId: this.record.tenantId,
-          taskId: this.record.id,
-          expectedVersion: this.record.version,
-          fromStates: [TaskState.WORKING],
-          leaseOwner: this.o.leaseOwner,
-          patch,
-          event,
-          ...(artifactChunk ? { artifactChunk } : {}),
-          ...(precededBy ? { precededBy } : {}),
-        });
+        // adopt, not assign: the upgrade may have written past this write before its reply came.
+        this.adopt(
+          await this.o.writer.change({
+            tenantId: this.record.tenantId,
+            taskId: this.record.id,
+            expectedVersion: this.record.version,
+            fromStates: [TaskState.WORKING],
+            leaseOwner: this.o.leaseOwner,
+            patch,
+            event,
+            ...(artifactChunk ? { artifactChunk } : {}),
+            ...(precededBy ? { precededBy } : {}),
+          }),
+        );
         return;
       } catch (err) {
         if (!isConflict(err)) throw err;

@@ -2,7 +2,7 @@ import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import type { ClaimResult, TaskRecord } from '@switchyard/store';
+import { isConflict, type ChangeTaskInput, type ClaimResult, type TaskRecord } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
@@ -231,7 +231,9 @@ export class TaskRunner {
         );
         return;
       }
-      const run = { signal: controller.signal, stop };
+      // A shutdown stop leaves the run its writes: it holds its lease until handBack releases it.
+      const refused = () => controller.signal.aborted && stopReason() !== 'shutdown';
+      const run = { signal: controller.signal, stop, refused };
       prepared = { agent, ctx: buildRunContext(deps, claim, registration, run, log) };
     } catch (err) {
       // The agent could not be looked up or set up (the agent directory unreachable, say). The
@@ -273,7 +275,13 @@ export class TaskRunner {
     else controller.signal.addEventListener('abort', startGrace, { once: true });
     try {
       const outcome = await Promise.race([
-        agent.execute(ctx).then(() => 'returned' as const),
+        // Judged when the agent returns: one that returned before any stop has finished, and is
+        // completed even if a shutdown lands while that write is under way. One that returned
+        // after its signal aborted may just have stopped between steps, as agents are told to
+        // (the slow agent does): on a shutdown that run is handed back, not completed.
+        agent
+          .execute(ctx)
+          .then(() => (controller.signal.aborted ? ('stopped' as const) : ('returned' as const))),
         timedOut,
         abandoned,
       ]);
@@ -287,7 +295,7 @@ export class TaskRunner {
         log.error({ runTimeoutMs: deps.config.runTimeoutMs }, 'agent run timed out');
         await ctx.drain();
         await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
-      } else if (!ctx.ended && !controller.signal.aborted) await ctx.complete();
+      } else if (outcome === 'returned' && !ctx.ended) await ctx.complete();
     } catch (err) {
       // A chunk the agent emitted just before it threw is written (or refused) before the outcome.
       await ctx.drain();
@@ -307,8 +315,10 @@ export class TaskRunner {
       log.info({ reason }, 'agent run stopped');
     }
     if (reason === 'canceled') await releaseHeardCancel(deps, task, log);
-    if (reason === 'shutdown' && !ctx.ended) await this.handBack(ctx.current);
-    else if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx.current);
+    // Only a run that did not end is handed back ('lease-lost' here is the close above, or its
+    // abandonment); one that finished within the grace keeps its ending. (A lease really lost
+    // makes the release a no-op.)
+    if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx.current);
   }
 
   /** Quick-reply window elapsed: the request becomes a visible Task (ARCHITECTURE.md §5). */
@@ -316,7 +326,9 @@ export class TaskRunner {
     if (ctx.ended || ctx.current.visibility !== 'pending') return;
     const leaseOwner = leaseOwnerOf(ctx.current);
     const fresh = await this.deps.store.getTaskRecord(ctx.current.tenantId, ctx.current.id);
-    if (fresh && fresh.visibility === 'pending') await makeVisible(this.deps, fresh, leaseOwner);
+    // The upgrade bumps the version: the run takes the new record, or its next write (and the
+    // runner's settle write after an error) would start from a version already gone.
+    if (fresh && fresh.visibility === 'pending') ctx.adopt(await makeVisible(this.deps, fresh, leaseOwner));
   }
 
   private async onRunError(
@@ -368,16 +380,16 @@ export class TaskRunner {
     // The job's delay is only when to look again; the claim checks run_after on Postgres's clock.
     const runAfter = new Date(Date.now() + delayMs);
     try {
-      const retried = await this.deps.writer.change({
-        tenantId: record.tenantId,
-        taskId: record.id,
-        expectedVersion: record.version,
+      const retried = await this.settleWrite(record, (current) => ({
+        tenantId: current.tenantId,
+        taskId: current.id,
+        expectedVersion: current.version,
         fromStates: [TaskState.WORKING],
-        leaseOwner: leaseOwnerOf(record),
+        leaseOwner: leaseOwnerOf(current),
         patch: { clearLease: true, runAfterMs: delayMs, lastError: message },
         // The status does not change, so neither does its time (the row keeps it too).
-        event: statusEvent(record, TaskState.WORKING, record.statusMessage, record.statusTimestamp),
-      });
+        event: statusEvent(current, TaskState.WORKING, current.statusMessage, current.statusTimestamp),
+      }));
       await this.deps.dispatcher.enqueue({
         tenantId: record.tenantId,
         taskId: record.id,
@@ -405,21 +417,48 @@ export class TaskRunner {
       parts: [{ text: safeMessage }],
       ...(code ? { metadata: { [FAILURE_CODE_METADATA_KEY]: code } } : {}),
     };
-    await this.deps.writer.change({
-      tenantId: record.tenantId,
-      taskId: record.id,
-      expectedVersion: record.version,
+    await this.settleWrite(record, (current) => ({
+      tenantId: current.tenantId,
+      taskId: current.id,
+      expectedVersion: current.version,
       fromStates: [TaskState.WORKING],
-      leaseOwner: leaseOwnerOf(record),
+      leaseOwner: leaseOwnerOf(current),
       patch: {
         state: TaskState.FAILED,
         statusMessage: message,
         clearLease: true,
         lastError: internal,
-        ...(record.visibility === 'pending' ? { visibility: 'task' } : {}),
+        ...(current.visibility === 'pending' ? { visibility: 'task' } : {}),
       },
-      event: statusEvent(record, TaskState.FAILED, message),
-    });
+      event: statusEvent(current, TaskState.FAILED, message),
+    }));
+  }
+
+  /**
+   * One of the runner's settle writes (retry scheduling, failing), built from the record it
+   * starts from. The run's record can be behind the row without the run having lost anything: a
+   * gateway made the task visible, the upgrade's answer came late, a chunk's write committed but
+   * its reply was lost. So on a conflict it re-reads and writes again while the task is still
+   * WORKING under this run's lease, as the agent's own writes do (run-context.ts writeOnce); a
+   * terminal task or another lease's run is never written over (the CAS refuses them anyway):
+   * then the conflict is thrown and the reaper or the new owner takes it from there.
+   */
+  private async settleWrite(
+    record: TaskRecord,
+    build: (current: TaskRecord) => ChangeTaskInput,
+  ): Promise<TaskRecord> {
+    const leaseOwner = leaseOwnerOf(record);
+    let current = record;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deps.writer.change(build(current));
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 4) throw err;
+        const fresh = await this.deps.store.getTaskRecord(record.tenantId, record.id);
+        if (fresh?.state !== TaskState.WORKING || fresh.leaseOwner !== leaseOwner) throw err;
+        current = fresh;
+      }
+    }
   }
 
   /** A task no run was working on was canceled (TaskCanceledJob): tell its agent (cancel-notices.ts). */
