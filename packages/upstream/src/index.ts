@@ -9,6 +9,17 @@ export {
   type UpstreamAgentOptions,
 } from './upstream-agent.ts';
 export { readUpstreamCard, type UpstreamCardFacts } from './upstream-card.ts';
+export { CardProblem, MAX_CARD_BYTES } from './upstream-card-check.ts';
+export { DEFAULT_MAX_REPLY_BYTES, MAX_ERROR_BODY_BYTES } from './upstream-fetch.ts';
+export {
+  HOP_COUNT_HEADER,
+  HOPS_METADATA_KEY,
+  hopsOf,
+  LOOP_MESSAGE,
+  MAX_HOPS,
+  readHopCountHeader,
+  TOO_MANY_HOPS_MESSAGE,
+} from './upstream-hops.ts';
 export { upstreamMessageId } from './upstream-link.ts';
 export {
   redactUpstreamSettings,

@@ -10,6 +10,7 @@ import { createGuardedAgent, type UrlPolicy } from '@switchyard/engine';
 import type { SecretBox } from '@switchyard/store';
 import { createUpstreamClient, streams, UpstreamCardCache } from './upstream-client.ts';
 import { createUpstreamFetch, type ExchangeLog } from './upstream-fetch.ts';
+import { HOP_COUNT_HEADER, nextHop, type Hops } from './upstream-hops.ts';
 import { readLink } from './upstream-link.ts';
 import { forwardCancel, UpstreamRun, type RunTimings } from './upstream-run.ts';
 import {
@@ -28,6 +29,12 @@ export interface UpstreamAgentOptions {
   requestTimeoutMs?: number;
   /** How long an upstream card is reused before it is read again. Default 60 s. */
   cardTtlMs?: number;
+  /**
+   * Most bytes of an upstream's unary answer that are read (a non-streaming upstream's GetTask
+   * carries all its task's artifacts). Default 32 MiB; cards are bounded at 1 MiB, error bodies
+   * at 64 KiB, and each streamed event at 4 MiB (the SDK's limit).
+   */
+  maxReplyBytes?: number;
   timings?: Partial<RunTimings>;
 }
 
@@ -48,13 +55,16 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
   const timings: RunTimings = { pollMinMs: 200, pollMaxMs: 5_000, maxResumes: 20, ...options.timings };
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
 
-  const fetchFor = (target: UpstreamTarget, log: ExchangeLog, signal?: AbortSignal) =>
+  // Every request says how many a2a-upstream hops it has made (upstream-hops.ts); a cancel, sent
+  // without the run's message at hand, counts as one.
+  const fetchFor = (target: UpstreamTarget, log: ExchangeLog, signal?: AbortSignal, hops = 1) =>
     createUpstreamFetch({
       dispatcher,
-      headers: credentialHeaders(target.credentials),
+      headers: { ...credentialHeaders(target.credentials), [HOP_COUNT_HEADER]: String(hops) },
       requestTimeoutMs,
       log,
       ...(signal ? { signal } : {}),
+      ...(options.maxReplyBytes ? { maxReplyBytes: options.maxReplyBytes } : {}),
     });
 
   return {
@@ -75,13 +85,23 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
       } catch (err) {
         throw new AgentFailure('The upstream agent registration is not usable.', { cause: err });
       }
+      // The loop guard, before anything is sent: a message that has come through too many
+      // a2a-upstream agents, or was already forwarded to this upstream, ends here for good (a
+      // retry would loop the same way), and so does every run that was waiting on it.
+      const hop = nextHop(ctx.message, target.cardUrl);
+      if (!hop.ok) {
+        ctx.log.warn({ cardUrl: target.cardUrl }, 'a2a-upstream loop guard refused the request');
+        await ctx.fail(hop.message);
+        return;
+      }
+      const hops: Hops = hop.next;
       const exchange: ExchangeLog = { lastStatus: undefined, redirected: false };
       let run: UpstreamRun | undefined;
       try {
-        const fetchImpl = fetchFor(target, exchange, ctx.signal);
+        const fetchImpl = fetchFor(target, exchange, ctx.signal, hops.count);
         const card = await cards.get(target.cardUrl, fetchImpl);
         const client = await createUpstreamClient(card, target.binding, fetchImpl);
-        run = new UpstreamRun(ctx, client, streams(card), timings);
+        run = new UpstreamRun(ctx, client, streams(card), timings, hops);
         await run.run();
       } catch (err) {
         // Canceled here, or our task ended under the run (its artifacts passed their limit): the

@@ -9,6 +9,15 @@ export interface ExchangeLog {
   redirected: boolean;
 }
 
+/** Most bytes of an upstream error answer (a non-2xx body) that are read. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/**
+ * Default most bytes of an upstream's unary answer (SendMessage, GetTask, CancelTask): a GetTask
+ * of a non-streaming upstream carries every artifact of its task, so twice the default
+ * TASK_MAX_ARTIFACT_BYTES (16 MiB). Each event of a stream is bounded by the SDK (4 MiB).
+ */
+export const DEFAULT_MAX_REPLY_BYTES = 32 * 1024 * 1024;
+
 export interface UpstreamFetchOptions {
   /** The SSRF-guarded dispatcher (engine's createGuardedAgent): checks every connected address. */
   dispatcher: Dispatcher;
@@ -17,15 +26,28 @@ export interface UpstreamFetchOptions {
   signal?: AbortSignal;
   /** Limit for a unary request (response headers and body); streams are bounded by the run timeout. */
   requestTimeoutMs: number;
+  /** Most bytes of a unary answer that are read (default DEFAULT_MAX_REPLY_BYTES). */
+  maxReplyBytes?: number;
   log: ExchangeLog;
+}
+
+/** An upstream answer longer than the platform reads: the read stopped at the limit. */
+export class ResponseTooLargeError extends Error {
+  constructor(what: string, maxBytes: number) {
+    super(`${what} is larger than the limit of ${formatBytes(maxBytes)}`);
+    this.name = 'ResponseTooLargeError';
+  }
 }
 
 /**
  * The fetch the A2A SDK client uses to reach an upstream agent: every connection goes through the
  * SSRF guard, redirects are never followed (a redirect could bounce a checked URL to an internal
- * address), the credentials are added, and each response's status is noted for error classification.
+ * address), the credentials are added, each response's status is noted for error classification,
+ * and no answer is read past its limit (a reply, an error body), so an upstream cannot fill the
+ * worker's memory.
  */
 export function createUpstreamFetch(options: UpstreamFetchOptions): typeof fetch {
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   const upstreamFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
@@ -34,21 +56,73 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): typeof fetch
     const signals = [options.signal, init?.signal ?? undefined].filter((s): s is AbortSignal => !!s);
     if (!streaming) signals.push(AbortSignal.timeout(options.requestTimeoutMs));
     options.log.lastStatus = undefined;
-    const response = await undiciFetch(String(input instanceof Request ? input.url : input), {
+    const response = (await undiciFetch(String(input instanceof Request ? input.url : input), {
       method: init?.method ?? 'GET',
       headers,
       body: init?.body as string | undefined,
       redirect: 'manual',
       signal: AbortSignal.any(signals),
       dispatcher: options.dispatcher,
-    });
+    })) as unknown as Response;
     options.log.lastStatus = response.status;
     if (response.status >= 300 && response.status < 400) {
       options.log.redirected = true;
       await response.body?.cancel().catch(() => undefined);
       throw new Error(`the upstream answered HTTP ${response.status}: redirects are not followed`);
     }
-    return response as unknown as Response;
+    if (!response.ok)
+      return limitResponse(response, MAX_ERROR_BODY_BYTES, "the upstream agent's error answer");
+    // A stream's events are bounded one by one by the SDK's reader; anything else is read whole.
+    const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+    if (streaming && eventStream) return response;
+    return limitResponse(response, maxReplyBytes, "the upstream agent's answer");
   };
   return upstreamFetch as typeof fetch;
+}
+
+/** Statuses whose Response may not have a body. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The response with a body that errors with ResponseTooLargeError (and stops reading, releasing
+ * the connection) once more than `maxBytes` arrive, or at once when Content-Length says so.
+ */
+export function limitResponse(response: Response, maxBytes: number, what: string): Response {
+  const source = response.body;
+  if (!source || NULL_BODY_STATUSES.has(response.status)) return response;
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  const reader = source.getReader();
+  let received = 0;
+  const stop = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    reader.cancel().catch(() => undefined);
+    controller.error(new ResponseTooLargeError(what, maxBytes));
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (declared > maxBytes) stop(controller);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      received += value.byteLength;
+      if (received > maxBytes) return stop(controller);
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** `1 MiB (1048576 bytes)`, or bytes alone below 1 KiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
+    return `${bytes / (1024 * 1024)} MiB (${bytes} bytes)`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB (${bytes} bytes)`;
+  return `${bytes} bytes`;
 }

@@ -12,6 +12,7 @@ import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { AgentContext } from '@switchyard/agents';
 import type { Message, StreamResponse, Task } from '@switchyard/protocol';
 import { EventMapper, type Progress } from './event-mapper.ts';
+import { withHops, type Hops } from './upstream-hops.ts';
 import { readLink, upstreamMessageId, writeLink, type UpstreamLink } from './upstream-link.ts';
 
 export interface RunTimings {
@@ -33,13 +34,15 @@ export class UpstreamRun {
   private readonly streaming: boolean;
   private readonly timings: RunTimings;
   private readonly mapper: EventMapper;
+  private readonly hops: Hops;
   private link: UpstreamLink;
 
-  constructor(ctx: AgentContext, client: Client, streaming: boolean, timings: RunTimings) {
+  constructor(ctx: AgentContext, client: Client, streaming: boolean, timings: RunTimings, hops: Hops) {
     this.ctx = ctx;
     this.client = client;
     this.streaming = streaming;
     this.timings = timings;
+    this.hops = hops;
     this.mapper = new EventMapper(ctx);
     this.link = { turn: upstreamMessageId(ctx.task.id, ctx.message.messageId), delivered: false };
   }
@@ -81,7 +84,9 @@ export class UpstreamRun {
       messageId: this.link.turn,
       role: 'ROLE_USER',
       parts: this.ctx.message.parts,
-      ...(this.ctx.message.metadata ? { metadata: this.ctx.message.metadata } : {}),
+      // The client's metadata, with the hops the message will have made (the loop guard). The
+      // same on every retry of the turn, as the messageId is.
+      metadata: withHops(this.ctx.message.metadata, this.hops),
       ...(this.ctx.message.extensions ? { extensions: this.ctx.message.extensions } : {}),
       ...(this.link.taskId ? { taskId: this.link.taskId } : {}),
       ...(this.link.contextId ? { contextId: this.link.contextId } : {}),

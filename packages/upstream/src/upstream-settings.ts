@@ -12,9 +12,12 @@ const credentialsSchema = z.discriminatedUnion('scheme', [
     name: z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/, 'an HTTP header name')
-      .refine((name) => !/^(host|content-length|content-type|a2a-version)$/i.test(name), {
-        message: 'must not be a header the client sets itself',
-      }),
+      .refine(
+        (name) => !/^(host|content-length|content-type|a2a-version|switchyard-hop-count)$/i.test(name),
+        {
+          message: 'must not be a header the client sets itself',
+        },
+      ),
     value: z.string().min(1).max(8192),
   }),
 ]);

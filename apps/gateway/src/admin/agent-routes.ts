@@ -24,7 +24,7 @@ export function agentRoutes(deps: AdminDeps, publicUrl: string): Router {
     const agentId = parseAdmin(slug, pathParam(req, 'agentId'));
     const raw = await readJsonBody(req, deps.bodyLimitBytes);
     const registration = isUpstreamBody(raw)
-      ? await upstreamRegistration(raw, deps)
+      ? await upstreamRegistration(raw, deps, publicUrl)
       : bundledRegistration(raw);
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     const agent = await admin.upsertAgent({ tenantId, id: agentId, ...registration });

@@ -1,5 +1,7 @@
+import { UrlRefusedError } from '@switchyard/engine';
 import type { AgentRecord } from '@switchyard/store';
 import {
+  CardProblem,
   readUpstreamCard,
   redactUpstreamSettings,
   sealUpstreamSettings,
@@ -29,33 +31,72 @@ export function isUpstreamBody(raw: unknown): boolean {
   );
 }
 
-export async function upstreamRegistration(raw: unknown, deps: Pick<AdminDeps, 'secrets' | 'urlPolicy'>) {
+/**
+ * `publicUrl` is this gateway's PUBLIC_URL: an upstream there (its card, or an interface its card
+ * names) is this platform calling itself, a loop, refused before anything is fetched. (The worker's
+ * hop limit, upstream-hops.ts, stops loops this check cannot see: another name for the platform,
+ * or a chain through other deployments.)
+ */
+export async function upstreamRegistration(
+  raw: unknown,
+  deps: Pick<AdminDeps, 'secrets' | 'urlPolicy'>,
+  publicUrl?: string,
+) {
   const body = parseAdmin(upstreamBody, raw);
+  if (publicUrl && isOwnUrl(body.settings.cardUrl, publicUrl)) throw selfRefused('its card URL', publicUrl);
   let facts;
   try {
     facts = await readUpstreamCard(body.settings, deps.urlPolicy);
   } catch (err) {
-    const reason = err instanceof Error ? err.message.slice(0, 300) : 'unknown error';
+    // Only our own words reach the operator, never an exception's text.
+    const reason =
+      err instanceof CardProblem || err instanceof UrlRefusedError
+        ? err.message.slice(0, 500)
+        : 'the document could not be read as an A2A agent card';
     throw adminInvalid(`could not read the upstream agent card: ${reason}`, [
       { field: 'settings.cardUrl', description: reason },
     ]);
   }
-  const { protocolVersions: _versions, ...upstreamCard } = facts;
+  const own = publicUrl ? facts.interfaceUrls.find((url) => isOwnUrl(url, publicUrl)) : undefined;
+  if (own && publicUrl) throw selfRefused(`the interface its card names (${own.slice(0, 200)})`, publicUrl);
+  const { protocolVersions: _versions, interfaceUrls: _urls, ...upstreamCard } = facts;
   const card = cardTemplateSchema.safeParse({
     ...upstreamCard,
     ...(body.card?.name ? { name: body.card.name } : {}),
     ...(body.card?.description ? { description: body.card.description } : {}),
     ...(body.card?.version ? { version: body.card.version } : {}),
   });
-  if (!card.success)
-    throw adminInvalid('the upstream agent card cannot be republished', [
-      { field: 'settings.cardUrl', description: card.error.issues[0]?.message ?? 'invalid card' },
+  if (!card.success) {
+    const issue = card.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    const description = `${where}${issue?.message ?? 'invalid card'}`;
+    throw adminInvalid(`the upstream agent card cannot be republished: ${description}`, [
+      { field: 'settings.cardUrl', description },
     ]);
+  }
   return {
     card: card.data,
     executor: UPSTREAM_EXECUTOR,
     settings: { ...sealUpstreamSettings(body.settings, deps.secrets) },
   };
+}
+
+/** Whether `url` is under this platform's public URL: same origin, and within its path. */
+function isOwnUrl(url: string, publicUrl: string): boolean {
+  if (!URL.canParse(url) || !URL.canParse(publicUrl)) return false;
+  const target = new URL(url);
+  const own = new URL(publicUrl);
+  if (target.origin !== own.origin) return false;
+  const base = own.pathname.replace(/\/+$/, '');
+  return base === '' || target.pathname === base || target.pathname.startsWith(`${base}/`);
+}
+
+function selfRefused(what: string, publicUrl: string) {
+  const reason =
+    `the upstream agent is this platform itself: ${what} is under its own URL (${publicUrl}). ` +
+    'An a2a-upstream agent that calls this platform would start a run of itself on every run; ' +
+    'call the agent on this platform directly instead';
+  return adminInvalid(reason, [{ field: 'settings.cardUrl', description: reason }]);
 }
 
 /** Registrations as the admin API shows them: sealed upstream credentials are masked. */
