@@ -34,7 +34,10 @@ const gatewayEnvSchema = commonEnvSchema.extend({
     ),
   /** Origin clients reach the gateway at; cards advertise interface URLs under it. Default http://localhost:${PORT}. */
   PUBLIC_URL: optionalString,
-  /** Bearer token of the admin API (/admin/v1). Required when NODE_ENV=production. */
+  /**
+   * Bearer token of the admin API (/admin/v1): at least 16 characters, printable ASCII without
+   * whitespace. Required when NODE_ENV=production.
+   */
   SWITCHYARD_ADMIN_TOKEN: optionalString,
   /** `tenant/agent` whose card `GET /.well-known/agent-card.json` serves. Default demo/echo. */
   SWITCHYARD_DEFAULT_AGENT: z
@@ -126,9 +129,10 @@ const gatewayEnvSchema = commonEnvSchema.extend({
   /** Claim whose value `tenant_admin` makes the caller a tenant admin. Default `switchyard_role`. */
   JWT_ROLE_CLAIM: z.string().min(1).default('switchyard_role'),
   /**
-   * Tokens minted to live longer than this many seconds (`exp - iat`, or without `iat` what is left
-   * of their life; a minute's slack for clocks) are refused: a JWT cannot be revoked here, so it
-   * must not be a credential for longer. Default 86400 (a day).
+   * Tokens minted to live longer than this many seconds (`exp - iat`, an `iat` in the future
+   * counting as now, or without `iat` what is left of their life; a minute's slack for clocks) are
+   * refused: a JWT cannot be revoked here, so it must not be a credential for longer. Default
+   * 86400 (a day).
    */
   JWT_MAX_LIFETIME_SEC: intVar(86_400, 60),
   /** CIDRs webhooks may target although not public (tests: 127.0.0.0/8). Default none. */
@@ -179,6 +183,15 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
   }
   if (parsed.SWITCHYARD_ADMIN_TOKEN !== undefined && parsed.SWITCHYARD_ADMIN_TOKEN.length < 16) {
     throw new ConfigError(['SWITCHYARD_ADMIN_TOKEN: must be at least 16 characters']);
+  }
+  // It is presented as `Authorization: Bearer <token>` (or a Basic password, the dashboard's), a
+  // header whose token ends at the first space and whose bytes Node reads as Latin-1: a token with
+  // whitespace, a control character or a non-ASCII one could never be presented, and the admin
+  // API would refuse every call.
+  if (parsed.SWITCHYARD_ADMIN_TOKEN !== undefined && !/^[\x21-\x7e]+$/.test(parsed.SWITCHYARD_ADMIN_TOKEN)) {
+    throw new ConfigError([
+      'SWITCHYARD_ADMIN_TOKEN: must be printable ASCII without whitespace (it is sent as a Bearer token)',
+    ]);
   }
   const publicUrl = (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, '');
   if (!URL.canParse(publicUrl)) throw new ConfigError(['PUBLIC_URL: must be a URL']);

@@ -10,9 +10,9 @@ export interface JwtOptions {
   /** Claim whose value `tenant_admin` grants tenant-admin visibility. */
   roleClaim: string;
   /**
-   * The longest lifetime a token may have, in seconds: `exp - iat`, or without `iat` what it still
-   * has to live. The gateway cannot revoke a JWT, so a token minted for years would be a
-   * credential for years.
+   * The longest lifetime a token may have, in seconds: `exp - iat` (an `iat` in the future counts
+   * as now), or without `iat` what it still has to live. The gateway cannot revoke a JWT, so a
+   * token minted for years would be a credential for years.
    */
   maxLifetimeSec: number;
 }
@@ -20,9 +20,16 @@ export interface JwtOptions {
 /** Slack for the issuer's clock: a token minted for exactly the maximum must not fail by a second. */
 const CLOCK_TOLERANCE_SEC = 60;
 
-/** The token's whole lifetime when it says when it was issued, else the rest of its life. */
+/**
+ * The token's whole lifetime when it says when it was issued, else the rest of its life. It is
+ * measured from the earlier of `iat` and now: a token is a credential from the moment it is
+ * presented, so an `iat` claimed in the future (ten years ahead, with an `exp` fifty minutes after
+ * it) must not shorten the lifetime it is measured by.
+ */
 function lifetimeMs(payload: JWTPayload, expiresAt: number): number {
-  return typeof payload.iat === 'number' ? expiresAt - payload.iat * 1000 : expiresAt - Date.now();
+  const now = Date.now();
+  const start = typeof payload.iat === 'number' ? Math.min(payload.iat * 1000, now) : now;
+  return expiresAt - start;
 }
 
 export type JwtVerifier = (token: string) => Promise<Identity | null>;

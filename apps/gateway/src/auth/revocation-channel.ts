@@ -112,7 +112,7 @@ export class RevocationChannel {
 
   /** Applies the revocation here and on every other gateway; see the class comment for "every". */
   async announce(revocation: Revocation): Promise<Announced> {
-    const announcing = this.#announce(revocation);
+    const announcing = this.#announce(canonical(revocation));
     this.#announcing.add(announcing);
     try {
       return await announcing;
@@ -175,7 +175,7 @@ export class RevocationChannel {
     // Its own announcement comes back too: applied already, it only counts as this gateway's ack.
     const own = id === undefined ? undefined : this.#waiting.get(id);
     if (own) return own();
-    this.#options.apply(revocation);
+    this.#options.apply(canonical(revocation));
     if (id === undefined) return;
     const { redis, keys, log } = this.#options;
     redis
@@ -194,6 +194,17 @@ export class RevocationChannel {
       (err: unknown) => log.warn({ err }, 'could not subscribe to revocations again'),
     );
   };
+}
+
+/**
+ * Key ids are uuids, which the caches and the stream registry compare as strings with the store's
+ * lowercase form: an id announced in capitals (an admin call that passed the path value on, a
+ * gateway of an older version) would match nothing and revoke nothing.
+ */
+function canonical(revocation: Revocation): Revocation {
+  return revocation.kind === 'api-key'
+    ? { ...revocation, keyId: revocation.keyId.toLowerCase() }
+    : revocation;
 }
 
 function safeJson(raw: string): unknown {
