@@ -56,9 +56,9 @@ describe('agents', () => {
     expect((await store.listAgents('t1')).map((a) => a.id)).toEqual(['echo', 'swap']);
   });
 
-  it('deleteAgent removes one agent and answers false the second time', async () => {
-    expect(await store.deleteAgent('t2', 'echo')).toBe(true);
-    expect(await store.deleteAgent('t2', 'echo')).toBe(false);
+  it('deleteAgent removes one agent and answers absent the second time', async () => {
+    expect(await store.deleteAgent('t2', 'echo')).toBe('deleted');
+    expect(await store.deleteAgent('t2', 'echo')).toBe('absent');
     expect(await store.getAgent('t2', 'echo')).toBeNull();
     expect(await store.getAgent('t1', 'echo')).not.toBeNull();
   });

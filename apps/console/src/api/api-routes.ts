@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { redactAgent } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
 import { badRequest, conflict, notFound } from '../http/http-error.ts';
 import { isUuid, queryString, taskIdParam, tenantParam } from '../http/params.ts';
@@ -22,7 +23,8 @@ export function apiRoutes(services: ConsoleServices): Router {
   });
 
   router.get('/tenants/:tenantId/agents', async (req, res) => {
-    res.json({ agents: await admin.listAgents(tenantParam(req)) });
+    // Sealed upstream credentials are shown masked, as the gateway's admin API shows them.
+    res.json({ agents: (await admin.listAgents(tenantParam(req))).map(redactAgent) });
   });
 
   router.get('/tasks', async (req, res) => {

@@ -1,4 +1,5 @@
-import { ERROR_INFO_TYPE, type FieldViolation, type GrpcStatusName } from '@switchyard/protocol';
+import { ERROR_INFO_TYPE, isA2AError, type FieldViolation, type GrpcStatusName } from '@switchyard/protocol';
+import { toClientError } from '../http/client-error.ts';
 
 /** ErrorInfo domain of admin-API errors: they are Switchyard's, not the A2A protocol's. */
 export const ADMIN_ERROR_DOMAIN = 'switchyard.admin';
@@ -50,3 +51,80 @@ export const adminConflict = (message: string): AdminError =>
 
 export const adminUnauthenticated = (): AdminError =>
   new AdminError(401, 'UNAUTHENTICATED', 'UNAUTHENTICATED', 'Admin authentication required');
+
+/** The request is well formed, but the record's state forbids it (e.g. an agent with live tasks). */
+export const adminFailedPrecondition = (message: string): AdminError =>
+  new AdminError(409, 'FAILED_PRECONDITION', 'FAILED_PRECONDITION', message);
+
+/** What an admin route answers for a thrown value, and how the gateway should treat it. */
+export interface AdminFailure {
+  error: AdminError;
+  /** Seconds for `Retry-After` (a dependency temporarily away, a full body budget). */
+  retryAfterSeconds?: number;
+  /** Logged with its cause: a failure of ours or of a dependency, not of the request. */
+  log?: 'error' | 'warn';
+}
+
+/**
+ * Every failure of an admin route in the admin API's own terms (domain `switchyard.admin`): the
+ * body reader's and the HTTP layer's refusals (415, 413, bad JSON, text Postgres cannot store, a
+ * malformed percent-encoding) are A2A errors or express errors where they are raised, because the
+ * A2A bindings share that code.
+ */
+export function toAdminFailure(err: unknown): AdminFailure {
+  if (err instanceof AdminError) return { error: err };
+  if (!isA2AError(err) && typeof err === 'object' && err !== null) {
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const message =
+        err instanceof URIError ? 'Malformed percent-encoding in the path' : 'Malformed request';
+      return { error: adminInvalid(message) };
+    }
+  }
+  const error = toClientError(err);
+  switch (error.kind) {
+    case 'ContentTypeNotSupported':
+      return {
+        error: new AdminError(
+          415,
+          'INVALID_ARGUMENT',
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Content-Type must be application/json (charset utf-8)',
+        ),
+      };
+    case 'PayloadTooLarge': {
+      const limit = error.metadata.limitBytes;
+      return {
+        error: new AdminError(
+          413,
+          'INVALID_ARGUMENT',
+          'PAYLOAD_TOO_LARGE',
+          limit ? `Request body over ${limit} bytes` : 'Request body too large',
+        ),
+      };
+    }
+    case 'JSONParse':
+      return {
+        error: adminInvalid('Request body is not valid JSON', [
+          { field: '(body)', description: 'must be a JSON document in UTF-8' },
+        ]),
+      };
+    case 'InvalidParams':
+    case 'InvalidRequest':
+      return { error: adminInvalid(error.message, error.fieldViolations ?? []) };
+    case 'Unavailable':
+    case 'ResourceExhausted':
+      return {
+        error: new AdminError(
+          error.kind === 'Unavailable' ? 503 : 429,
+          error.kind === 'Unavailable' ? 'UNAVAILABLE' : 'RESOURCE_EXHAUSTED',
+          error.reason,
+          error.message,
+        ),
+        ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+        log: 'warn',
+      };
+    default:
+      return { error: new AdminError(500, 'INTERNAL', 'INTERNAL', 'Internal error'), log: 'error' };
+  }
+}

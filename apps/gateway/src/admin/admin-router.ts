@@ -1,7 +1,8 @@
-import { Router } from 'express';
+import { Router, type ErrorRequestHandler } from 'express';
+import { stateOf } from '../http/request-state.ts';
 import { adminAuth } from './admin-auth.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { adminNotFound } from './admin-error.ts';
+import { adminNotFound, toAdminFailure } from './admin-error.ts';
 import { agentRoutes } from './agent-routes.ts';
 import { apiKeyRoutes } from './api-key-routes.ts';
 import { deadLetterRoutes } from './dead-letter-routes.ts';
@@ -21,5 +22,21 @@ export function adminRouter(
   router.use(() => {
     throw adminNotFound('route');
   });
+  router.use(adminErrors);
   return router;
 }
+
+/**
+ * Every failure under /admin/v1 leaves as an AdminError (domain `switchyard.admin`), whatever
+ * raised it; the gateway's error handler writes it. Failures that are not the request's fault are
+ * logged here with their cause, since only their generic message reaches the client.
+ */
+const adminErrors: ErrorRequestHandler = (err: unknown, req, res, next) => {
+  const { error, retryAfterSeconds, log } = toAdminFailure(err);
+  const state = stateOf(req);
+  if (log === 'error') state.log.error({ err }, 'internal error');
+  else if (log === 'warn') state.log.warn({ err }, 'admin request refused: a dependency is unavailable');
+  if (retryAfterSeconds !== undefined && !res.headersSent)
+    res.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  next(error);
+};

@@ -1,26 +1,37 @@
 import type { Request } from 'express';
+import type { FieldViolation } from '@switchyard/protocol';
 import { z } from '@switchyard/runtime';
 import { cardTemplateSchema } from '../cards/card-template.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { adminInvalid } from './admin-error.ts';
+import { SLUG, SLUG_RULE } from './admin-params.ts';
 
 /** Tenant and agent ids are URL path segments and Redis key parts: the schema's slug rule. */
-export const slug = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and -, at most 63');
+export const slug = z.string().regex(SLUG, SLUG_RULE);
 
-export const newTenantBody = z.object({ id: slug, name: z.string().min(1).max(200) });
+// Bodies are strict: a field the API does not know (a misspelling, or one it does not take) is
+// refused naming it, instead of being dropped and the call doing something else than asked.
+export const newTenantBody = z.strictObject({ id: slug, name: z.string().min(1).max(200) });
 
-export const agentBody = z.object({
+/** The top-level fields of an agent registration, bundled or upstream. */
+export const AGENT_BODY_FIELDS = ['card', 'executor', 'settings'] as const;
+
+export const agentBody = z.strictObject({
   card: cardTemplateSchema,
   executor: z.string().min(1),
   settings: z.record(z.string(), z.unknown()).default({}),
 });
 
-export const newApiKeyBody = z.object({
+export const newApiKeyBody = z.strictObject({
   principal: z.string().min(1).max(200),
   role: z.enum(['user', 'tenant_admin']),
   description: z.string().max(500).optional(),
+  /** When the key stops working (RFC 3339 with an offset or Z); never, when absent. */
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .transform((value) => new Date(value))
+    .refine((date) => date.getTime() > Date.now(), 'must be in the future')
+    .optional(),
 });
 
 /** Reads and validates a JSON body; every problem becomes INVALID_ARGUMENT with field violations. */
@@ -32,14 +43,25 @@ export async function readAdminBody<S extends z.ZodType>(
   return parseAdmin(schema, (await readJsonBody(req, limitBytes)) ?? {});
 }
 
-export function parseAdmin<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+/** What is being parsed, for the error message: a request body unless said otherwise. */
+export type AdminInput = 'request body' | 'query parameters';
+
+export function parseAdmin<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what: AdminInput = 'request body',
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw adminInvalid(
-    'Invalid request body',
-    result.error.issues.map((issue) => ({
-      field: issue.path.join('.') || '(body)',
-      description: issue.message,
-    })),
-  );
+  const violations = result.error.issues.flatMap(violationsOf);
+  const fields = [...new Set(violations.map((v) => v.field))].join(', ');
+  throw adminInvalid(`Invalid ${what}: ${fields}`, violations);
+}
+
+function violationsOf(issue: z.core.$ZodIssue): FieldViolation[] {
+  const path = issue.path.map(String);
+  // One violation per unknown field, named, rather than one for the object that holds them.
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({ field: [...path, key].join('.'), description: 'unknown field' }));
+  return [{ field: path.join('.') || '(body)', description: issue.message }];
 }

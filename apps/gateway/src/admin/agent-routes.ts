@@ -1,12 +1,16 @@
 import { Router } from 'express';
-import { pathParam } from '../http/path-param.ts';
-import { findBundledAgent } from '@switchyard/agents';
+import { bundledAgents, findBundledAgent } from '@switchyard/agents';
+import { UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import { agentBasePath } from '../cards/card-builder.ts';
-import { adminInvalid, adminNotFound } from './admin-error.ts';
-import type { AdminDeps } from './admin-deps.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
-import { agentBody, parseAdmin, slug } from './admin-schemas.ts';
+import { adminFailedPrecondition, adminInvalid, adminNotFound } from './admin-error.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { slugParam } from './admin-params.ts';
+import { AGENT_BODY_FIELDS, agentBody, parseAdmin } from './admin-schemas.ts';
 import { isUpstreamBody, redact, upstreamRegistration } from './upstream-registration.ts';
+
+/** Every executor a registration may name: the bundled agents the worker runs, and upstream A2A agents. */
+const EXECUTORS = [...bundledAgents.map((agent) => agent.executor), UPSTREAM_EXECUTOR].join(', ');
 
 /**
  * Agent registrations: a card template, a bundled executor and its settings, or an existing A2A
@@ -20,9 +24,10 @@ export function agentRoutes(deps: AdminDeps, publicUrl: string): Router {
     return { card: `${base}/.well-known/agent-card.json`, jsonRpc: `${base}/rpc`, rest: `${base}/rest` };
   };
   router.put('/tenants/:tenantId/agents/:agentId', async (req, res) => {
-    const tenantId = pathParam(req, 'tenantId');
-    const agentId = parseAdmin(slug, pathParam(req, 'agentId'));
+    const tenantId = slugParam(req, 'tenantId');
+    const agentId = slugParam(req, 'agentId');
     const raw = await readJsonBody(req, deps.bodyLimitBytes);
+    refuseUnknownFields(raw);
     const registration = isUpstreamBody(raw)
       ? await upstreamRegistration(raw, deps, publicUrl)
       : bundledRegistration(raw);
@@ -31,27 +36,48 @@ export function agentRoutes(deps: AdminDeps, publicUrl: string): Router {
     res.json({ agent: redact(agent), urls: urls(tenantId, agentId) });
   });
   router.get('/tenants/:tenantId/agents', async (req, res) => {
-    const tenantId = pathParam(req, 'tenantId');
+    const tenantId = slugParam(req, 'tenantId');
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     const agents = await admin.listAgents(tenantId);
     res.json({ agents: agents.map((agent) => ({ ...redact(agent), urls: urls(tenantId, agent.id) })) });
   });
+  // Refused while the agent has tasks that are not finished: without the registration nobody could
+  // read, cancel or continue them, and an agent registered again under the id would take them over.
   router.delete('/tenants/:tenantId/agents/:agentId', async (req, res) => {
-    if (!(await admin.deleteAgent(pathParam(req, 'tenantId'), pathParam(req, 'agentId'))))
-      throw adminNotFound('agent');
+    const deleted = await admin.deleteAgent(slugParam(req, 'tenantId'), slugParam(req, 'agentId'));
+    if (deleted === 'absent') throw adminNotFound('agent');
+    if (deleted !== 'deleted') {
+      const count = deleted.atLeast ? `at least ${deleted.liveTasks}` : String(deleted.liveTasks);
+      throw adminFailedPrecondition(
+        `the agent has ${count} live (unfinished) task${deleted.liveTasks === 1 ? '' : 's'}: cancel ` +
+          'them, or wait for them to finish, before deleting it',
+      );
+    }
     res.json({});
   });
   return router;
 }
 
+/**
+ * The registration's own fields only, bundled or upstream alike: the upstream schema drops what it
+ * does not know, and a misspelled field (`setting`) would silently register something else.
+ */
+function refuseUnknownFields(raw: unknown): void {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return;
+  const known: readonly string[] = AGENT_BODY_FIELDS;
+  const unknown = Object.keys(raw).filter((key) => !known.includes(key));
+  if (unknown.length > 0)
+    throw adminInvalid(
+      `Invalid request body: ${unknown.join(', ')}`,
+      unknown.map((field) => ({ field, description: 'unknown field' })),
+    );
+}
+
 function bundledRegistration(raw: unknown) {
   const body = parseAdmin(agentBody, raw ?? {});
   if (!findBundledAgent(body.executor)) {
-    throw adminInvalid(`unknown executor ${body.executor}`, [
-      {
-        field: 'executor',
-        description: 'must name a bundled agent (echo, invoice-reconciler, booking, slow) or a2a-upstream',
-      },
+    throw adminInvalid(`unknown executor ${body.executor.slice(0, 100)}`, [
+      { field: 'executor', description: `must be one of ${EXECUTORS}` },
     ]);
   }
   return { card: body.card, executor: body.executor, settings: body.settings };

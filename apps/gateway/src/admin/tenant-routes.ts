@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { pathParam } from '../http/path-param.ts';
 import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { slugParam } from './admin-params.ts';
 import { newTenantBody, readAdminBody } from './admin-schemas.ts';
 
 /** Tenants and their webhook signing secrets. A secret is shown when created or rotated, never listed. */
@@ -21,20 +21,22 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps):
     res.json({ tenants: await admin.listTenants() });
   });
   // A disabled tenant keeps its data, but none of its credentials authenticate; every replica
-  // has dropped its cached keys and tenant status before the reply (revocation-channel.ts).
+  // has dropped its cached keys and tenant status before the reply (revocation-channel.ts). Tenant
+  // ids are lowercase slugs, compared exactly everywhere (the store's text column included), so
+  // the id announced is the one the store matched.
   for (const [action, disabled] of [
     ['disable', true],
     ['enable', false],
   ] as const) {
     router.post(`/tenants/:tenantId\\:${action}`, async (req, res) => {
-      const tenantId = pathParam(req, 'tenantId');
+      const tenantId = slugParam(req, 'tenantId');
       if (!(await admin.setTenantDisabled(tenantId, disabled))) throw adminNotFound('tenant');
       await revocations.announce({ kind: 'tenant', tenantId, disabled });
       res.json({});
     });
   }
   router.post('/tenants/:tenantId/webhook-secret\\:rotate', async (req, res) => {
-    const webhookSecret = await admin.rotateWebhookSecret(pathParam(req, 'tenantId'));
+    const webhookSecret = await admin.rotateWebhookSecret(slugParam(req, 'tenantId'));
     if (webhookSecret === null) throw adminNotFound('tenant');
     res.json({ webhookSecret });
   });

@@ -65,7 +65,8 @@ export class AdminClient {
 
   createApiKey(
     tenantId: string,
-    input: { principal: string; role: ApiKeyRole; description?: string },
+    /** `expiresAt`: RFC 3339, in the future; the key never expires without it. */
+    input: { principal: string; role: ApiKeyRole; description?: string; expiresAt?: string },
   ): Promise<IssuedApiKey> {
     return this.#call('POST', ['tenants', tenantId, 'api-keys'], input);
   }

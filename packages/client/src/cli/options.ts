@@ -30,6 +30,7 @@ export const OPTIONS = {
   principal: { type: 'string' },
   role: { type: 'string' },
   description: { type: 'string' },
+  'expires-at': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 export type OptionName = keyof typeof OPTIONS;

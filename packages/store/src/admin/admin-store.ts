@@ -47,6 +47,12 @@ export interface AgentInput {
   settings?: Record<string, unknown>;
 }
 
+/**
+ * What deleteAgent did: deleted the registration, found none, or refused because the agent still
+ * has live (non-terminal) tasks, counted up to a cap (`atLeast` when there are more).
+ */
+export type DeleteAgentResult = 'deleted' | 'absent' | { liveTasks: number; atLeast: boolean };
+
 /** An API key as listed: never its hash or plaintext. */
 export interface ApiKeyRecord {
   id: string;
@@ -106,8 +112,8 @@ export interface AdminStore {
   upsertAgent(input: AgentInput): Promise<AgentRecord>;
   getAgent(tenantId: string, agentId: string): Promise<AgentRecord | null>;
   listAgents(tenantId: string): Promise<AgentRecord[]>;
-  /** True when a row was deleted. */
-  deleteAgent(tenantId: string, agentId: string): Promise<boolean>;
+  /** Refused (nothing deleted) while the agent has tasks that are not terminal. */
+  deleteAgent(tenantId: string, agentId: string): Promise<DeleteAgentResult>;
 
   /** Throws `ApiKeyConflictError` when a provided plaintext belongs to another tenant or principal. */
   createApiKey(input: NewApiKey): Promise<IssuedApiKey>;

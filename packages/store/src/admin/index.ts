@@ -5,6 +5,7 @@ export type {
   ApiKeyIdentity,
   ApiKeyRecord,
   ApiKeyRole,
+  DeleteAgentResult,
   IssuedApiKey,
   NewApiKey,
   NewTenant,
@@ -13,3 +14,4 @@ export type {
 } from './admin-store.ts';
 export { ApiKeyConflictError, TenantExistsError } from './admin-errors.ts';
 export { PostgresAdminStore, type PostgresAdminStoreOptions } from './postgres-admin-store.ts';
+export { MASKED_CREDENTIALS, redactAgent } from './redact-agent.ts';

@@ -6,6 +6,7 @@ import type {
   AgentRecord,
   ApiKeyIdentity,
   ApiKeyRecord,
+  DeleteAgentResult,
   IssuedApiKey,
   NewApiKey,
   NewTenant,
@@ -76,7 +77,7 @@ export class PostgresAdminStore implements AdminStore {
   listAgents(tenantId: string): Promise<AgentRecord[]> {
     return listAgents(this.#db, tenantId);
   }
-  deleteAgent(tenantId: string, agentId: string): Promise<boolean> {
+  deleteAgent(tenantId: string, agentId: string): Promise<DeleteAgentResult> {
     return deleteAgent(this.#db, tenantId, agentId);
   }
 

@@ -114,11 +114,11 @@ export const adminCommands: Command[] = [
   {
     words: ['admin', 'keys', 'create'],
     args: ['tenant-id'],
-    options: [...base, 'principal', 'role', 'description'],
-    usage: '--principal NAME [--role user|tenant_admin] [--description TEXT] [--json]',
-    summary: 'Issue an API key; prints the key once.',
+    options: [...base, 'principal', 'role', 'description', 'expires-at'],
+    usage: '--principal NAME [--role user|tenant_admin] [--description TEXT] [--expires-at RFC3339] [--json]',
+    summary: 'Issue an API key (that stops working at --expires-at); prints the key once.',
     async run(ctx, [tenantId = '']) {
-      const { principal, role = 'user', description } = ctx.values;
+      const { principal, role = 'user', description, 'expires-at': expiresAt } = ctx.values;
       if (!principal) throw new UsageError('--principal is required');
       if (role !== 'user' && role !== 'tenant_admin')
         throw new UsageError(`--role must be user or tenant_admin, not ${role}`);
@@ -126,6 +126,7 @@ export const adminCommands: Command[] = [
         principal,
         role,
         ...(description ? { description } : {}),
+        ...(expiresAt ? { expiresAt } : {}),
       });
       return print(ctx, issued, () => [...describeKey(issued.key), `key: ${issued.plaintext}`]);
     },
@@ -171,7 +172,8 @@ export const adminCommands: Command[] = [
 ];
 
 function describeKey(key: ApiKeyInfo): string[] {
-  return [`key id ${key.id} for ${key.principal} (${key.role}) in tenant ${key.tenantId}`];
+  const expiry = key.expiresAt ? `, expires ${key.expiresAt}` : '';
+  return [`key id ${key.id} for ${key.principal} (${key.role}) in tenant ${key.tenantId}${expiry}`];
 }
 
 /** A minimal card template when --card is not given: the gateway adds interfaces and security. */
