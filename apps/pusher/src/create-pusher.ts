@@ -117,11 +117,11 @@ export function createPusher(options: PusherOptions) {
     log,
     random: options.random ?? Math.random,
     signal: force.signal,
-    // A 0.3 receiver gets the task as it stands (webhook-request.ts): its artifacts, and no
-    // history, which can be megabytes and is the client's own messages and the agent's questions.
-    loadTask: (tenantId, taskId) =>
+    // A 0.3 receiver gets the task as it stands (webhook-request.ts), without its history, which
+    // can be megabytes and is the client's own messages and the agent's questions.
+    loadTask: (tenantId, taskId, withArtifacts) =>
       tasks.getTask({ tenantId, principal: PUSHER_PRINCIPAL, admin: true }, taskId, {
-        includeArtifacts: true,
+        includeArtifacts: withArtifacts,
         historyLength: 0,
       }),
   };

@@ -1,5 +1,5 @@
 import type { UrlPolicy } from '@switchyard/engine';
-import type { Task } from '@switchyard/protocol';
+import { isInterrupted, isTerminal, type Task } from '@switchyard/protocol';
 import type { ClaimedDelivery, OutboxStore } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import type { Dispatcher } from 'undici';
@@ -26,10 +26,10 @@ export interface DeliverDeps {
   /** Jitter source, [0, 1). */
   random: () => number;
   /**
-   * The task as it stands, with its artifacts and without its history, or null once it is gone:
-   * the body of a delivery to a config a 0.3 client registered (webhook-request.ts).
+   * The task as it stands, without its history (with its artifacts when asked), or null once it is
+   * gone: the body of a delivery to a config a 0.3 client registered (webhook-request.ts).
    */
-  loadTask?: (tenantId: string, taskId: string) => Promise<Task | null>;
+  loadTask?: (tenantId: string, taskId: string, withArtifacts: boolean) => Promise<Task | null>;
   signal?: AbortSignal;
 }
 
@@ -101,7 +101,8 @@ async function attempt(delivery: ClaimedDelivery, deps: DeliverDeps, now: Date):
   let task: Task | undefined;
   if (delivery.config.wireVersion === '0.3' && deps.loadTask) {
     try {
-      task = (await deps.loadTask(delivery.tenantId, delivery.taskId)) ?? undefined;
+      task =
+        (await deps.loadTask(delivery.tenantId, delivery.taskId, carriesArtifacts(delivery))) ?? undefined;
     } catch (err) {
       // Postgres away: an attempt that failed before sending, retried with the others.
       deps.log.warn({ ...keyFields(delivery), err }, 'could not read the task for a 0.3 push delivery');
@@ -139,4 +140,14 @@ function hostOf(url: string): string {
   } catch {
     return '(invalid url)';
   }
+}
+
+/**
+ * Whether a 0.3 delivery's Task carries the artifacts: at the events a receiver acts on (the task
+ * ends, or waits for its client), not at every chunk. A task streaming a thousand chunks into a
+ * 16 MiB artifact would otherwise send gigabytes of webhook bodies, all but the last stale.
+ */
+function carriesArtifacts(delivery: ClaimedDelivery): boolean {
+  const state = delivery.payload.statusUpdate?.status.state ?? delivery.payload.task?.status.state;
+  return state !== undefined && (isTerminal(state) || isInterrupted(state));
 }

@@ -172,6 +172,10 @@ describe('push notifications end to end (ARCHITECTURE.md §4 step 6, §7)', () =
     expect(last.status.state).toBe('completed');
     expect(last.artifacts?.length).toBe(final.artifacts?.length);
     expect(last.history).toBeUndefined();
+    // Only the events a receiver acts on (the end, a question) carry the artifacts: a task
+    // streaming many chunks would otherwise resend them all with each one.
+    const first = bodies[received().findIndex((r) => r.seq === 1)]!;
+    expect(first.artifacts).toBeUndefined();
     expect(received().every((r) => r.headers['content-type'] === 'application/json')).toBe(true);
     expect(received().some((r) => r.body.includes('TASK_STATE_'))).toBe(false);
   });
