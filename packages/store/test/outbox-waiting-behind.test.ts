@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdminStore } from '../src/admin/index.ts';
 import { createDb, createPool, type Db } from '../src/db.ts';
 import { claimDueDeliveries } from '../src/outbox/claim-due-deliveries.ts';
+import { markDelivered } from '../src/outbox/mark-delivered.ts';
 import { PostgresOutboxStore, type ClaimedDelivery } from '../src/outbox/index.ts';
 import { PARK_AGAIN_WITHIN_MS, PARK_FROM } from '../src/outbox/park-waiting.ts';
 import { createSecretBox } from '../src/secret-box.ts';
@@ -248,5 +249,33 @@ describe('the claims while a delivery is in flight', () => {
     } finally {
       await one.destroy();
     }
+  });
+});
+
+describe('two deliveries of one config marked in one statement', () => {
+  it('are both marked, the later one parked or not (one statement updates a row once)', async () => {
+    // A replayed dead letter (1) and the delivery after it (2) in flight together, 2 parked
+    // (the replay's claim parked what waited behind it): both sends end, and the pusher marks
+    // them in one batch, whose release of 1's next is 2 itself.
+    const taskId = await queuedTask('acme', 2);
+    await sql`UPDATE push_deliveries SET locked_by = 'p1', locked_until = now() + interval '1 minute'
+               WHERE task_id = ${taskId}::uuid`.execute(db);
+    await sql`UPDATE push_deliveries SET next_attempt_at = now() + interval '10 minutes'
+               WHERE task_id = ${taskId}::uuid AND seq = 2`.execute(db);
+    const marks = [1, 2].map((seq) => ({
+      tenantId: 'acme',
+      taskId,
+      configId: 'hook',
+      seq,
+      workerId: 'p1',
+      status: 204,
+    }));
+    expect(await markDelivered(db, marks)).toEqual([true, true]);
+    const { rows } = await sql<{ seq: number; status: string }>`
+      SELECT seq, status FROM push_deliveries WHERE task_id = ${taskId}::uuid ORDER BY seq`.execute(db);
+    expect(rows).toEqual([
+      { seq: 1, status: 'delivered' },
+      { seq: 2, status: 'delivered' },
+    ]);
   });
 });

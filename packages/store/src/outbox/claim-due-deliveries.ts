@@ -132,6 +132,8 @@ export async function claimDueDeliveries(
       dead: true,
     });
   }
-  for (const head of heads) await parkWaiting(db, head);
+  // Parking only saves later claims a read: one that fails (a Postgres blip) leaves the queue due,
+  // as it was before parking, and must not lose the batch this claim has committed.
+  for (const head of heads) await parkWaiting(db, head).catch(() => 0);
   return claimed;
 }

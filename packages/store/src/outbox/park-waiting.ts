@@ -121,8 +121,11 @@ export async function parkWaiting(db: Db, head: DeliveryKey): Promise<number> {
         SELECT CASE WHEN (SELECT all_of_them FROM again) THEN ${h}
                     ELSE coalesce((SELECT d.seq FROM down d WHERE d.parked), ${h}) END AS seq),
       waiting AS (
+        -- Not one claimed and in flight (after a replayed dead letter, a later delivery can be):
+        -- parked, its lapse would wait the parking out instead of its lock.
         SELECT seq FROM push_deliveries
          WHERE ${config} AND seq > (SELECT seq FROM past)
+           AND (locked_until IS NULL OR locked_until < now())
          FOR UPDATE SKIP LOCKED),
       parked AS (
         UPDATE push_deliveries SET next_attempt_at = now() + ${secs(PARKED_FOR_MS)}
@@ -161,7 +164,11 @@ export function releaseNext(doneCte: string, tenantId?: string): CteStatement {
     UPDATE push_deliveries AS n SET next_attempt_at = now()
       FROM ${sql.table(doneCte)} AS r
      WHERE n.tenant_id = ${tenant} AND n.task_id = r.task_id AND n.config_id = r.config_id
-       AND n.seq = r.seq + 1 AND n.status = ${'pending'} AND n.next_attempt_at > now()`;
+       AND n.seq = r.seq + 1 AND n.status = ${'pending'} AND n.next_attempt_at > now()
+       -- Not a row the same statement takes out of pending (two marks in one batch, 10 and 11):
+       -- one statement cannot update a row twice, and Postgres would apply only one of the two.
+       AND NOT EXISTS (SELECT 1 FROM ${sql.table(doneCte)} AS o
+                        WHERE o.task_id = n.task_id AND o.config_id = n.config_id AND o.seq = n.seq)`;
 }
 
 /**
