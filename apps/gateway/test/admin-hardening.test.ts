@@ -178,6 +178,12 @@ describe('dead-letter query parameters', () => {
     expectInvalid(await admin('GET', `/tenants/acme/dead-letters?cursor=${value}`), 'cursor');
   });
 
+  it('a cursor the API issued for a long config id is taken (it runs past 1,024 characters)', async () => {
+    const long = cursor([at, uuid, '\u6f22'.repeat(256), 2_147_483_647]);
+    expect(long.length).toBeGreaterThan(1024);
+    expect((await admin('GET', `/tenants/acme/dead-letters?cursor=${long}`)).status).toBe(200);
+  });
+
   it('limit: empty is the default, 1e2 and 0x10 are refused as query parameters, not a body', async () => {
     expect((await admin('GET', '/tenants/acme/dead-letters?limit=')).status).toBe(200);
     expect((await admin('GET', '/tenants/acme/dead-letters?limit=&cursor=')).status).toBe(200);

@@ -20,7 +20,9 @@ const listQuery = z.object({
     .transform((v) => (v === undefined || v === '' ? 50 : Number(v))),
   cursor: z
     .string()
-    .max(1024)
+    // base64url of JSON holding a config id of up to 256 characters of any kind (escaped in the
+    // JSON, then a third longer): a cursor this API issued runs to about 2,100 characters.
+    .max(4096)
     .regex(/^[A-Za-z0-9_-]*$/, 'a nextCursor this API returned')
     .optional()
     .transform((v) => (v === '' ? undefined : v)),
