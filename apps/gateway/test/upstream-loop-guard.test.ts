@@ -157,6 +157,26 @@ describe('registering an upstream that is this platform', () => {
       'https://switchyard.example',
     );
     await refusal('https://example.com/sy/agents/a/b/card.json', 'https://example.com/sy/');
+    await refusal('https://example.com/sy/.well-known/agent-card.json', 'https://example.com/sy');
+    // Another service behind the same host (an ingress routing /ledger elsewhere) is not the
+    // platform: only its own agent and card routes are refused.
+    const card = await (await fetch(sdk.cardUrl)).text();
+    const ledger = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(card),
+    );
+    await new Promise<void>((resolve) => ledger.listen(0, '127.0.0.1', resolve));
+    const host = `http://127.0.0.1:${(ledger.address() as AddressInfo).port}`;
+    try {
+      await expect(
+        upstreamRegistration(
+          { executor: UPSTREAM_EXECUTOR, settings: { cardUrl: `${host}/ledger/agent-card.json` } },
+          deps,
+          host,
+        ),
+      ).resolves.toMatchObject({ executor: UPSTREAM_EXECUTOR });
+    } finally {
+      ledger.close();
+    }
     await expect(
       upstreamRegistration(
         { executor: UPSTREAM_EXECUTOR, settings: { cardUrl: sdk.cardUrl } },

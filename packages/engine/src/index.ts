@@ -13,6 +13,7 @@ export { claimReaperTurn } from './reaper-turn.ts';
 export {
   checkWebhookUrl,
   isAllowedAddress,
+  systemLookup,
   UrlRefusedError,
   type UrlPolicy,
   type LookupFn,

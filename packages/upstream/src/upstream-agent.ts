@@ -6,7 +6,7 @@ import {
   type AgentContext,
   type CanceledTaskContext,
 } from '@switchyard/agents';
-import { createGuardedAgent, type UrlPolicy } from '@switchyard/engine';
+import { createGuardedAgent, systemLookup, type UrlPolicy } from '@switchyard/engine';
 import type { SecretBox } from '@switchyard/store';
 import { createUpstreamClient, streams, UpstreamCardCache } from './upstream-client.ts';
 import { createUpstreamFetch, type ExchangeLog } from './upstream-fetch.ts';
@@ -50,7 +50,12 @@ export const INVALID_RESPONSE_MESSAGE = 'The upstream agent answered with an inv
  * as FAILED with a safe message.
  */
 export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
-  const dispatcher = createGuardedAgent({ policy: options.policy, connectTimeoutMs: 10_000 });
+  const dispatcher = createGuardedAgent({
+    policy: options.policy,
+    connectTimeoutMs: 10_000,
+    // An operator's name (admin API): the system resolver, hosts file and search domains included.
+    resolve: systemLookup,
+  });
   const cards = new UpstreamCardCache(options.cardTtlMs ?? 60_000);
   const timings: RunTimings = { pollMinMs: 200, pollMaxMs: 5_000, maxResumes: 20, ...options.timings };
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;

@@ -1,5 +1,11 @@
 import { AgentCard as SdkAgentCard } from '@a2a-js/sdk';
-import { checkWebhookUrl, createGuardedAgent, UrlRefusedError, type UrlPolicy } from '@switchyard/engine';
+import {
+  checkWebhookUrl,
+  createGuardedAgent,
+  systemLookup,
+  UrlRefusedError,
+  type UrlPolicy,
+} from '@switchyard/engine';
 import type { AgentCard, AgentSkill } from '@switchyard/protocol';
 import { CardProblem, checkUsable } from './upstream-card-check.ts';
 import { fetchCard } from './upstream-client.ts';
@@ -35,8 +41,13 @@ export async function readUpstreamCard(
   policy: UrlPolicy,
   timeoutMs = 10_000,
 ): Promise<UpstreamCardFacts> {
-  await checkWebhookUrl(registration.cardUrl, policy, undefined, 'upstream card');
-  const dispatcher = createGuardedAgent({ policy, connectTimeoutMs: timeoutMs });
+  await checkWebhookUrl(registration.cardUrl, policy, systemLookup, 'upstream card');
+  const dispatcher = createGuardedAgent({
+    policy,
+    connectTimeoutMs: timeoutMs,
+    // An operator's name (admin API): the system resolver, hosts file and search domains included.
+    resolve: systemLookup,
+  });
   try {
     const fetchImpl = createUpstreamFetch({
       dispatcher,

@@ -81,14 +81,19 @@ export async function upstreamRegistration(
   };
 }
 
-/** Whether `url` is under this platform's public URL: same origin, and within its path. */
+/**
+ * Whether `url` is one of this platform's own A2A routes: same origin as its public URL, and under
+ * its path either an agent's routes (`/agents/…`) or the root card (`/.well-known/…`), which serves
+ * the default agent. Other paths on the same host (another service behind the same ingress) are
+ * not the platform; a loop through them is the hop guard's to stop at run time.
+ */
 function isOwnUrl(url: string, publicUrl: string): boolean {
   if (!URL.canParse(url) || !URL.canParse(publicUrl)) return false;
   const target = new URL(url);
   const own = new URL(publicUrl);
   if (target.origin !== own.origin) return false;
   const base = own.pathname.replace(/\/+$/, '');
-  return base === '' || target.pathname === base || target.pathname.startsWith(`${base}/`);
+  return [`${base}/agents/`, `${base}/.well-known/`].some((prefix) => target.pathname.startsWith(prefix));
 }
 
 function selfRefused(what: string, publicUrl: string) {

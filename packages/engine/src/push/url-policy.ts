@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { createHostResolver } from './resolve-host.ts';
 
@@ -25,6 +26,15 @@ export type LookupFn = (hostname: string, signal?: AbortSignal) => Promise<Array
 export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5000;
 
 const defaultLookup = createHostResolver({ timeoutMs: REGISTRATION_LOOKUP_TIMEOUT_MS });
+
+/**
+ * The system resolver (getaddrinfo: /etc/hosts, search domains, mDNS as the host has them), for
+ * names an operator chose rather than a tenant: an a2a-upstream agent is registered through the
+ * admin API, and may well be `ledger.agents` in the cluster's search domains or a hosts-file
+ * alias. Tenants' webhook names go to DNS directly (resolve-host.ts), because getaddrinfo runs on
+ * libuv's four pool threads and a tenant's black-holed zone could hold them all.
+ */
+export const systemLookup: LookupFn = async (hostname) => lookup(hostname, { all: true });
 
 export class UrlRefusedError extends Error {
   constructor(message: string) {
