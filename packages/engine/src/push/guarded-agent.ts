@@ -9,8 +9,9 @@ export interface GuardedAgentOptions {
   connectTimeoutMs: number;
   /**
    * Resolves a host name; by default DNS through c-ares with the connect timeout as its budget
-   * (resolve-host.ts: not dns.lookup, whose calls hold libuv's thread pool). Tests inject one to
-   * simulate rebinding, or to point at a DNS server of their own.
+   * (resolve-host.ts: not dns.lookup, whose calls hold libuv's thread pool). The upstream
+   * executor passes the system resolver (systemLookup: operators' names, hosts file included);
+   * tests inject one to simulate rebinding, or to point at a DNS server of their own.
    */
   resolve?: LookupFn;
 }

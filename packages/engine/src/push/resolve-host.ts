@@ -24,8 +24,8 @@ const LOCALHOST = /^(?:.+\.)?localhost\.?$/i;
 const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA']);
 
 /**
- * A host name lookup for the SSRF checks (webhooks, upstream agent cards) that cannot starve the
- * process. `dns.lookup` is getaddrinfo on libuv's thread pool (4 threads, shared with fs and
+ * A host name lookup for the SSRF checks of webhooks (names tenants choose) that cannot starve
+ * the process (a2a-upstream agents, named by operators, use url-policy.ts's systemLookup). `dns.lookup` is getaddrinfo on libuv's thread pool (4 threads, shared with fs and
  * crypto), and a call cannot be abandoned: a few names in a zone whose servers never answer hold
  * every thread for the resolver's whole timeout, and every other tenant's lookup queues behind
  * them. This asks DNS directly through c-ares (node:dns `Resolver`), which waits on sockets, not
