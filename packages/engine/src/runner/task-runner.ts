@@ -2,7 +2,7 @@ import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
 import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import { isConflict, type ChangeTaskInput, type ClaimResult, type TaskRecord } from '@switchyard/store';
+import type { ClaimResult, TaskRecord } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
@@ -13,15 +13,12 @@ import type { RunContext } from './run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 import { watchForCancel } from './cancel-watch.ts';
 import { noticeCanceled, noticeUnheardCancel, releaseHeardCancel } from './cancel-notices.ts';
+import { failRun, settleWrite } from './settle-writes.ts';
 
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
 export const FAILED_MESSAGE = 'The agent failed while working on this task.';
 const NO_AGENT_MESSAGE = 'This agent is not available on this platform.';
-/**
- * Status-message metadata naming the A2A error behind a FAILED task (AgentFailure.code), so a
- * blocking request can answer with that error (e.g. InvalidAgentResponse) rather than the task.
- */
-export const FAILURE_CODE_METADATA_KEY = 'switchyard.failureCode';
+export { FAILURE_CODE_METADATA_KEY } from './settle-writes.ts';
 
 type StopReason = 'canceled' | 'lease-lost' | 'shutdown';
 
@@ -108,7 +105,7 @@ export class TaskRunner {
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
     // would.
     if (!claim.movedToWorking && claim.task.attempts > config.maxAttempts) {
-      return this.settleFailure(claim.task, LEASE_EXHAUSTED_MESSAGE, 'lease expired').catch((err: unknown) =>
+      return failRun(this.deps, claim.task, LEASE_EXHAUSTED_MESSAGE, 'lease expired').catch((err: unknown) =>
         this.deps.log.warn({ err, taskId: job.taskId }, 'could not fail task'),
       );
     }
@@ -226,7 +223,7 @@ export class TaskRunner {
       const agent = registration ? deps.findAgent(registration.executor) : undefined;
       if (!registration || !agent) {
         log.error({ executor: registration?.executor }, 'no agent implementation for this task');
-        await this.settleFailure(claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) =>
+        await failRun(this.deps, claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) =>
           log.warn({ err }, 'could not fail task'),
         );
         return;
@@ -371,7 +368,7 @@ export class TaskRunner {
     failure?: AgentFailure,
   ): Promise<void> {
     if (record.attempts >= this.deps.config.maxAttempts) {
-      await this.settleFailure(record, failure?.safeMessage ?? FAILED_MESSAGE, message, failure?.code).catch(
+      await failRun(this.deps, record, failure?.safeMessage ?? FAILED_MESSAGE, message, failure?.code).catch(
         (e: unknown) => log.warn({ err: e }, 'could not fail task'),
       );
       return;
@@ -380,7 +377,7 @@ export class TaskRunner {
     // The job's delay is only when to look again; the claim checks run_after on Postgres's clock.
     const runAfter = new Date(Date.now() + delayMs);
     try {
-      const retried = await this.settleWrite(record, (current) => ({
+      const retried = await settleWrite(this.deps, record, (current) => ({
         tenantId: current.tenantId,
         taskId: current.id,
         expectedVersion: current.version,
@@ -400,64 +397,6 @@ export class TaskRunner {
     } catch (e) {
       // Lost the lease or the task moved on: the reaper or the new owner takes it from here.
       log.warn({ err: e }, 'could not schedule the retry');
-    }
-  }
-
-  private async settleFailure(
-    record: ClaimResult['task'],
-    safeMessage: string,
-    internal: string,
-    code?: string,
-  ): Promise<void> {
-    const message = {
-      messageId: crypto.randomUUID(),
-      role: 'ROLE_AGENT' as const,
-      contextId: record.contextId,
-      taskId: record.id,
-      parts: [{ text: safeMessage }],
-      ...(code ? { metadata: { [FAILURE_CODE_METADATA_KEY]: code } } : {}),
-    };
-    await this.settleWrite(record, (current) => ({
-      tenantId: current.tenantId,
-      taskId: current.id,
-      expectedVersion: current.version,
-      fromStates: [TaskState.WORKING],
-      leaseOwner: leaseOwnerOf(current),
-      patch: {
-        state: TaskState.FAILED,
-        statusMessage: message,
-        clearLease: true,
-        lastError: internal,
-        ...(current.visibility === 'pending' ? { visibility: 'task' } : {}),
-      },
-      event: statusEvent(current, TaskState.FAILED, message),
-    }));
-  }
-
-  /**
-   * One of the runner's settle writes (retry scheduling, failing), built from the record it
-   * starts from. The run's record can be behind the row without the run having lost anything: a
-   * gateway made the task visible, the upgrade's answer came late, a chunk's write committed but
-   * its reply was lost. So on a conflict it re-reads and writes again while the task is still
-   * WORKING under this run's lease, as the agent's own writes do (run-context.ts writeOnce); a
-   * terminal task or another lease's run is never written over (the CAS refuses them anyway):
-   * then the conflict is thrown and the reaper or the new owner takes it from there.
-   */
-  private async settleWrite(
-    record: TaskRecord,
-    build: (current: TaskRecord) => ChangeTaskInput,
-  ): Promise<TaskRecord> {
-    const leaseOwner = leaseOwnerOf(record);
-    let current = record;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.deps.writer.change(build(current));
-      } catch (err) {
-        if (!isConflict(err) || attempt >= 4) throw err;
-        const fresh = await this.deps.store.getTaskRecord(record.tenantId, record.id);
-        if (fresh?.state !== TaskState.WORKING || fresh.leaseOwner !== leaseOwner) throw err;
-        current = fresh;
-      }
     }
   }
 
