@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskState, type Task } from '@switchyard/protocol';
 import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
-import { LOOP_MESSAGE, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
+import { LOOP_MESSAGE, MAX_HOPS, TOO_MANY_HOPS_MESSAGE, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import { AdminError } from '../src/admin/admin-error.ts';
 import { upstreamRegistration } from '../src/admin/upstream-registration.ts';
 import { A2ATestClient } from './support/a2a-client.ts';
@@ -113,6 +113,30 @@ describe('an a2a-upstream agent whose upstream leads back to itself', () => {
     const echo = new A2ATestClient('jsonrpc', `${h.url}/agents/acme/echo`, h.fixtures.keys.alice);
     const answered = await echo.call('SendMessage', { message: userMessage('still here') });
     expect(answered.ok).toBe(true);
+  });
+});
+
+describe('a request that says it has been forwarded too often', () => {
+  // A loop through agents that drop the message's metadata (not Switchyard) keeps only the header.
+  it.each(['jsonrpc', 'rest'] as const)('is refused before it creates a task (%s)', async (binding) => {
+    const client = new A2ATestClient(binding, `${h.url}/agents/acme/echo`, h.fixtures.keys.alice);
+    const before = await tasksOf('acme', 'echo');
+    const send = (hops: string) =>
+      client.call(
+        'SendMessage',
+        { message: userMessage('hop') },
+        { headers: { 'Switchyard-Hop-Count': hops } },
+      );
+    const refused = await send(String(MAX_HOPS + 1));
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.reason).toBe('INVALID_REQUEST');
+    expect(refused.message).toBe(TOO_MANY_HOPS_MESSAGE);
+    expect(await tasksOf('acme', 'echo')).toBe(before);
+    // The last hop allowed, and a header that is not a count, are served.
+    expect((await send(String(MAX_HOPS))).ok).toBe(true);
+    expect((await send('many')).ok).toBe(true);
+    expect(await tasksOf('acme', 'echo')).toBe(before + 2);
   });
 });
 

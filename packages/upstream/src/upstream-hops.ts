@@ -9,8 +9,8 @@ import type { JsonObject, Message } from '@switchyard/protocol';
  * upstream says how far it has come, in two places:
  *
  * - the `Switchyard-Hop-Count` request header, on every request to the upstream (the card read
- *   included): how many a2a-upstream hops the request has made, this one counted. A gateway can
- *   refuse a request that already passed MAX_HOPS before it creates a task.
+ *   included): how many a2a-upstream hops the request has made, this one counted. A Switchyard
+ *   gateway refuses a request past MAX_HOPS before it creates a task (a2a/service-params.ts).
  * - the message's metadata, key `switchyard.hops`: `{ count, via }`, where `via` names each
  *   upstream card URL the chain has been forwarded to (a short hash, not the URL). A Switchyard
  *   gateway stores a message's metadata with it, so the next worker reads it from the message it

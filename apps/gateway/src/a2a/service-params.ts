@@ -1,11 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
 import {
   extensionSupportRequired,
+  invalidRequest,
   negotiateVersion,
   parseExtensionsHeader,
   versionNotSupported,
   type VersionNegotiation,
 } from '@switchyard/protocol';
+import { HOP_COUNT_HEADER, MAX_HOPS, readHopCountHeader, TOO_MANY_HOPS_MESSAGE } from '@switchyard/upstream';
 import type { CardTemplate } from '../cards/card-template.ts';
 import { stateOf } from '../http/request-state.ts';
 
@@ -55,6 +57,7 @@ export function checkServiceParams(
   binding: 'jsonrpc' | 'rest',
 ): string[] {
   if (!negotiated.ok) throw versionNotSupported(negotiated.requested, BINDING_VERSIONS[binding]);
+  checkHopCount(req);
   const legacy = negotiated.version === '0.3';
   const declared = template.capabilities?.extensions ?? [];
   const requested = new Set(
@@ -67,6 +70,17 @@ export function checkServiceParams(
   const activated = declared.map((e) => e.uri).filter((uri) => requested.has(uri));
   if (activated.length > 0) res.set(legacy ? 'X-A2A-Extensions' : 'A2A-Extensions', activated.join(', '));
   return activated;
+}
+
+/**
+ * The upstream loop guard's gateway half (packages/upstream/src/upstream-hops.ts): a request that
+ * an a2a-upstream agent forwarded more than MAX_HOPS times is refused before it creates a task, so
+ * a loop through agents that drop the message metadata still ends here. A header that is not a
+ * count is ignored: it is not ours to judge, and the run-time check still holds.
+ */
+function checkHopCount(req: Request): void {
+  const hops = readHopCountHeader(req.headers[HOP_COUNT_HEADER]);
+  if (typeof hops === 'number' && hops > MAX_HOPS) throw invalidRequest(TOO_MANY_HOPS_MESSAGE);
 }
 
 /** `A2A-Version` from the header, else the query parameter (digest §4.2); undefined when absent. */
