@@ -22,7 +22,6 @@ export {
 } from './upstream-hops.ts';
 export { upstreamMessageId } from './upstream-link.ts';
 export {
-  redactUpstreamSettings,
   sealUpstreamSettings,
   UPSTREAM_EXECUTOR,
   upstreamRegistrationSchema,

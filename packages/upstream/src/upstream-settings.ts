@@ -55,13 +55,6 @@ export function sealUpstreamSettings(input: UpstreamRegistration, box: SecretBox
   };
 }
 
-/** Settings as the admin API shows them: the sealed credentials are masked. */
-export function redactUpstreamSettings(settings: Record<string, unknown>): Record<string, unknown> {
-  if (settings.sealedCredentials === undefined) return settings;
-  const { sealedCredentials: _sealed, ...rest } = settings;
-  return { ...rest, credentials: '********' };
-}
-
 const storedSchema = z.object({
   cardUrl: z.string(),
   binding: bindingSchema.optional(),

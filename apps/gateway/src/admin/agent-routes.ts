@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { bundledAgents, findBundledAgent } from '@switchyard/agents';
+import { redactAgent } from '@switchyard/store';
 import { UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import { agentBasePath } from '../cards/card-builder.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
@@ -7,7 +8,7 @@ import { adminFailedPrecondition, adminInvalid, adminNotFound } from './admin-er
 import type { AdminDeps } from './admin-deps.ts';
 import { slugParam } from './admin-params.ts';
 import { AGENT_BODY_FIELDS, agentBody, parseAdmin } from './admin-schemas.ts';
-import { isUpstreamBody, redact, upstreamRegistration } from './upstream-registration.ts';
+import { isUpstreamBody, upstreamRegistration } from './upstream-registration.ts';
 
 /** Every executor a registration may name: the bundled agents the worker runs, and upstream A2A agents. */
 const EXECUTORS = [...bundledAgents.map((agent) => agent.executor), UPSTREAM_EXECUTOR].join(', ');
@@ -33,13 +34,13 @@ export function agentRoutes(deps: AdminDeps, publicUrl: string): Router {
       : bundledRegistration(raw);
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     const agent = await admin.upsertAgent({ tenantId, id: agentId, ...registration });
-    res.json({ agent: redact(agent), urls: urls(tenantId, agentId) });
+    res.json({ agent: redactAgent(agent), urls: urls(tenantId, agentId) });
   });
   router.get('/tenants/:tenantId/agents', async (req, res) => {
     const tenantId = slugParam(req, 'tenantId');
     if (!(await admin.getTenant(tenantId))) throw adminNotFound('tenant');
     const agents = await admin.listAgents(tenantId);
-    res.json({ agents: agents.map((agent) => ({ ...redact(agent), urls: urls(tenantId, agent.id) })) });
+    res.json({ agents: agents.map((agent) => ({ ...redactAgent(agent), urls: urls(tenantId, agent.id) })) });
   });
   // Refused while the agent has tasks that are not finished: without the registration nobody could
   // read, cancel or continue them, and an agent registered again under the id would take them over.

@@ -1,9 +1,7 @@
 import { UrlRefusedError } from '@switchyard/engine';
-import type { AgentRecord } from '@switchyard/store';
 import {
   CardProblem,
   readUpstreamCard,
-  redactUpstreamSettings,
   sealUpstreamSettings,
   UPSTREAM_EXECUTOR,
   upstreamRegistrationSchema,
@@ -102,11 +100,4 @@ function selfRefused(what: string, publicUrl: string) {
     'An a2a-upstream agent that calls this platform would start a run of itself on every run; ' +
     'call the agent on this platform directly instead';
   return adminInvalid(reason, [{ field: 'settings.cardUrl', description: reason }]);
-}
-
-/** Registrations as the admin API shows them: sealed upstream credentials are masked. */
-export function redact<T extends Pick<AgentRecord, 'executor' | 'settings'>>(agent: T): T {
-  return agent.executor === UPSTREAM_EXECUTOR
-    ? { ...agent, settings: redactUpstreamSettings(agent.settings) }
-    : agent;
 }
