@@ -97,6 +97,39 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(reply.body).toBe('');
   });
 
+  // Found in audit: a resume from before a question the client has since answered stopped at the
+  // question's INPUT_REQUIRED event, telling a client whose task had COMPLETED that it needed input.
+  it('a resume from before an answered question replays past it to the task as it stands', async () => {
+    const booking = agent('booking');
+    const asked = await booking.call('SendMessage', { message: userMessage('book a flight to Oslo') });
+    if (!asked.ok) throw new Error(asked.reason);
+    const task = taskOf(asked.value);
+    expect(task.status.state).toBe(TaskState.INPUT_REQUIRED);
+    const question = (await h.store.getTaskRecord('acme', task.id))?.version ?? 0;
+    // Asked again ("lots" is no number), then answered: two questions, the first one stale.
+    for (const answer of ['lots', '2']) {
+      const replied = await booking.call('SendMessage', {
+        message: { ...userMessage(answer), taskId: task.id, contextId: task.contextId },
+      });
+      if (!replied.ok) throw new Error(replied.reason);
+    }
+    const done = await h.store.getTaskRecord('acme', task.id);
+    expect(done?.state).toBe(TaskState.COMPLETED);
+    const replayed = events(
+      await booking.stream(
+        'SubscribeToTask',
+        { id: task.id },
+        { headers: { 'Last-Event-ID': String(question - 1) } },
+      ),
+    );
+    const states = replayed.flatMap((e) => e.response?.statusUpdate?.status.state ?? []);
+    expect(states.filter((s) => s === TaskState.INPUT_REQUIRED)).toHaveLength(2);
+    expect(states.at(-1)).toBe(TaskState.COMPLETED);
+    expect(replayed.map((e) => Number(e.id))).toEqual(
+      Array.from({ length: (done?.version ?? 0) - question + 1 }, (_, i) => question + i),
+    );
+  });
+
   it('WORKING: a resume at the current id stays open and gets the next event', async () => {
     const sleepy = agent('sleepy');
     const sent = await sleepy.call('SendMessage', {

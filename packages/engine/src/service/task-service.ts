@@ -331,7 +331,7 @@ export class TaskService {
         seq: 1,
         response: { task: freshView(accepted.record, accepted.createdWith, historyLength) },
       };
-      return { first, key: keyOf(record), from: 1, closes: false };
+      return { first, key: keyOf(record), from: 1, openedAt: record.version, closes: false };
     }
     return this.startWithSnapshot(record, historyLength);
   }
@@ -349,7 +349,7 @@ export class TaskService {
     // may have lost events, and where it has, the stream sends the snapshot instead (openedStream).
     if (afterSeq !== undefined && afterSeq < record.version) {
       const finalSeq = terminal ? { finalSeq: record.version } : {};
-      return { key: keyOf(record), from: afterSeq, closes: false, ...finalSeq };
+      return { key: keyOf(record), from: afterSeq, openedAt: record.version, closes: false, ...finalSeq };
     }
     // The client has the last event already. A stream that would have closed at the state the
     // task is in (an interrupted one under STREAM_CLOSE_ON_*) closes at once with nothing to

@@ -80,11 +80,17 @@ export interface StreamStart {
    * pruned (retention), and the Task snapshot stands in for them.
    */
   finalSeq?: number;
+  /**
+   * The task's version when the stream opened. An event before it that would close the stream (an
+   * INPUT_REQUIRED the client has since answered, on a Last-Event-ID resume) is history, not the
+   * task's state: the stream goes on past it. Default 0: every such event closes.
+   */
+  openedAt?: number;
   closes: boolean;
 }
 
 export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStream {
-  const { key, from, finalSeq, closes } = start;
+  const { key, from, finalSeq, closes, openedAt = 0 } = start;
   return {
     first: start.first,
     follow(sink) {
@@ -113,7 +119,9 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
             event({ seq, payload }) {
               const more = sink.item({ seq, response: payload }, resume);
               // A final log's last event is the terminal one; its seq ends the stream regardless.
-              if (!closesAfter(payload, deps) && seq !== lastSeq) return more !== false;
+              // (A terminal event is always a task's last, so `openedAt` never passes one over.)
+              const closing = seq === lastSeq || (seq >= openedAt && closesAfter(payload, deps));
+              if (!closing) return more !== false;
               current.close();
               sink.end();
               return false;
