@@ -2,6 +2,7 @@ import type { Part } from '@switchyard/protocol';
 import type { Agent, AgentContext } from '../../agent.ts';
 import { abortableDelay } from '../shared/abortable-delay.ts';
 import { conformanceCard } from './conformance-card.ts';
+import { runTextBehaviour } from './text-behaviours.ts';
 
 type Scenario = (ctx: AgentContext) => Promise<void>;
 
@@ -70,6 +71,10 @@ const SCENARIOS: ReadonlyArray<readonly [prefix: string, run: Scenario]> = [
   ['tck-artifact-file', artifactThenComplete(FILE_PART)],
   ['tck-artifact-data', artifactThenComplete({ data: { key: 'value', count: 42 } })],
   ['tck-reject-task', (ctx) => ctx.reject('rejected')],
+  [
+    'tck-auth-required',
+    (ctx) => ctx.requestAuth('Authorization required: authorize out of band, then send a message.'),
+  ],
   ['tck-stream-001', artifactThenComplete({ text: 'Stream hello from TCK' })],
   ['tck-stream-002', (ctx) => ctx.complete()],
   ['tck-stream-003', artifactThenComplete({ text: 'Stream task lifecycle' })],
@@ -77,7 +82,8 @@ const SCENARIOS: ReadonlyArray<readonly [prefix: string, run: Scenario]> = [
 
 /**
  * Conformance: lets the official A2A TCK run against the platform (README: "Running the A2A TCK").
- * Stateless, so a re-run after a crash gives the same answer.
+ * The older TCK names its scenario in the messageId; the newer suites name a behaviour in the
+ * first text part (text-behaviours.ts). Stateless, so a re-run after a crash gives the same answer.
  */
 export const conformanceAgent: Agent = {
   executor: 'conformance',
@@ -86,6 +92,6 @@ export const conformanceAgent: Agent = {
     const { messageId } = ctx.message;
     const scenario = SCENARIOS.find(([prefix]) => messageId.startsWith(prefix))?.[1];
     if (scenario) await scenario(ctx);
-    else await ctx.complete(`Unhandled messageId prefix: ${messageId}`);
+    else if (!(await runTextBehaviour(ctx))) await ctx.complete(`Unhandled messageId prefix: ${messageId}`);
   },
 };
