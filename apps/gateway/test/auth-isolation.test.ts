@@ -148,6 +148,25 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
   });
 });
 
+describe('JSON-RPC A2A-Version (digest §6)', () => {
+  // Found in audit: HTTP+JSON checked the version before the credential and JSON-RPC after it, so
+  // the TCK's raw version checks (which send no key) got Unauthenticated on JSON-RPC only.
+  it('an unsupported version is VersionNotSupported with or without credentials, with the id', async () => {
+    const url = `${h.url}/agents/acme/echo/rpc`;
+    const body = { jsonrpc: '2.0', id: 'v99', method: 'GetTask', params: { id: 'x' } };
+    for (const key of [undefined, h.fixtures.keys.alice]) {
+      const reply = await send('POST', url, {
+        key,
+        body,
+        noVersion: true,
+        headers: { 'A2A-Version': '99.0' },
+      });
+      expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: 'v99', error: { code: -32009 } });
+    }
+    expect((await send('POST', url, { body })).status).toBe(401);
+  });
+});
+
 describe('HTTP+JSON A2A-Version (digest §6)', () => {
   it('an unsupported version is VersionNotSupported with or without credentials', async () => {
     const url = `${h.url}/agents/acme/echo/rest/tasks`;
