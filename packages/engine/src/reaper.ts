@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
-import type { LapsedTask, TaskStore } from '@switchyard/store';
+import type { DispatchPosition, LapsedTask, TaskStore } from '@switchyard/store';
 import type { Logger, TaskMetrics } from '@switchyard/telemetry';
 import { retryDelayMs, type EngineConfig } from './engine-config.ts';
 import type { Dispatcher } from './ports.ts';
 import { statusEvent } from './task-events.ts';
 import type { TaskWriter } from './task-writer.ts';
 import { unheardAfterMs, unheardCancelCheck } from './unheard-cancel.ts';
+
+/** Dispatchable tasks one sweep looks at. */
+const DISPATCH_SCAN_LIMIT = 200;
 
 export const LEASE_EXHAUSTED_MESSAGE = 'The task could not be completed: its workers stopped responding.';
 
@@ -42,6 +45,8 @@ export class Reaper {
     takeTurn?: () => Promise<boolean>;
   };
   private timer: NodeJS.Timeout | null = null;
+  /** Where the next sweep's dispatch scan continues (findDispatchable); undefined: the oldest. */
+  private dispatchPosition: DispatchPosition | undefined;
   private running: Promise<unknown> | null = null;
 
   constructor(deps: Reaper['deps']) {
@@ -93,7 +98,16 @@ export class Reaper {
       }
     };
     await each(await store.findLapsedLeases(100), (lapsed) => this.recover(lapsed, stats));
-    await each(await store.findDispatchable(config.dispatchGraceMs, 200), async (task) => {
+    const dispatchable = await store.findDispatchable(
+      config.dispatchGraceMs,
+      DISPATCH_SCAN_LIMIT,
+      this.dispatchPosition,
+    );
+    // A full page: the next sweep goes on after it; a short one ends the scan, and the next begins
+    // at the oldest again. So every dispatchable task is looked at within a few sweeps.
+    this.dispatchPosition =
+      dispatchable.length === DISPATCH_SCAN_LIMIT ? dispatchable.at(-1)?.position : undefined;
+    await each(dispatchable, async (task) => {
       const dispatch = {
         tenantId: task.tenantId,
         taskId: task.taskId,

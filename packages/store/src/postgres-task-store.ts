@@ -10,6 +10,7 @@ import type {
   CreateTaskInput,
   CreateTaskResult,
   DispatchableTask,
+  DispatchPosition,
   GetTaskOptions,
   LapsedTask,
   UnheardCancel,
@@ -180,8 +181,8 @@ export class PostgresTaskStore implements TaskStore {
   findUnheardCancels(unheardAfterMs: number, limit: number): Promise<UnheardCancel[]> {
     return findUnheardCancels(this.#db, unheardAfterMs, limit);
   }
-  findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]> {
-    return findDispatchable(this.#db, minAgeMs, limit);
+  findDispatchable(minAgeMs: number, limit: number, after?: DispatchPosition): Promise<DispatchableTask[]> {
+    return findDispatchable(this.#db, minAgeMs, limit, after);
   }
   recoverLapsedLease(input: RecoverLapsedLeaseInput): Promise<RecoverOutcome> {
     return retryIfPushConfigVanished(() => recoverLapsedLease(this.#db, input));

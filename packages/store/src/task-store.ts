@@ -226,6 +226,16 @@ export interface DispatchableTask {
   version: number;
   attempts: number;
   runAfter: Date;
+  /** Where a later scan continues after this task (findDispatchable's `after`). */
+  position: DispatchPosition;
+}
+
+/** A place in the reaper's scan of dispatchable work, in (run_after, tenant, id) order. */
+export interface DispatchPosition {
+  /** run_after as Postgres prints it: exact to the microsecond, unlike a Date. */
+  runAfter: string;
+  tenantId: string;
+  taskId: string;
 }
 
 export type RecoverOutcome =
@@ -311,8 +321,11 @@ export interface TaskStore {
   findLapsedLeases(limit: number): Promise<LapsedTask[]>;
   /** Canceled tasks whose kept lease lapsed over `unheardAfterMs` ago (find-unheard-cancels.ts). */
   findUnheardCancels(unheardAfterMs: number, limit: number): Promise<UnheardCancel[]>;
-  /** SUBMITTED tasks (or WORKING without a lease) due to run and older than `minAgeMs`: the reaper re-enqueues them. */
-  findDispatchable(minAgeMs: number, limit: number): Promise<DispatchableTask[]>;
+  /**
+   * SUBMITTED tasks (or WORKING without a lease) due to run and older than `minAgeMs`, oldest first,
+   * after `after` when given: the reaper re-enqueues them.
+   */
+  findDispatchable(minAgeMs: number, limit: number, after?: DispatchPosition): Promise<DispatchableTask[]>;
   /**
    * For a lapsed lease held by `leaseOwner`: clear it and set run_after = now + backoff(attempts),
    * or, when attempts >= maxAttempts, fail the task with `failMessage` (a statusUpdate event).

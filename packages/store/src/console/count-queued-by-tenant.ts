@@ -7,7 +7,7 @@ import type { TenantQueued } from './console-types.ts';
  * Per tenant, its tasks waiting for a worker (live, unleased, not a Message reply: SUBMITTED
  * tasks, answered continuations, retries in their backoff), each count capped at `cap` (+1 tells
  * "more"). Read from the store, the only truth, on the partial index of unleased live tasks
- * (tasks_live_run_after), one capped probe per tenant.
+ * (tasks_live_dispatch_order), one capped probe per tenant.
  */
 export async function countQueuedByTenant(db: Db, cap = 10_000): Promise<TenantQueued[]> {
   const rows = await db

@@ -1,25 +1,38 @@
+import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { LIVE_STATE_LITERALS } from './live-states.ts';
-import type { DispatchableTask } from '../task-store.ts';
+import type { DispatchableTask, DispatchPosition } from '../task-store.ts';
 import { msAgo } from './sql-time.ts';
 
 /**
  * Unleased live tasks that have been due for at least `minAgeMs` and untouched as long: work whose
  * queue job was lost (an enqueue that failed after commit, a Redis flush). The age margin keeps the
  * reaper from racing the normal enqueue path. Message replies never need a worker again.
+ *
+ * Oldest first, from `after` on: most of what this finds under a backlog still has its job queued,
+ * so a scan that always began at the oldest would see the same backlog every sweep and never reach
+ * a lost job behind it (another tenant's, say); the reaper continues where its last sweep stopped.
  */
-export async function findDispatchable(db: Db, minAgeMs: number, limit: number): Promise<DispatchableTask[]> {
-  const rows = await db
+export async function findDispatchable(
+  db: Db,
+  minAgeMs: number,
+  limit: number,
+  after?: DispatchPosition,
+): Promise<DispatchableTask[]> {
+  let query = db
     .selectFrom('tasks')
     .select(['tenant_id', 'id', 'agent_id', 'version', 'attempts', 'run_after'])
+    .select(sql<string>`run_after::text`.as('run_after_text'))
     .where('state', 'in', LIVE_STATE_LITERALS)
     .where('lease_owner', 'is', null)
     .where('run_after', '<=', msAgo(minAgeMs))
     .where('updated_at', '<=', msAgo(minAgeMs))
-    .where('visibility', '<>', 'message')
-    .orderBy('run_after')
-    .limit(limit)
-    .execute();
+    .where('visibility', '<>', 'message');
+  if (after)
+    query = query.where(
+      sql<boolean>`(run_after, tenant_id, id) > (${after.runAfter}::timestamptz, ${after.tenantId}, ${after.taskId}::uuid)`,
+    );
+  const rows = await query.orderBy('run_after').orderBy('tenant_id').orderBy('id').limit(limit).execute();
   return rows.map((r) => ({
     tenantId: r.tenant_id,
     taskId: r.id,
@@ -27,5 +40,6 @@ export async function findDispatchable(db: Db, minAgeMs: number, limit: number):
     version: r.version,
     attempts: r.attempts,
     runAfter: r.run_after,
+    position: { runAfter: r.run_after_text, tenantId: r.tenant_id, taskId: r.id },
   }));
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 
 /**
  * The live states as SQL literals, not parameters, so the planner can match the partial indexes
- * tasks_live_lease and tasks_live_run_after (whose predicates list exactly these) under a generic
+ * tasks_live_lease and tasks_live_dispatch_order (whose predicates list exactly these) under a generic
  * plan. Sent as parameters, the predicate cannot be proven when the plan is made, and the reaper's
  * sweeps scanned every task of every tenant, history included, on every tick.
  */
