@@ -27,6 +27,7 @@ import {
 import type { Caller } from '@switchyard/store';
 import type { CardBuilder } from '../cards/card-builder.ts';
 import type { BlockingWaits } from './blocking-waits.ts';
+import type { ListTaskSlots } from './list-slots.ts';
 
 /** Who calls, through which agent, and when to give up (client gone or shutdown). */
 export interface OperationContext {
@@ -44,19 +45,23 @@ export class A2AOperations {
   readonly #service: TaskService;
   readonly #cards: CardBuilder;
   readonly #blockingWaits: BlockingWaits | undefined;
+  readonly #listSlots: ListTaskSlots | undefined;
 
   constructor({
     service,
     cards,
     blockingWaits,
+    listSlots,
   }: {
     service: TaskService;
     cards: CardBuilder;
     blockingWaits?: BlockingWaits;
+    listSlots?: ListTaskSlots;
   }) {
     this.#service = service;
     this.#cards = cards;
     this.#blockingWaits = blockingWaits;
+    this.#listSlots = listSlots;
   }
 
   /** Whether a stream ends at `state`; one function for the gateway's life (formats cache by it). */
@@ -107,7 +112,13 @@ export class A2AOperations {
   /** `nextPageToken`, `tasks`, `pageSize` and `totalSize` are always present (§1, §7.4 rule 22). */
   async listTasks(ctx: OperationContext, request: ListTasksRequest): Promise<ListTasksResponse> {
     checkTenant(ctx, request.tenant);
-    const page = await this.#service.listTasks(ctx.caller, ctx.agent.id, request);
+    const release = await this.#listSlots?.take(ctx.caller.tenantId, ctx.signal);
+    let page;
+    try {
+      page = await this.#service.listTasks(ctx.caller, ctx.agent.id, request);
+    } finally {
+      release?.();
+    }
     return {
       tasks: page.tasks ?? [],
       nextPageToken: page.nextPageToken ?? '',

@@ -3,6 +3,7 @@ import { opsHandler, type OpsHandlers } from '@switchyard/runtime';
 import { httpServerSpans, type Metrics } from '@switchyard/telemetry';
 import { agentRouter } from '../a2a/agent-router.ts';
 import { BlockingWaits } from '../a2a/blocking-waits.ts';
+import { ListTaskSlots } from '../a2a/list-slots.ts';
 import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
@@ -132,6 +133,7 @@ export function buildApp(
             perTenant: config.BLOCKING_MAX_WAITS_PER_TENANT,
             perPrincipal: config.BLOCKING_MAX_WAITS_PER_PRINCIPAL,
           }),
+          listSlots: new ListTaskSlots(),
         }),
         cards,
         streams,
