@@ -82,11 +82,15 @@ describe('host lookups for webhooks', () => {
     await expect(resolve('b.blackhole.test')).rejects.toMatchObject({ code: 'ETIMEOUT' });
   });
 
-  it('bounds the lookup at registration: a host whose DNS never answers is refused', async () => {
+  it('bounds the lookup at registration: a host whose DNS never answers is refused, or accepted unresolved', async () => {
     const lookup = createHostResolver({ ...FOREVER, timeoutMs: 100, servers: [dns.address] });
     await expect(checkWebhookUrl('https://c.blackhole.test/hook', policy, lookup)).rejects.toThrow(
       UrlRefusedError,
     );
+    // A push config's check (its deliveries are checked again as they connect).
+    await expect(
+      checkWebhookUrl('https://d.blackhole.test/hook', policy, lookup, 'webhook', { acceptUnresolved: true }),
+    ).resolves.toEqual([]);
   });
 
   it('completes while every thread of libuv’s pool is busy (what black-holed getaddrinfo calls did)', async () => {

@@ -68,13 +68,18 @@ export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
 
 /**
  * Validates a webhook URL and every address its host resolves to; throws UrlRefusedError, whose
- * message names the URL as `subject` (an upstream agent's card URL obeys the same rules).
+ * message names the URL as `subject` (an upstream agent's card URL obeys the same rules). With
+ * `acceptUnresolved`, a host that does not resolve now (no such name, or DNS not answering within
+ * the lookup's budget) passes with no addresses: a push config is used later, when every
+ * connection is checked again (guarded-agent.ts), and a registration should not fail because DNS
+ * is away for a moment or the gateway's network has none.
  */
 export async function checkWebhookUrl(
   raw: string,
   policy: UrlPolicy,
   lookup: LookupFn = defaultLookup,
   subject = 'webhook',
+  { acceptUnresolved = false }: { acceptUnresolved?: boolean } = {},
 ): Promise<string[]> {
   let url: URL;
   try {
@@ -90,7 +95,8 @@ export async function checkWebhookUrl(
   const addresses = ipaddr.isValid(host)
     ? [host]
     : (await lookup(host).catch(() => [])).map((a) => a.address);
-  if (addresses.length === 0) throw new UrlRefusedError(`${subject} host ${host} does not resolve`);
+  if (addresses.length === 0 && !acceptUnresolved)
+    throw new UrlRefusedError(`${subject} host ${host} does not resolve`);
   for (const address of addresses) {
     if (!isAllowedAddress(address, policy)) {
       throw new UrlRefusedError(

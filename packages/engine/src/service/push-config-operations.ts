@@ -65,13 +65,16 @@ export class PushConfigOperations {
   }
 
   /**
-   * Validates a config (SSRF rules on the URL) before anything is stored; a refusal names the
+   * Validates a config (SSRF rules on the URL; a host that does not resolve yet is accepted and
+   * checked at delivery) before anything is stored; a refusal names the
    * field under `prefix` (configField). A config from an A2A 0.3 caller is marked so that its
    * webhook bodies take the 0.3 shape.
    */
   async prepare(config: TaskPushNotificationConfig, prefix: string, caller: Caller): Promise<NewPushConfig> {
     try {
-      await checkWebhookUrl(config.url, this.deps.urlPolicy);
+      await checkWebhookUrl(config.url, this.deps.urlPolicy, undefined, 'webhook', {
+        acceptUnresolved: true,
+      });
     } catch (err) {
       if (err instanceof UrlRefusedError)
         throw invalidParams(err.message, [{ field: configField(prefix, 'url'), description: err.message }]);
