@@ -129,14 +129,23 @@ class SseStream implements StreamSink {
       if (left <= MAX_TIMER_MS)
         this.#expiryTimer = setTimeout(() => this.#unauthenticated('credential expired'), left).unref();
     }
-    this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () =>
-      this.#write(': keep-alive\n\n'),
-    );
-    if (opened.first) this.item(opened.first);
+    // Not while the client still has data to read: it is no idle connection, and a keep-alive
+    // behind an unread snapshot would count that snapshot against the slow-consumer limit.
+    this.#stopHeartbeat = registry.heartbeat(this.#options.heartbeatMs, () => {
+      if (!this.#res.writableNeedDrain) this.#write(': keep-alive\n\n');
+    });
+    // A first item the client's buffer did not take whole (a snapshot with large artifacts) is
+    // read out before any event follows it, as events wait for each other: written behind it, the
+    // next event would find it still unread and cut a client that reads perfectly well.
+    const flowing = opened.first ? this.item(opened.first, () => this.#follow(opened)) : true;
     this.#unregister = registry.add(
       (reason, ending) => (ending === 'revoked' ? this.#unauthenticated(reason) : this.#close(reason)),
       this.#options.slot,
     );
+    if (flowing) this.#follow(opened);
+  }
+
+  #follow(opened: OpenedStream): void {
     if (this.#ended) return;
     const stop = opened.follow(this);
     if (this.#ended) stop();
