@@ -20,6 +20,7 @@ export {
 } from './push/url-policy.ts';
 export { createGuardedAgent, type GuardedAgentOptions } from './push/guarded-agent.ts';
 export { CachedAgentDirectory, type LoadAgent } from './cached-agent-directory.ts';
+export { TenantStatus, type LoadTenant } from './tenant-status.ts';
 export {
   createWorkerRuntime,
   type WorkerOptions,

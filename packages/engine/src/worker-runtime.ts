@@ -33,6 +33,10 @@ import { Reaper } from './reaper.ts';
 import { claimReaperTurn } from './reaper-turn.ts';
 import { TaskRunner } from './runner/task-runner.ts';
 import { TaskWriter } from './task-writer.ts';
+import { TenantStatus } from './tenant-status.ts';
+
+/** How long a worker trusts what it read of a tenant's status: disabling reaches runs within it. */
+const TENANT_STATUS_TTL_MS = 5_000;
 
 export interface WorkerOptions {
   pool: pg.Pool;
@@ -99,6 +103,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     dispatcher: queue,
     hub,
     agents,
+    tenants: new TenantStatus({ load: (t) => admin.getTenant(t), ttlMs: TENANT_STATUS_TTL_MS }),
     findAgent: options.findAgent ?? findBundledAgent,
     config,
     workerId,

@@ -1,11 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { TenantStatus } from '@switchyard/engine';
 import { unauthenticated, unavailable } from '@switchyard/protocol';
 import type { Identity } from '../http/request-state.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 import type { LookupTicket } from './auth-failure-throttle.ts';
 import type { JwtVerifier } from './jwt-verifier.ts';
-
-import type { TenantStatus } from './tenant-status.ts';
 
 export const API_KEY_HEADER = 'x-api-key';
 

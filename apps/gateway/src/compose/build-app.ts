@@ -1,4 +1,5 @@
 import express, { type Express, type Request } from 'express';
+import type { TenantStatus } from '@switchyard/engine';
 import { opsHandler, type OpsHandlers } from '@switchyard/runtime';
 import { httpServerSpans, type Metrics } from '@switchyard/telemetry';
 import { agentRouter } from '../a2a/agent-router.ts';
@@ -7,7 +8,6 @@ import { ListTaskSlots } from '../a2a/list-slots.ts';
 import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
-import type { TenantStatus } from '../auth/tenant-status.ts';
 import type { RevocationChannel } from '../auth/revocation-channel.ts';
 import { AuthFailureThrottle } from '../auth/auth-failure-throttle.ts';
 import { authChallenges, Authenticator } from '../auth/authenticator.ts';

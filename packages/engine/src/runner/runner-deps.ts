@@ -11,6 +11,8 @@ export interface RunnerDeps {
   dispatcher: Dispatcher;
   hub: HintSource;
   agents: AgentDirectory;
+  /** Whether a tenant is enabled (TenantStatus): a disabled tenant's runs do not start. */
+  tenants?: { isActive(tenantId: string): Promise<boolean> };
   /** Executor name → agent implementation (the bundled agents by default). */
   findAgent(executor: string): Agent | undefined;
   config: EngineConfig;

@@ -73,6 +73,18 @@ export class TaskRunner {
     );
   }
 
+  /**
+   * A disabled tenant's work waits, unclaimed, until the tenant is enabled again: the job ends
+   * here, and the reaper leaves the task alone meanwhile and dispatches it once the tenant is back
+   * (find-dispatchable.ts). Runs already going finish. When the answer is not to be had (Postgres
+   * away), the run goes on: its claim is what decides.
+   */
+  private async tenantDisabled(tenantId: string): Promise<boolean> {
+    const { tenants } = this.deps;
+    if (!tenants) return false;
+    return !(await tenants.isActive(tenantId).catch(() => true));
+  }
+
   private async runTraced(job: RunTaskJob): Promise<void> {
     const { store, config, workerId } = this.deps;
     if (this.draining) {
@@ -88,6 +100,7 @@ export class TaskRunner {
         });
       return;
     }
+    if (await this.tenantDisabled(job.tenantId)) return;
     let claim: ClaimResult | null;
     this.claiming++;
     try {

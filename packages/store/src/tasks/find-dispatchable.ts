@@ -9,6 +9,8 @@ import { msAgo } from './sql-time.ts';
  * queue job was lost (an enqueue that failed after commit, a Redis flush). The age margin keeps the
  * reaper from racing the normal enqueue path. Message replies never need a worker again.
  *
+ * A disabled tenant's tasks are left out: its runs do not start until it is enabled again.
+ *
  * Oldest first, from `after` on: most of what this finds under a backlog still has its job queued,
  * so a scan that always began at the oldest would see the same backlog every sweep and never reach
  * a lost job behind it (another tenant's, say); the reaper continues where its last sweep stopped.
@@ -27,7 +29,10 @@ export async function findDispatchable(
     .where('lease_owner', 'is', null)
     .where('run_after', '<=', msAgo(minAgeMs))
     .where('updated_at', '<=', msAgo(minAgeMs))
-    .where('visibility', '<>', 'message');
+    .where('visibility', '<>', 'message')
+    // A disabled tenant's work waits for the tenant to be enabled (task-runner.ts). The list is
+    // read once (an init plan), so the scan stays an ordered walk of the index, not an anti-join.
+    .where(sql<boolean>`tenant_id <> ALL (ARRAY(SELECT id FROM tenants WHERE disabled_at IS NOT NULL))`);
   if (after)
     query = query.where(
       sql<boolean>`(run_after, tenant_id, id) > (${after.runAfter}::timestamptz, ${after.tenantId}, ${after.taskId}::uuid)`,

@@ -1,7 +1,8 @@
 /**
- * Whether a tenant exists and is enabled, for credentials that do not go through the API-key
- * lookup (JWT bearer tokens name their tenant in a claim). Cached per process for `ttlMs`;
- * disabling a tenant is published on the revocation channel and drops the entry at once.
+ * Whether a tenant exists and is enabled. The gateway asks it for credentials that do not go
+ * through the API-key lookup (JWT bearer tokens name their tenant in a claim), and drops an entry
+ * at once when the revocation channel says the tenant was disabled; a worker asks it before it
+ * starts a run (a disabled tenant's work waits, task-runner.ts). Cached per process for `ttlMs`.
  */
 export type LoadTenant = (tenantId: string) => Promise<{ disabledAt: Date | null } | null>;
 
