@@ -2,13 +2,14 @@
 import {
   handleProcessErrors,
   handleSignals,
+  loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
 } from '@switchyard/runtime';
 import { loadConsoleConfig } from './config.ts';
 import { createConsole } from './create-console.ts';
 
-const config = loadConsoleConfig(process.env);
+const config = loadConfigOrExit('switchyard-console', () => loadConsoleConfig(process.env));
 const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close, flushTracing } =
   await openProcessResources('console', config, process.env);
 handleProcessErrors(log);

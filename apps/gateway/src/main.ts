@@ -2,13 +2,14 @@
 import {
   handleProcessErrors,
   handleSignals,
+  loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
 } from '@switchyard/runtime';
 import { loadGatewayConfig } from './config.ts';
 import { createGateway } from './create-gateway.ts';
 
-const config = loadGatewayConfig(process.env);
+const config = loadConfigOrExit('switchyard-gateway', () => loadGatewayConfig(process.env));
 const resources = await openProcessResources('gateway', config, process.env);
 const { log, close, flushTracing } = resources;
 handleProcessErrors(log);

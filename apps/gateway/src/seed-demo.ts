@@ -1,4 +1,5 @@
 import { bundledAgents } from '@switchyard/agents';
+import { ConfigError } from '@switchyard/runtime';
 import type { AdminStore } from '@switchyard/store';
 import { agentBasePath } from './cards/card-builder.ts';
 
@@ -41,12 +42,38 @@ const DEMO_SETTINGS: Record<string, Record<string, unknown>> = {
   slow: { delayMs: 5000, steps: 5, progress: 'both' },
 };
 
+/** What the store takes as a provided API key: shorter is refused, longer never authenticates. */
+const DEMO_API_KEY_LENGTH = { min: 16, max: 512 };
+
+/**
+ * What is wrong with a fixed demo key, if anything. Asked before anything is written: the store
+ * refuses a short key only when the key is created, last, after the tenant and agents were.
+ */
+export function demoApiKeyProblem(key: string): string | undefined {
+  const { min, max } = DEMO_API_KEY_LENGTH;
+  if (key.length < min || key.length > max) return `must be ${min} to ${max} characters`;
+  // It is presented as an X-API-Key header or a Bearer token, as the admin token is.
+  if (!/^[\x21-\x7e]+$/.test(key)) return 'must be printable ASCII without whitespace';
+  return undefined;
+}
+
+/** SWITCHYARD_DEMO_API_KEY from the environment (blank is unset); throws ConfigError when unusable. */
+export function demoApiKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const key = env['SWITCHYARD_DEMO_API_KEY'];
+  if (key === undefined || key.trim() === '') return undefined;
+  const problem = demoApiKeyProblem(key);
+  if (problem !== undefined) throw new ConfigError([`SWITCHYARD_DEMO_API_KEY: ${problem}`]);
+  return key;
+}
+
 /**
  * Idempotent demo setup: tenant `demo`, every bundled agent with its own card, and a tenant-admin
  * API key for `demo-user`. Running it again changes nothing except issuing another key when no
  * fixed key is given.
  */
 export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions): Promise<SeedDemoResult> {
+  const keyProblem = demoApiKey ? demoApiKeyProblem(demoApiKey) : undefined;
+  if (keyProblem !== undefined) throw new RangeError(`the demo API key ${keyProblem}; nothing was written`);
   await admin.ensureTenant({ id: DEMO_TENANT, name: 'Demo tenant' });
   const agents: SeededAgent[] = [];
   for (const agent of bundledAgents) {

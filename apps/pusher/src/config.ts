@@ -1,9 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { boolVar, cidrListVar, commonEnvSchema, intVar, parseEnv, z } from '@switchyard/runtime';
+import {
+  boolVar,
+  cidrListVar,
+  commonEnvSchema,
+  drainFitsDeadline,
+  intVar,
+  msVar,
+  parseEnv,
+  z,
+} from '@switchyard/runtime';
 import type { PusherSettings } from './create-pusher.ts';
 
-const pusherEnvSchema = commonEnvSchema
+/** Exported for the tests that walk every setting (the timer bounds). */
+export const pusherEnvSchema = commonEnvSchema
   .extend({
     /**
      * Deliveries sent at once by this process. Default 64: a POST in flight is a socket and a few
@@ -18,17 +28,17 @@ const pusherEnvSchema = commonEnvSchema
     /** Most deliveries to one receiver host:port this process sends at once. Default as above. */
     PUSHER_MAX_IN_FLIGHT_PER_HOST: optionalCap(),
     /** Whole-attempt timeout per POST (connect, headers, body), in ms. Default 10000 (spec: 10–30 s). */
-    PUSH_TIMEOUT_MS: intVar(10_000, 100, 120_000),
+    PUSH_TIMEOUT_MS: msVar(10_000, 100, 120_000),
     /** Attempts per delivery (the first send included) before it is dead-lettered. Default 8. */
     PUSH_MAX_ATTEMPTS: intVar(8, 1, 100),
     /** Backoff ceiling of the first retry, in ms; doubles per attempt, full jitter. Default 1000. */
-    PUSH_RETRY_BASE_MS: intVar(1000, 1),
+    PUSH_RETRY_BASE_MS: msVar(1000, 1),
     /** Largest backoff ceiling, in ms. Default 300000 (5 min). */
-    PUSH_RETRY_MAX_MS: intVar(300_000, 1),
+    PUSH_RETRY_MAX_MS: msVar(300_000, 1),
     /** How long a claim holds before another pusher may retry it, in ms. Must exceed PUSH_TIMEOUT_MS. Default 60000. */
-    PUSH_LOCK_MS: intVar(60_000, 100),
+    PUSH_LOCK_MS: msVar(60_000, 100),
     /** Fallback poll when no wake-up arrives on the Redis push channel, in ms. Default 1000. */
-    PUSH_POLL_MS: intVar(1000, 10, 60_000),
+    PUSH_POLL_MS: msVar(1000, 10, 60_000),
     /** Non-public ranges webhooks may still reach (comma list of CIDRs). Default none. */
     WEBHOOK_ALLOW_CIDRS: cidrListVar(),
     /** Allow plain http:// webhook URLs. Default true. */
@@ -59,6 +69,12 @@ const pusherEnvSchema = commonEnvSchema
   .refine((c) => (c.PUSHER_MAX_IN_FLIGHT_PER_HOST ?? 0) <= c.PUSHER_CONCURRENCY, {
     path: ['PUSHER_MAX_IN_FLIGHT_PER_HOST'],
     message: 'must be at most PUSHER_CONCURRENCY',
+  })
+  // The pusher's drain gives sends in flight up to PUSH_TIMEOUT_MS (main.ts): a deadline under it
+  // would end every drain with a send in flight in the forced exit.
+  .refine((c) => drainFitsDeadline(c, c.PUSH_TIMEOUT_MS), {
+    path: ['SHUTDOWN_DEADLINE_MS'],
+    message: 'must be greater than PUSH_TIMEOUT_MS',
   });
 
 /** A per-tenant or per-host cap; unset, it defaults to a share of the concurrency (loadPusherConfig). */

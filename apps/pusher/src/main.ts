@@ -2,6 +2,7 @@
 import {
   handleProcessErrors,
   handleSignals,
+  loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
   startOpsServer,
@@ -9,7 +10,7 @@ import {
 import { loadPusherConfig, pusherSettings } from './config.ts';
 import { createPusher } from './create-pusher.ts';
 
-const config = loadPusherConfig(process.env);
+const config = loadConfigOrExit('switchyard-pusher', () => loadPusherConfig(process.env));
 const { log, metrics, pool, subscriber, keys, secrets, close, flushTracing } = await openProcessResources(
   'pusher',
   config,

@@ -5,13 +5,14 @@ import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import {
   handleProcessErrors,
   handleSignals,
+  loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
   startOpsServer,
 } from '@switchyard/runtime';
 import { loadWorkerConfig } from './config.ts';
 
-const config = loadWorkerConfig(process.env);
+const config = loadConfigOrExit('switchyard-worker', () => loadWorkerConfig(process.env));
 const resources = await openProcessResources('worker', config, process.env);
 const { log, metrics, secrets, close, flushTracing } = resources;
 // An agent's context call that it did not await, refused because its run had ended (a cancel, a

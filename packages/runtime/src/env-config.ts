@@ -93,6 +93,30 @@ function withoutUserInfo(value: string): string {
 export const intVar = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
+/**
+ * The longest delay Node's timers take, 2^31 - 1 ms (about 24.8 days). A longer one is not an
+ * error there: Node warns once and fires after 1 ms, so `SSE_HEARTBEAT_MS=99999999999` wrote a
+ * keep-alive every millisecond and a huge drain grace ended the drain at once.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration in ms that some timer waits (an interval, a timeout, a grace period): refused above
+ * MAX_TIMER_MS, or above a smaller `max` where the code adds to it or multiplies it before it
+ * becomes a timer. Every `*_MS` setting is one of these unless it is an age compared with
+ * timestamps (a retention TTL), which takes intVar with its own ceiling instead.
+ */
+export const msVar = (fallback: number, min = 0, max = MAX_TIMER_MS) =>
+  z.coerce
+    .number()
+    .int()
+    .min(min)
+    .max(
+      Math.min(max, MAX_TIMER_MS),
+      `must be at most ${Math.min(max, MAX_TIMER_MS)}${max < MAX_TIMER_MS ? '' : " (Node's timer limit, about 24.8 days)"}`,
+    )
+    .default(fallback);
+
 export const boolVar = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -139,8 +163,51 @@ export const urlVar = (fallback: string, protocols: string[]) =>
       `must be a ${protocols.join(' or ')} URL`,
     );
 
+/**
+ * The modes the code knows. Anything else is refused rather than read as development: a
+ * `NODE_ENV=Production` or `prod` deployment would otherwise run without the production checks
+ * (the development secrets refused, the admin token required).
+ */
+export const NODE_ENVS = ['development', 'test', 'production'] as const;
+
+/**
+ * Ceiling of SHUTDOWN_DEADLINE_MS and of every drain grace (SHUTDOWN_GRACE_MS): an hour. The
+ * deadline derived from a grace adds a few seconds to it, which must stay a valid timer.
+ */
+export const MAX_SHUTDOWN_MS = 3_600_000;
+
+/**
+ * Whether a drain of `graceMs` fits SHUTDOWN_DEADLINE_MS (unset, the deadline follows the grace).
+ * A deadline at or under the grace ends every drain that uses its grace with the forced exit
+ * (code 1) instead of a clean stop: the schemas refuse it at start.
+ */
+export function drainFitsDeadline(
+  config: Pick<CommonConfig, 'SHUTDOWN_DEADLINE_MS'>,
+  graceMs: number,
+): boolean {
+  return config.SHUTDOWN_DEADLINE_MS === undefined || config.SHUTDOWN_DEADLINE_MS > graceMs;
+}
+
+/**
+ * What is wrong with SWITCHYARD_ADMIN_TOKEN (trimmed, undefined when unset), if anything; the
+ * gateway and the console check it alike. It is presented as `Authorization: Bearer <token>` (or
+ * a Basic password, the dashboard's and the console login's), a header whose token ends at the
+ * first space and whose bytes Node reads as Latin-1: a token with whitespace, a control character
+ * or a non-ASCII one could never be presented, and every admin call would be refused.
+ */
+export function adminTokenProblem(token: string | undefined, production: boolean): string | undefined {
+  if (token === undefined)
+    return production ? 'SWITCHYARD_ADMIN_TOKEN: required when NODE_ENV=production' : undefined;
+  if (token.length < 16) return 'SWITCHYARD_ADMIN_TOKEN: must be at least 16 characters';
+  if (!/^[\x21-\x7e]+$/.test(token))
+    return 'SWITCHYARD_ADMIN_TOKEN: must be printable ASCII without whitespace (it is sent as a Bearer token)';
+  return undefined;
+}
+
 /** Settings every process shares. */
 export const commonEnvSchema = z.object({
+  /** development (default), test or production, exactly so (NODE_ENVS). */
+  NODE_ENV: z.enum(NODE_ENVS, `must be one of ${NODE_ENVS.join(', ')} (lower case)`).default('development'),
   DATABASE_URL: urlVar('postgres://postgres@127.0.0.1:5432/switchyard', ['postgres:', 'postgresql:']),
   REDIS_URL: urlVar('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
   /** Prefix (hash tag) of every Redis key; lets several deployments share one Redis. */
@@ -157,11 +224,11 @@ export const commonEnvSchema = z.object({
   /** Postgres connections per process. */
   PG_POOL_MAX: intVar(10, 1, 500),
   /** How long an idle Postgres connection stays open, ms; 0 keeps it (see createPool). */
-  PG_IDLE_TIMEOUT_MS: intVar(300_000, 0, 86_400_000),
+  PG_IDLE_TIMEOUT_MS: msVar(300_000, 0, 86_400_000),
   /** How long a call waits for a Postgres connection (new, or a busy pool's), ms; 0 forever. */
-  PG_CONNECT_TIMEOUT_MS: intVar(10_000, 0, 600_000),
+  PG_CONNECT_TIMEOUT_MS: msVar(10_000, 0, 600_000),
   /** How long a statement waits for Postgres's answer before its connection is dropped, ms; 0 forever. */
-  PG_STATEMENT_TIMEOUT_MS: intVar(60_000, 0, 3_600_000),
+  PG_STATEMENT_TIMEOUT_MS: msVar(60_000, 0, 3_600_000),
   /** Distinct hot statements run as named prepared statements; 0 turns them off (old PgBouncer). */
   PG_PREPARED_STATEMENTS: intVar(64, 0, 10_000),
   /**
@@ -174,7 +241,7 @@ export const commonEnvSchema = z.object({
    * flushed), in ms. Unset: the process's drain grace + 5 s (process-lifecycle.ts). Keep it, plus
    * 5 s for the trace flush, under the orchestrator's kill (terminationGracePeriodSeconds).
    */
-  SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(1000).max(3_600_000).optional(),
+  SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(1000).max(MAX_SHUTDOWN_MS).optional(),
 });
 
 export type CommonConfig = z.infer<typeof commonEnvSchema>;

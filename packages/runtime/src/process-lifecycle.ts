@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/telemetry';
-import type { CommonConfig } from './env-config.ts';
+import { MAX_TIMER_MS, type CommonConfig } from './env-config.ts';
 
 export interface Lifecycle {
   /** Stops taking work and drains; resolves when the process may exit. */
@@ -30,12 +30,16 @@ export const SHUTDOWN_MARGIN_MS = 5_000;
 /** The deadline of a caller that names none: the longest drain the manifests allow (the worker's). */
 const FALLBACK_DEADLINE_MS = 60_000;
 
-/** SHUTDOWN_DEADLINE_MS when set, else the process's drain grace plus SHUTDOWN_MARGIN_MS. */
+/**
+ * SHUTDOWN_DEADLINE_MS when set, else the process's drain grace plus SHUTDOWN_MARGIN_MS, never
+ * past MAX_TIMER_MS: Node fires a longer timer after 1 ms, which would end every drain at once.
+ * (The schemas keep the graces far below it; this holds for any grace a caller adds up.)
+ */
 export function shutdownDeadlineMs(
   config: Pick<CommonConfig, 'SHUTDOWN_DEADLINE_MS'>,
   graceMs: number,
 ): number {
-  return config.SHUTDOWN_DEADLINE_MS ?? graceMs + SHUTDOWN_MARGIN_MS;
+  return Math.min(MAX_TIMER_MS, config.SHUTDOWN_DEADLINE_MS ?? graceMs + SHUTDOWN_MARGIN_MS);
 }
 
 /**

@@ -10,6 +10,7 @@ import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
 import { createLogger, createMetrics, startTracing, type Logger, type Metrics } from '@switchyard/telemetry';
 import type pg from 'pg';
 import type { CommonConfig } from './env-config.ts';
+import { throttledErrors } from './throttled-errors.ts';
 
 /** What every Switchyard process opens at start, from its validated common config. */
 export interface ProcessResources {
@@ -74,7 +75,10 @@ export async function openProcessResources(
   const connect = (options: RedisOptions, role: string, what: string) => {
     const connectionName = `switchyard-${service}-${process.pid}-${role}`;
     const connection = new Redis(config.REDIS_URL, { ...options, connectionName });
-    connection.on('error', (err) => log.warn({ err }, `${what} error; reconnecting`));
+    // An error per reconnect attempt while Redis is away: the first, then one line per 30 s.
+    const reportError = throttledErrors(log, `${what} error; reconnecting`);
+    connection.on('error', reportError);
+    connection.on('ready', () => reportError.recovered());
     opened.push(connection);
     return connection;
   };

@@ -1,10 +1,14 @@
 // CLI: seeds the demo tenant, agents and API key, then prints where to reach them.
 // Usage: node apps/gateway/src/bin/seed-demo.ts   (env: DATABASE_URL, SWITCHYARD_SECRET_KEY, PUBLIC_URL, SWITCHYARD_DEMO_API_KEY)
+import { loadConfigOrExit } from '@switchyard/runtime';
 import { createDb, createPool, createSecretBox, PostgresAdminStore } from '@switchyard/store';
 import { loadGatewayConfig } from '../config.ts';
-import { seedDemo } from '../seed-demo.ts';
+import { demoApiKeyFrom, seedDemo } from '../seed-demo.ts';
 
-const config = loadGatewayConfig(process.env);
+const { config, demoApiKey } = loadConfigOrExit('seed-demo', () => ({
+  config: loadGatewayConfig(process.env),
+  demoApiKey: demoApiKeyFrom(process.env),
+}));
 const pool = createPool({
   connectionString: config.DATABASE_URL,
   maxConnections: 2,
@@ -15,7 +19,6 @@ try {
     db: createDb(pool),
     secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
   });
-  const demoApiKey = process.env['SWITCHYARD_DEMO_API_KEY'] || undefined;
   const result = await seedDemo({ admin, publicUrl: config.PUBLIC_URL, demoApiKey });
   console.log(`tenant: ${result.tenantId}`);
   for (const agent of result.agents) {

@@ -3,14 +3,15 @@
 // `migrate` service, the Kubernetes Job), which hands over to this file.
 import pg from 'pg';
 import { ensureDatabase, runMigrations } from '@switchyard/store';
+import { loadConfigOrExit } from '../config-exit.ts';
 import { commonEnvSchema, parseEnv } from '../env-config.ts';
 
 // Validated as every process validates it, so a bad DATABASE_URL is named (its password not
 // shown) instead of surfacing as `TypeError: Invalid URL` from inside pg. Only DATABASE_URL is
 // passed: the command uses no secret, so placeholders still in the others must not stop it.
-const { DATABASE_URL } = parseEnv(commonEnvSchema.pick({ DATABASE_URL: true }), {
-  DATABASE_URL: process.env['DATABASE_URL'],
-});
+const { DATABASE_URL } = loadConfigOrExit('migrate', () =>
+  parseEnv(commonEnvSchema.pick({ DATABASE_URL: true }), { DATABASE_URL: process.env['DATABASE_URL'] }),
+);
 await ensureDatabase(DATABASE_URL);
 const client = new pg.Client({ connectionString: DATABASE_URL });
 await client.connect();
