@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { JOB_NAMES } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
 import { resultWithin } from './result-within.ts';
+import { quietQueueErrors, throttled } from './task-queue.ts';
 
 /** Every maintenance job there is; a process runs those it is given. */
 const MAINTENANCE_JOBS = [JOB_NAMES.retention, JOB_NAMES.tableUpkeep] as const;
@@ -19,7 +20,12 @@ export interface MaintenanceOptions {
   connection: Redis;
   keys: QueueKeys;
   jobs: MaintenanceJob[];
-  onError?(err: unknown): void;
+  /**
+   * A failed tick or schedule, or a queue or worker error. The latter come once per reconnect
+   * attempt while Redis is away, so they are passed on throttled: the first, then at most one per
+   * 30 s, with `repeated`, how many errors that call stands for.
+   */
+  onError?(err: unknown, repeated?: number): void;
 }
 
 /**
@@ -47,10 +53,11 @@ export class MaintenanceScheduler {
       },
       { connection, prefix: keys.bullPrefix, concurrency: 1, autorun: false },
     );
-    if (options.onError) {
-      this.worker.on('error', options.onError);
-      this.worker.on('failed', (_job, err) => options.onError?.(err));
-    }
+    // One throttle for both: an outage makes each of them report every reconnect attempt.
+    const connectionErrors = throttled((err, repeated) => options.onError?.(err, repeated));
+    quietQueueErrors(this.queue, connectionErrors);
+    quietQueueErrors(this.worker, connectionErrors);
+    this.worker.on('failed', (_job, err) => options.onError?.(err));
   }
 
   async start(): Promise<void> {

@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from '@switchyard/telemetry';
 import { JOB_NAMES, runTaskJobId, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
 import { isRedisAway } from './commands-connection.ts';
 import type { QueueKeys } from './queue-keys.ts';
@@ -143,7 +144,18 @@ export class TaskQueue {
    * process's auto-pipelined connection (ProcessResources.commands), which BullMQ itself must
    * never get.
    */
-  constructor({ connection, counters, keys }: { connection: Redis; counters?: Redis; keys: QueueKeys }) {
+  constructor({
+    connection,
+    counters,
+    keys,
+    log,
+  }: {
+    connection: Redis;
+    counters?: Redis;
+    keys: QueueKeys;
+    /** Where the queue's errors go, throttled (quietQueueErrors). */
+    log?: Logger;
+  }) {
     this.redis = counters ?? connection;
     this.keys = keys;
     this.connection = connection;
@@ -157,6 +169,7 @@ export class TaskQueue {
       prefix: keys.bullPrefix,
       defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000, attempts: 1 },
     });
+    quietQueueErrors(this.queue, log && throttledErrors(log, 'task queue: Redis error; retrying'));
   }
 
   /**
@@ -314,4 +327,61 @@ export class TaskQueue {
   async close(): Promise<void> {
     await this.queue.close();
   }
+}
+
+/** While errors persist, at most one line per this long. */
+export const ERROR_LOG_INTERVAL_MS = 30_000;
+
+/**
+ * Gives a BullMQ queue (or worker) an `error` listener. Without one, BullMQ's emit falls back to
+ * `console.error(err)`: during a Redis outage a multi-line, non-JSON dump per reconnect attempt
+ * per queue, in a log that is otherwise one JSON object per line. With no `report`, the errors
+ * are only kept off the console: the queue's errors are mostly its connection's, which the
+ * connection's own listener logs (openProcessResources).
+ */
+export function quietQueueErrors(
+  emitter: { on(event: 'error', listener: (err: Error) => void): unknown },
+  report?: (err: unknown) => void,
+): void {
+  emitter.on('error', (err) => report?.(err));
+}
+
+/**
+ * Reports a stream of errors that one fault produces over and over (an error per reconnect
+ * attempt) as its first error at warn, then at most one line per `everyMs` while it persists,
+ * each with how many errors it stands for (`repeated`). The same policy as @switchyard/runtime's
+ * throttledErrors, which this package, below it, cannot import.
+ */
+export function throttledErrors(
+  log: Logger,
+  message: string,
+  { everyMs = ERROR_LOG_INTERVAL_MS, now = Date.now }: { everyMs?: number; now?: () => number } = {},
+): (err: unknown) => void {
+  return throttled(
+    (err, repeated) =>
+      repeated === 1 ? log.warn({ err }, message) : log.warn({ err, repeated }, `${message} (still failing)`),
+    { everyMs, now },
+  );
+}
+
+/**
+ * Calls `report` for the first error and then for the first one after each quiet `everyMs`, with
+ * how many errors that call stands for (1 for the first, the passed-over ones plus itself after).
+ */
+export function throttled(
+  report: (err: unknown, repeated: number) => void,
+  { everyMs = ERROR_LOG_INTERVAL_MS, now = Date.now }: { everyMs?: number; now?: () => number } = {},
+): (err: unknown) => void {
+  let reportedAt: number | undefined;
+  let passedOver = 0;
+  return (err) => {
+    const at = now();
+    if (reportedAt !== undefined && at - reportedAt < everyMs) {
+      passedOver += 1;
+      return;
+    }
+    report(err, reportedAt === undefined ? 1 : passedOver + 1);
+    reportedAt = at;
+    passedOver = 0;
+  };
 }

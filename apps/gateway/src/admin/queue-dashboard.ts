@@ -7,6 +7,8 @@ import { Queue } from 'bullmq';
 import { Router, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '@switchyard/queue';
+import { throttledErrors } from '@switchyard/runtime';
+import type { Logger } from '@switchyard/telemetry';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
@@ -25,14 +27,22 @@ export function queueDashboard({
   redis,
   keys,
   token,
+  log,
 }: {
   redis: Redis;
   keys: QueueKeys;
   token: string;
+  /** Where the queues' errors go, throttled; without it they are only kept off the console. */
+  log?: Logger;
 }): QueueDashboard {
-  const queues = [keys.taskQueue, keys.maintenanceQueue].map(
-    (name) => new Queue(name, { connection: redis, prefix: keys.bullPrefix }),
-  );
+  // Without an `error` listener BullMQ prints each error (one per reconnect attempt while Redis is
+  // away) with console.error: multi-line dumps in a JSON log. One throttle for both queues.
+  const reportError = log && throttledErrors(log, 'queue dashboard: Redis error; retrying');
+  const queues = [keys.taskQueue, keys.maintenanceQueue].map((name) => {
+    const queue = new Queue(name, { connection: redis, prefix: keys.bullPrefix });
+    queue.on('error', (err) => reportError?.(err));
+    return queue;
+  });
   const adapter = new ExpressAdapter();
   adapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
