@@ -83,15 +83,23 @@ export async function runMigrations(client: pg.ClientBase, dir = DEFAULT_MIGRATI
   }
 }
 
-/** Readiness: true when every migration on disk has been applied. */
+/** SQLSTATE undefined_table: here, the ledger table does not exist yet. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * Readiness: true when every migration on disk has been applied, false when some are not (none
+ * are, if the ledger table does not exist yet). Any other failure is thrown: an unreachable
+ * Postgres, a database that does not exist or a refused password is not "not migrated", and
+ * whoever waits on this must be able to say which it is.
+ */
 export async function migrationsCurrent(client: pg.ClientBase | pg.Pool, dir = DEFAULT_MIGRATIONS_DIR): Promise<boolean> {
   const latest = await latestVersion(dir);
   try {
     const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
     return (rows[0]?.v ?? 0) >= latest;
-  } catch {
-    // The ledger table does not exist yet: nothing is applied, so not current.
-    return false;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === UNDEFINED_TABLE) return false;
+    throw err;
   }
 }
 
