@@ -34,14 +34,18 @@ export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandle
       );
       // The line is built only when it will be written (the bench and busy sites run at warn).
       if (!log.isLevelEnabled('info')) return;
+      // The A2A guard has put tenant, principal and agent on the request's logger already; other
+      // routes (admin) may not have: each is added here only where the logger lacks it.
       state.log.info(
         {
           http: { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode },
           durationMs: Math.round(performance.now() - started),
-          ...(identity ? { tenantId: identity.caller.tenantId, principal: identity.caller.principal } : {}),
-          ...(agent ? { agentId: agent.id } : {}),
-          ...(method ? { a2aMethod: method } : {}),
-          ...(taskId ? { taskId } : {}),
+          ...state.notLogged({
+            ...(identity ? { tenantId: identity.caller.tenantId, principal: identity.caller.principal } : {}),
+            ...(agent ? { agentId: agent.id } : {}),
+            ...(method ? { a2aMethod: method } : {}),
+            ...(taskId ? { taskId } : {}),
+          }),
           ...(res.writableFinished ? {} : { aborted: true }),
         },
         'request',

@@ -53,10 +53,19 @@ export class RequestState {
     return (this.#log ??= this.#base.child(this.#fields));
   }
 
-  /** Adds fields to every later line of this request's log. */
+  /**
+   * Adds fields to every later line of this request's log. A child of a logger already made would
+   * write a key it carries twice (pino does not merge bindings): it is made again from the base
+   * with every field once, a field given again taking its new value.
+   */
   addLogFields(fields: Record<string, unknown>): void {
-    if (this.#log) this.#log = this.#log.child(fields);
-    else Object.assign(this.#fields, fields);
+    Object.assign(this.#fields, fields);
+    if (this.#log) this.#log = this.#base.child(this.#fields);
+  }
+
+  /** `fields` less those this request's logger carries already, so that a line has each key once. */
+  notLogged(fields: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(fields).filter(([key]) => !Object.hasOwn(this.#fields, key)));
   }
 }
 
