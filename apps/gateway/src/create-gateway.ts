@@ -56,7 +56,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     log.warn('SWITCHYARD_ADMIN_TOKEN is not set: using the development admin token');
   const metrics = deps.metrics ?? createMetrics({ service: 'gateway', defaultMetrics: false });
   const services = buildServices({ ...deps, metrics });
-  const dashboard = queueDashboard({ redis: deps.redis, keys, token: config.SWITCHYARD_ADMIN_TOKEN });
+  const dashboard = queueDashboard({ redis: deps.redis, keys, token: config.SWITCHYARD_ADMIN_TOKEN, log });
   const apiKeys = new ApiKeyCache({ lookup: (key) => services.admin.authenticateApiKey(key) });
   const streams = new StreamRegistry(metrics.sse, {
     perGateway: config.SSE_MAX_STREAMS,

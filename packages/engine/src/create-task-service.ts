@@ -45,7 +45,7 @@ export function createTaskService(options: TaskServiceOptions) {
   const store = new PostgresTaskStore({ db, secrets });
   const admin = new PostgresAdminStore({ db, secrets });
   const pushConfigs = new PostgresPushConfigStore({ db, secrets });
-  const queue = new TaskQueue({ connection: redis, counters: commands, keys });
+  const queue = new TaskQueue({ connection: redis, counters: commands, keys, log });
   const hub = new SubscriptionHub({ subscriber, keys });
   const config = engineConfig(options.engine);
   const sweep = new VersionSweep({

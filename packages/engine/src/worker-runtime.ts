@@ -87,7 +87,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
   const store = new PostgresTaskStore({ db, secrets });
   const admin = new PostgresAdminStore({ db, secrets });
   const commands = options.commands ?? redis;
-  const queue = new TaskQueue({ connection: redis, counters: commands, keys });
+  const queue = new TaskQueue({ connection: redis, counters: commands, keys, log });
   const hub = new SubscriptionHub({ subscriber, keys });
   const writer = new TaskWriter({
     store,
