@@ -190,6 +190,24 @@ describe('no notice besides the run’s own', () => {
       await worker.stop();
     }
   });
+
+  // Found in review: a disabled tenant's runs do not start (task-runner.ts), and the notice's
+  // dispatch was dropped with them, so the agent never heard a cancel made before the disable.
+  it('a disabled tenant’s canceled task still gets its notice', async () => {
+    const taskId = await sendRemote();
+    await p.store.claimTask({ tenantId: 'acme', taskId, workerId: 'dead', leaseMs: 1000 });
+    expect((await p.service.cancelTask(alice, 'remote', taskId)).status.state).toBe(TaskState.CANCELED);
+    await p.admin.setTenantDisabled('acme', true);
+    const worker = p.startWorker({ findAgent });
+    try {
+      await waitFor(() => told.includes(taskId), { what: 'onCanceled for a disabled tenant' });
+      await settled(taskId);
+      expect(count(told, taskId)).toBe(1);
+    } finally {
+      await p.admin.setTenantDisabled('acme', false);
+      await worker.stop();
+    }
+  });
 });
 
 /** Holds every store call made while frozen until resumed: a process stopped, then continued. */

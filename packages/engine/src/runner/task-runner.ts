@@ -76,13 +76,15 @@ export class TaskRunner {
   /**
    * A disabled tenant's work waits, unclaimed, until the tenant is enabled again: the job ends
    * here, and the reaper leaves the task alone meanwhile and dispatches it once the tenant is back
-   * (find-dispatchable.ts). Runs already going finish. When the answer is not to be had (Postgres
-   * away), the run goes on: its claim is what decides.
+   * (find-dispatchable.ts). Runs already going finish, and a canceled task's notice to its agent
+   * still goes out (its claim is refused and afterRefusedClaim tells the agent). When the answer
+   * is not to be had (Postgres away), the run goes on: its claim is what decides.
    */
-  private async tenantDisabled(tenantId: string): Promise<boolean> {
-    const { tenants } = this.deps;
-    if (!tenants) return false;
-    return !(await tenants.isActive(tenantId).catch(() => true));
+  private async waitsForTenant(job: RunTaskJob): Promise<boolean> {
+    const { tenants, store } = this.deps;
+    if (!tenants || (await tenants.isActive(job.tenantId).catch(() => true))) return false;
+    const record = await store.getTaskRecord(job.tenantId, job.taskId).catch(() => null);
+    return record?.state !== TaskState.CANCELED;
   }
 
   private async runTraced(job: RunTaskJob): Promise<void> {
@@ -100,19 +102,23 @@ export class TaskRunner {
         });
       return;
     }
-    if (await this.tenantDisabled(job.tenantId)) return;
-    let claim: ClaimResult | null;
+    let claim: ClaimResult | null = null;
+    let waits = false;
+    // Counted from before the tenant check: a drain that began during it waits for this run too.
     this.claiming++;
     try {
-      claim = await store.claimTask({
-        tenantId: job.tenantId,
-        taskId: job.taskId,
-        workerId,
-        leaseMs: config.leaseMs,
-      });
+      waits = await this.waitsForTenant(job);
+      if (!waits)
+        claim = await store.claimTask({
+          tenantId: job.tenantId,
+          taskId: job.taskId,
+          workerId,
+          leaseMs: config.leaseMs,
+        });
     } finally {
       this.claiming--;
     }
+    if (waits) return;
     if (!claim) return this.afterRefusedClaim(job);
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
