@@ -232,7 +232,7 @@ export interface DispatchableTask {
 
 /** A place in the reaper's scan of dispatchable work, in (run_after, tenant, id) order. */
 export interface DispatchPosition {
-  /** run_after as Postgres prints it: exact to the microsecond, unlike a Date. */
+  /** run_after in ISO 8601 (UTC) to the microsecond: exact, unlike a Date. */
   runAfter: string;
   tenantId: string;
   taskId: string;

@@ -24,7 +24,12 @@ export async function findDispatchable(
   let query = db
     .selectFrom('tasks')
     .select(['tenant_id', 'id', 'agent_id', 'version', 'attempts', 'run_after'])
-    .select(sql<string>`run_after::text`.as('run_after_text'))
+    // ISO 8601 in UTC to the microsecond: read back the same whatever the session's DateStyle.
+    .select(
+      sql<string>`to_char(run_after AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as(
+        'run_after_text',
+      ),
+    )
     .where('state', 'in', LIVE_STATE_LITERALS)
     .where('lease_owner', 'is', null)
     .where('run_after', '<=', msAgo(minAgeMs))
