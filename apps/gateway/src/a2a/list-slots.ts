@@ -1,4 +1,4 @@
-import { resourceExhausted } from '@switchyard/protocol';
+import { resourceExhausted, unavailable } from '@switchyard/protocol';
 
 /** ListTasks calls one tenant may have running at once on one gateway process. */
 export const LIST_TASKS_PER_TENANT = 4;
@@ -30,7 +30,8 @@ export class ListTaskSlots {
 
   /**
    * A place for one call, once one is free; the function gives it back. Throws ResourceExhausted
-   * when too many wait already; rejects with the signal's reason if the caller leaves first.
+   * when too many wait already; rejects with Unavailable if the call is aborted first (its client
+   * left, or the gateway drains: a 503 with Retry-After, not an internal error).
    */
   async take(tenantId: string, signal?: AbortSignal): Promise<() => void> {
     const slots = this.#tenants.get(tenantId) ?? { running: 0, waiting: [] };
@@ -48,7 +49,8 @@ export class ListTaskSlots {
           const at = slots.waiting.indexOf(go);
           if (at >= 0) slots.waiting.splice(at, 1);
           this.#forgetIfIdle(tenantId, slots);
-          reject(signal?.reason as Error);
+          // The client left, or the gateway is draining: either way, come back later.
+          reject(unavailable(1));
         };
         if (signal?.aborted) return leave();
         signal?.addEventListener('abort', leave, { once: true });
