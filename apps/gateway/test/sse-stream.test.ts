@@ -7,7 +7,7 @@ import { TaskState, toV03StreamResult, unsupportedOperation } from '@switchyard/
 import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { jsonRpcSseFormat, jsonRpcV03SseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
-import { streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
+import { drainTimeoutFor, streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
 import { recheckOpenStreams } from '../src/auth/recheck-streams.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';
 import { openSse } from './support/http.ts';
@@ -250,6 +250,14 @@ describe('streamSse', () => {
     // more events were made while it waited.
     expect(produced).toBeLessThan(200);
     socket.destroy();
+  });
+
+  // Found in review: a large first item is read out before events follow, under the drain
+  // timeout, and a client reading a 16 MB snapshot steadily at under 0.55 MB/s was cut.
+  it('the drain timeout grows with a large item: 32 KB a second is slow enough', () => {
+    expect(drainTimeoutFor(2_000)).toBe(30_000);
+    expect(drainTimeoutFor(2_000, 200)).toBe(200);
+    expect(drainTimeoutFor(16 * 1024 * 1024)).toBe(512_000);
   });
 
   it('an event larger than the buffer limit on its own does not cut a client that reads it', async () => {

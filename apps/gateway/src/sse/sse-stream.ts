@@ -46,6 +46,17 @@ export interface SseOptions {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+/** The slowest reading a large item is allowed before its stream is cut: 32 KB a second. */
+const MIN_DRAIN_BYTES_PER_SECOND = 32 * 1024;
+
+/**
+ * How long a client may take to read what is buffered after an item of `itemBytes`: the drain
+ * timeout, or longer for a large item (a snapshot with MBs of artifacts), which a client reading
+ * steadily over a slow link needs more time for: 16 MB at 32 KB/s is about 8.5 minutes.
+ */
+export function drainTimeoutFor(itemBytes: number, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): number {
+  return Math.max(drainTimeoutMs, Math.ceil((itemBytes / MIN_DRAIN_BYTES_PER_SECOND) * 1000));
+}
 
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -160,21 +171,19 @@ class SseStream implements StreamSink {
    */
   item(item: StreamItem, resume?: () => void): boolean {
     if (this.#ended) return false;
-    const flowing = this.#write(`id: ${item.seq}\ndata: ${this.#format.itemJson(item)}\n\n`);
+    const frame = `id: ${item.seq}\ndata: ${this.#format.itemJson(item)}\n\n`;
+    const flowing = this.#write(frame);
     this.#options.registry.sent();
     if (flowing || this.#ended || !resume) return !this.#ended;
-    this.#awaitDrain(resume);
+    this.#awaitDrain(resume, drainTimeoutFor(Buffer.byteLength(frame), this.#options.drainTimeoutMs));
     return false;
   }
 
-  #awaitDrain(resume: () => void): void {
+  #awaitDrain(resume: () => void, timeoutMs: number): void {
     const waiting = this.#resume !== undefined;
     this.#resume = resume;
     if (waiting) return;
-    this.#drainTimer = setTimeout(
-      () => this.#tooSlow(this.#res),
-      this.#options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-    ).unref();
+    this.#drainTimer = setTimeout(() => this.#tooSlow(this.#res), timeoutMs).unref();
     this.#res.once('drain', () => {
       clearTimeout(this.#drainTimer);
       const go = this.#resume;
