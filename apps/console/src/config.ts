@@ -36,7 +36,8 @@ export const consoleEnvSchema = commonEnvSchema
     /** Where clients reach the gateway; agent card links point under it. Default http://localhost:8080. */
     GATEWAY_PUBLIC_URL: urlVar('http://localhost:8080', ['http:', 'https:']),
     /** Lifetime of a console login, in ms. Default 12 hours; at most 2147483647 (24.8 days). */
-    CONSOLE_SESSION_TTL_MS: msVar(12 * 3_600_000, 60_000),
+    // An age (the cookie's max-age and the session's expiry time), not a timer: up to ten years.
+    CONSOLE_SESSION_TTL_MS: intVar(12 * 3_600_000, 60_000, 10 * 365 * 86_400_000),
     /** Mark the session cookie Secure (HTTPS only). Default true when NODE_ENV=production. */
     CONSOLE_SECURE_COOKIE: z
       .enum(['true', 'false', '1', '0', 'yes', 'no'])
