@@ -8,6 +8,13 @@ import { statusEvent } from './task-events.ts';
 import type { TaskWriter } from './task-writer.ts';
 import { unheardAfterMs, unheardCancelCheck } from './unheard-cancel.ts';
 
+/** Where the reaper's dispatch scan stands, kept where every worker's reaper reads it. */
+export interface ScanPositionStore {
+  load(): Promise<DispatchPosition | undefined>;
+  /** Undefined: the next scan begins at the oldest. */
+  save(position: DispatchPosition | undefined): Promise<void>;
+}
+
 /** Dispatchable tasks one sweep looks at. */
 const DISPATCH_SCAN_LIMIT = 200;
 
@@ -43,6 +50,12 @@ export class Reaper {
      * reaper per interval sweep (a Redis turn) and sweeps anyway when Redis cannot answer.
      */
     takeTurn?: () => Promise<boolean>;
+    /**
+     * Where the dispatch scan stands, shared by every worker's reaper (the turn moves between
+     * them): the worker runtime keeps it in Redis. Without it, or when Redis cannot answer, each
+     * reaper keeps its own.
+     */
+    scanPosition?: ScanPositionStore;
   };
   private timer: NodeJS.Timeout | null = null;
   /** Where the next sweep's dispatch scan continues (findDispatchable); undefined: the oldest. */
@@ -98,26 +111,28 @@ export class Reaper {
       }
     };
     await each(await store.findLapsedLeases(100), (lapsed) => this.recover(lapsed, stats));
-    const dispatchable = await store.findDispatchable(
-      config.dispatchGraceMs,
-      DISPATCH_SCAN_LIMIT,
-      this.dispatchPosition,
-    );
+    const from = await this.loadPosition();
+    const dispatchable = await store.findDispatchable(config.dispatchGraceMs, DISPATCH_SCAN_LIMIT, from);
     // A full page: the next sweep goes on after it; a short one ends the scan, and the next begins
-    // at the oldest again. So every dispatchable task is looked at within a few sweeps.
-    this.dispatchPosition =
-      dispatchable.length === DISPATCH_SCAN_LIMIT ? dispatchable.at(-1)?.position : undefined;
-    await each(dispatchable, async (task) => {
-      const dispatch = {
-        tenantId: task.tenantId,
-        taskId: task.taskId,
-        version: task.version,
-        attempts: task.attempts,
-      };
-      await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
-      stats.dispatched++;
-      this.deps.metrics?.reaperAction('dispatched');
-    });
+    // at the oldest again. So every dispatchable task is looked at within a few sweeps. A task
+    // this sweep could not dispatch (Redis away) is where the next one starts, not skipped.
+    let next = dispatchable.length === DISPATCH_SCAN_LIMIT ? dispatchable.at(-1)?.position : undefined;
+    let failed = false;
+    for (const [i, task] of dispatchable.entries()) {
+      try {
+        const { tenantId, taskId, version, attempts } = task;
+        const dispatch = { tenantId, taskId, version, attempts };
+        await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
+        stats.dispatched++;
+        this.deps.metrics?.reaperAction('dispatched');
+      } catch (err) {
+        stats.errors++;
+        firstError ??= err;
+        if (!failed) next = i > 0 ? dispatchable[i - 1]?.position : from;
+        failed = true;
+      }
+    }
+    await this.savePosition(next);
     // The cancel scheduled a check of its own when it kept the lease (unheard-cancel.ts); this pass
     // stands in for one lost with Redis (a flush) or failed (Postgres away when it ran), so the
     // row, not a job, is what owes the notice. The job id names the lease (its expiry), so the
@@ -139,6 +154,17 @@ export class Reaper {
         'reaper: some tasks could not be recovered; next sweep retries',
       );
     return stats;
+  }
+
+  private async loadPosition(): Promise<DispatchPosition | undefined> {
+    const shared = this.deps.scanPosition;
+    if (!shared) return this.dispatchPosition;
+    return shared.load().catch(() => this.dispatchPosition);
+  }
+
+  private async savePosition(position: DispatchPosition | undefined): Promise<void> {
+    this.dispatchPosition = position;
+    await this.deps.scanPosition?.save(position).catch(() => undefined);
   }
 
   private async recover(lapsed: LapsedTask, stats: ReaperStats): Promise<void> {

@@ -30,7 +30,7 @@ import type pg from 'pg';
 import { CachedAgentDirectory } from './cached-agent-directory.ts';
 import { engineConfig, type EngineConfig } from './engine-config.ts';
 import { Reaper } from './reaper.ts';
-import { claimReaperTurn } from './reaper-turn.ts';
+import { claimReaperTurn, redisScanPosition } from './reaper-turn.ts';
 import { TaskRunner } from './runner/task-runner.ts';
 import { TaskWriter } from './task-writer.ts';
 import { TenantStatus } from './tenant-status.ts';
@@ -118,6 +118,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     // One sweep per interval across all workers: the first to claim the turn sweeps. The turn
     // lasts the shortest jittered interval, so a sweep is never skipped for long.
     takeTurn: () => claimReaperTurn(redis, keys.reaperTurn, workerId, config.reaperIntervalMs * 0.75),
+    scanPosition: redisScanPosition(redis, `${keys.reaperTurn}:scan`),
     ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
   });
   options.metrics?.tasks.collectQueues(async () => {

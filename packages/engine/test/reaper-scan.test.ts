@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { Reaper } from '../src/index.ts';
+import { redisScanPosition } from '../src/reaper-turn.ts';
 import {
   mallory,
   queuedEchoTask,
@@ -48,5 +49,30 @@ describe("a reaper's dispatch scan", () => {
     expect(await sweep()).toEqual([backlog[200], lost]);
     // A short page ended the scan: the next one begins at the oldest again.
     expect((await sweep()).slice(0, 2)).toEqual(backlog.slice(0, 2));
+
+    // Found in review: the turn moves between workers, so the position is shared (in Redis): a
+    // second worker's reaper goes on where the first one's sweep stopped.
+    const position = redisScanPosition(p.redis.connect(), `${p.keys.reaperTurn}:scan`);
+    const reaperOf = (enqueue: (d: Dispatch) => Promise<void>) =>
+      new Reaper({
+        store: p.store,
+        writer: quietWriter(p.store),
+        dispatcher: { enqueue },
+        config: p.config,
+        log: silentLogger(),
+        scanPosition: position,
+      });
+    const seen: string[] = [];
+    await reaperOf(async (d) => void seen.push(d.taskId)).sweep();
+    expect(seen).toEqual(backlog.slice(0, 200));
+    // Redis refuses the next sweep's first dispatch: the sweep after starts at that task again,
+    // rather than past it (its page was short, which would otherwise restart at the oldest).
+    const refused = await reaperOf(async (d) => {
+      if (d.taskId === backlog[200]) throw new Error('redis away');
+    }).sweep();
+    expect(refused.errors).toBe(1);
+    seen.length = 0;
+    await reaperOf(async (d) => void seen.push(d.taskId)).sweep();
+    expect(seen).toEqual([backlog[200], lost]);
   });
 });
