@@ -34,7 +34,7 @@ describe('a disabled tenant', () => {
     // Past the dispatch grace and several reaper sweeps (fixture: 1 s, 300 ms): still waiting.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await stateOf('evil', held)).toBe(TaskState.SUBMITTED);
-    expect((await p.store.findDispatchable(0, 1000)).map((t) => t.taskId)).not.toContain(held);
+    expect((await p.store.findDispatchable(0, 1000)).tasks.map((t) => t.taskId)).not.toContain(held);
     await p.admin.setTenantDisabled('evil', false);
     await waitFor(async () => (await stateOf('evil', held)) === TaskState.COMPLETED, {
       what: 'the task to run once its tenant is enabled',

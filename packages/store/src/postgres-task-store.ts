@@ -9,7 +9,7 @@ import type {
   ClaimResult,
   CreateTaskInput,
   CreateTaskResult,
-  DispatchableTask,
+  DispatchScan,
   DispatchPosition,
   GetTaskOptions,
   LapsedTask,
@@ -181,7 +181,7 @@ export class PostgresTaskStore implements TaskStore {
   findUnheardCancels(unheardAfterMs: number, limit: number): Promise<UnheardCancel[]> {
     return findUnheardCancels(this.#db, unheardAfterMs, limit);
   }
-  findDispatchable(minAgeMs: number, limit: number, after?: DispatchPosition): Promise<DispatchableTask[]> {
+  findDispatchable(minAgeMs: number, limit: number, after?: DispatchPosition): Promise<DispatchScan> {
     return findDispatchable(this.#db, minAgeMs, limit, after);
   }
   recoverLapsedLease(input: RecoverLapsedLeaseInput): Promise<RecoverOutcome> {

@@ -230,6 +230,14 @@ export interface DispatchableTask {
   position: DispatchPosition;
 }
 
+/** One step of the reaper's dispatch scan (findDispatchable). */
+export interface DispatchScan {
+  /** The due tasks among those read, in scan order. */
+  tasks: DispatchableTask[];
+  /** Where the next step goes on: after the last task read, when it read its full limit. */
+  next?: DispatchPosition;
+}
+
 /** A place in the reaper's scan of dispatchable work, in (run_after, tenant, id) order. */
 export interface DispatchPosition {
   /** run_after in ISO 8601 (UTC) to the microsecond: exact, unlike a Date. */
@@ -322,10 +330,11 @@ export interface TaskStore {
   /** Canceled tasks whose kept lease lapsed over `unheardAfterMs` ago (find-unheard-cancels.ts). */
   findUnheardCancels(unheardAfterMs: number, limit: number): Promise<UnheardCancel[]>;
   /**
-   * SUBMITTED tasks (or WORKING without a lease) due to run and older than `minAgeMs`, oldest first,
-   * after `after` when given: the reaper re-enqueues them.
+   * Reads up to `limit` unleased SUBMITTED (or WORKING) tasks due to run over `minAgeMs` ago,
+   * oldest first, after `after` when given, and returns those the reaper should re-enqueue
+   * (find-dispatchable.ts).
    */
-  findDispatchable(minAgeMs: number, limit: number, after?: DispatchPosition): Promise<DispatchableTask[]>;
+  findDispatchable(minAgeMs: number, limit: number, after?: DispatchPosition): Promise<DispatchScan>;
   /**
    * For a lapsed lease held by `leaseOwner`: clear it and set run_after = now + backoff(attempts),
    * or, when attempts >= maxAttempts, fail the task with `failMessage` (a statusUpdate event).

@@ -9,7 +9,7 @@ import { findLapsedLeases } from '../src/tasks/find-lapsed-leases.ts';
 import { findUnheardCancels } from '../src/tasks/find-unheard-cancels.ts';
 import { listTasks } from '../src/tasks/list-tasks.ts';
 import { renewLease } from '../src/tasks/renew-lease.ts';
-import type { TaskRecord } from '../src/task-store.ts';
+import type { DispatchPosition, DispatchScan, TaskRecord } from '../src/task-store.ts';
 import { rowsRead } from './rows-read.ts';
 import {
   createdTask,
@@ -168,7 +168,7 @@ describe('the reaper’s sweeps', () => {
     );
     const sweep = async (d: Db) => [
       await findLapsedLeases(d, 5),
-      await findDispatchable(d, 0, 5),
+      (await findDispatchable(d, 0, 5)).tasks,
       await findUnheardCancels(d, 0, 5),
     ];
     for (let k = 0; k < 2; k++) await sweep(db);
@@ -178,6 +178,42 @@ describe('the reaper’s sweeps', () => {
     });
     expect(found.map((rows) => rows.length)).toEqual([3, 5, 1]);
     expect(read).toBeLessThan(50);
+  });
+
+  // Found in review: a disabled tenant's work is not dispatched, and the scan filtered it out
+  // after reading it, so every sweep that reached its backlog read all of it.
+  it('read a disabled tenant’s backlog a window at a time, and go on past it', async () => {
+    const tenantId = await tenantWithUnseenBacklog();
+    await env.testDb.pool.query(
+      `INSERT INTO tenants (id, name, webhook_secret_enc, disabled_at) VALUES ($1, $1, '\\x00', now())`,
+      [tenantId],
+    );
+    // The oldest work of all, so the walk begins in it.
+    await env.testDb.pool.query(
+      `UPDATE tasks SET run_after = '2000-01-01' WHERE tenant_id = $1 AND state = 'TASK_STATE_SUBMITTED'`,
+      [tenantId],
+    );
+    const other = tenant();
+    const behind = await createdTask(env.store, newTask(other));
+    const step = (d: Db, after?: DispatchPosition) => findDispatchable(d, 0, 50, after);
+    for (let k = 0; k < 2; k++) await step(db);
+    let first: DispatchScan = { tasks: [] };
+    const read = await tasksRowsRead(async (trx) => {
+      first = await step(trx);
+    });
+    expect(read).toBeLessThan(100);
+    expect(first.tasks.filter((t) => t.tenantId === tenantId)).toEqual([]);
+    expect(first.next).toBeDefined();
+    // Step by step, the walk reaches the other tenant's task behind the backlog, then ends.
+    let position = first.next;
+    const found: string[] = [];
+    for (let steps = 0; position && steps < 1000; steps++) {
+      const next = await step(db, position);
+      found.push(...next.tasks.map((t) => t.taskId));
+      position = next.next;
+    }
+    expect(position).toBeUndefined();
+    expect(found).toContain(behind.id);
   });
 });
 

@@ -286,7 +286,7 @@ describe('the reaper’s scans', () => {
       refundAttempt: false,
     });
     const reply = await createdTask(env.store, newTask(t, { visibility: 'message' }));
-    const found = (await env.store.findDispatchable(0, 1000)).filter((x) => x.tenantId === t);
+    const found = (await env.store.findDispatchable(0, 1000)).tasks.filter((x) => x.tenantId === t);
     expect(found.map((x) => x.taskId).sort()).toEqual([submitted.id, released.id].sort());
     expect(found.find((x) => x.taskId === released.id)).toMatchObject({
       agentId: 'echo',
@@ -295,7 +295,9 @@ describe('the reaper’s scans', () => {
     });
     expect(found.map((x) => x.taskId)).not.toContain(reply.id);
     // Young work is left to the normal enqueue path.
-    expect((await env.store.findDispatchable(3_600_000, 1000)).filter((x) => x.tenantId === t)).toEqual([]);
+    expect((await env.store.findDispatchable(3_600_000, 1000)).tasks.filter((x) => x.tenantId === t)).toEqual(
+      [],
+    );
   });
 });
 

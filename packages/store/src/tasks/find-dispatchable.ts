@@ -1,26 +1,29 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { LIVE_STATE_LITERALS } from './live-states.ts';
-import type { DispatchableTask, DispatchPosition } from '../task-store.ts';
+import type { DispatchPosition, DispatchScan } from '../task-store.ts';
 import { msAgo } from './sql-time.ts';
 
 /**
- * Unleased live tasks that have been due for at least `minAgeMs` and untouched as long: work whose
- * queue job was lost (an enqueue that failed after commit, a Redis flush). The age margin keeps the
- * reaper from racing the normal enqueue path. Message replies never need a worker again.
+ * One step of the reaper's walk over unleased live work (run_after ≤ now - `minAgeMs`), in
+ * (run_after, tenant, id) order from `after` on: it reads at most `limit` such tasks, and returns
+ * those that are due: untouched for `minAgeMs` too (the margin keeps the reaper from racing the
+ * normal enqueue path), not Message replies (they never need a worker again), and not of a
+ * disabled tenant (its runs wait until it is enabled, task-runner.ts).
  *
- * A disabled tenant's tasks are left out: its runs do not start until it is enabled again.
- *
- * Oldest first, from `after` on: most of what this finds under a backlog still has its job queued,
- * so a scan that always began at the oldest would see the same backlog every sweep and never reach
- * a lost job behind it (another tenant's, say); the reaper continues where its last sweep stopped.
+ * The read is bounded by what the index alone can decide: a disabled tenant's backlog, or one of
+ * replies, is read `limit` rows a sweep and walked past, not read whole by every sweep that looks
+ * for a due task behind it. The walk goes on from `next` (the last task read, when it read a full
+ * `limit`): most of what it finds under a backlog still has its job queued, so a walk that always
+ * began at the oldest would see the same backlog every sweep and never reach a lost job behind
+ * it (another tenant's, say).
  */
 export async function findDispatchable(
   db: Db,
   minAgeMs: number,
   limit: number,
   after?: DispatchPosition,
-): Promise<DispatchableTask[]> {
+): Promise<DispatchScan> {
   let query = db
     .selectFrom('tasks')
     .select(['tenant_id', 'id', 'agent_id', 'version', 'attempts', 'run_after'])
@@ -30,26 +33,38 @@ export async function findDispatchable(
         'run_after_text',
       ),
     )
+    // Decided per row read, not as a filter, so it cannot stretch the read. The disabled tenants
+    // are read once (an init plan).
+    .select(
+      sql<boolean>`(visibility <> 'message' AND updated_at <= ${msAgo(minAgeMs)}
+        AND tenant_id <> ALL (ARRAY(SELECT id FROM tenants WHERE disabled_at IS NOT NULL)))`.as('due'),
+    )
     .where('state', 'in', LIVE_STATE_LITERALS)
     .where('lease_owner', 'is', null)
-    .where('run_after', '<=', msAgo(minAgeMs))
-    .where('updated_at', '<=', msAgo(minAgeMs))
-    .where('visibility', '<>', 'message')
-    // A disabled tenant's work waits for the tenant to be enabled (task-runner.ts). The list is
-    // read once (an init plan), so the scan stays an ordered walk of the index, not an anti-join.
-    .where(sql<boolean>`tenant_id <> ALL (ARRAY(SELECT id FROM tenants WHERE disabled_at IS NOT NULL))`);
+    .where('run_after', '<=', msAgo(minAgeMs));
   if (after)
     query = query.where(
       sql<boolean>`(run_after, tenant_id, id) > (${after.runAfter}::timestamptz, ${after.tenantId}, ${after.taskId}::uuid)`,
     );
   const rows = await query.orderBy('run_after').orderBy('tenant_id').orderBy('id').limit(limit).execute();
-  return rows.map((r) => ({
+  const position = (r: (typeof rows)[number]): DispatchPosition => ({
+    runAfter: r.run_after_text,
     tenantId: r.tenant_id,
     taskId: r.id,
-    agentId: r.agent_id,
-    version: r.version,
-    attempts: r.attempts,
-    runAfter: r.run_after,
-    position: { runAfter: r.run_after_text, tenantId: r.tenant_id, taskId: r.id },
-  }));
+  });
+  const last = rows.at(-1);
+  return {
+    tasks: rows
+      .filter((r) => r.due)
+      .map((r) => ({
+        tenantId: r.tenant_id,
+        taskId: r.id,
+        agentId: r.agent_id,
+        version: r.version,
+        attempts: r.attempts,
+        runAfter: r.run_after,
+        position: position(r),
+      })),
+    next: rows.length === limit && last ? position(last) : undefined,
+  };
 }
