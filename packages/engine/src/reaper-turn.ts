@@ -29,15 +29,37 @@ export function redisScanPosition(redis: Redis, key: string): ScanPositionStore 
     async load() {
       const raw = await redis.get(key);
       if (!raw) return undefined;
-      const parsed = JSON.parse(raw) as Partial<DispatchPosition>;
-      const { runAfter, tenantId, taskId } = parsed;
-      return typeof runAfter === 'string' && typeof tenantId === 'string' && typeof taskId === 'string'
-        ? { runAfter, tenantId, taskId }
-        : undefined;
+      return parsePosition(raw);
     },
     async save(position) {
       if (position) await redis.set(key, JSON.stringify(position), 'PX', SCAN_POSITION_TTL_MS);
       else await redis.del(key);
     },
   };
+}
+
+// What findDispatchable writes: run_after in UTC to the microsecond, and the task's uuid.
+const RUN_AFTER = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A saved position, or undefined (the scan begins at the oldest) for anything that is not one: a
+ * value Postgres would refuse would otherwise fail every sweep until the key expired.
+ */
+export function parsePosition(raw: string): DispatchPosition | undefined {
+  let parsed: Partial<Record<keyof DispatchPosition, unknown>>;
+  try {
+    parsed = JSON.parse(raw) as typeof parsed;
+  } catch {
+    return undefined;
+  }
+  const { runAfter, tenantId, taskId } = parsed ?? {};
+  return typeof runAfter === 'string' &&
+    RUN_AFTER.test(runAfter) &&
+    typeof tenantId === 'string' &&
+    tenantId !== '' &&
+    typeof taskId === 'string' &&
+    UUID.test(taskId)
+    ? { runAfter, tenantId, taskId }
+    : undefined;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
 import type { DispatchPosition, LapsedTask, TaskStore } from '@switchyard/store';
+import { resultWithin } from '@switchyard/queue';
 import type { Logger, TaskMetrics } from '@switchyard/telemetry';
 import { retryDelayMs, type EngineConfig } from './engine-config.ts';
 import type { Dispatcher } from './ports.ts';
@@ -23,6 +24,14 @@ const DISPATCH_SCAN_LIMIT = 200;
  * 2 s) rather than read whole by every sweep that reaches it.
  */
 const DISPATCH_SCAN_READ = 1000;
+/** How long a sweep waits for Redis to read or keep the shared scan position. */
+const SCAN_POSITION_WAIT_MS = 1000;
+/**
+ * Sweeps in a row that may begin again at the same task after its dispatch failed: enough to
+ * ride out a Redis restart, few enough that a task whose dispatch always fails does not hold the
+ * scan there (nothing past it would be looked at again).
+ */
+const MAX_HELD_SWEEPS = 3;
 
 export const LEASE_EXHAUSTED_MESSAGE = 'The task could not be completed: its workers stopped responding.';
 
@@ -67,6 +76,9 @@ export class Reaper {
   /** Where the next sweep's dispatch scan continues (findDispatchable); undefined: the oldest. */
   private dispatchPosition: DispatchPosition | undefined;
   private running: Promise<unknown> | null = null;
+  /** Where failed dispatches last held the scan, and for how many sweeps in a row. */
+  private heldAt: DispatchPosition | undefined;
+  private heldSweeps = 0;
 
   constructor(deps: Reaper['deps']) {
     this.deps = deps;
@@ -121,11 +133,13 @@ export class Reaper {
     const scan = await store.findDispatchable(config.dispatchGraceMs, DISPATCH_SCAN_READ, from);
     // Past DISPATCH_SCAN_LIMIT dispatches, or a full read, the next sweep goes on after them; a
     // short read ends the scan, and the next begins at the oldest again. So every dispatchable
-    // task is looked at within a few sweeps. A task this sweep could not dispatch (Redis away) is
-    // where the next one starts, not skipped.
+    // task is looked at within a few sweeps.
     const dispatchable = scan.tasks.slice(0, DISPATCH_SCAN_LIMIT);
     let next = scan.tasks.length > DISPATCH_SCAN_LIMIT ? dispatchable.at(-1)?.position : scan.next;
-    let failed = false;
+    // The first of the dispatches that failed with none after them succeeding (Redis went away):
+    // the next sweep starts there rather than past them. One that failed alone, with later ones
+    // going out, failed for itself and is passed (the next wrap of the scan tries it again).
+    let stoppedAt: number | undefined;
     for (const [i, task] of dispatchable.entries()) {
       try {
         const { tenantId, taskId, version, attempts } = task;
@@ -133,13 +147,19 @@ export class Reaper {
         await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
         stats.dispatched++;
         this.deps.metrics?.reaperAction('dispatched');
+        stoppedAt = undefined;
       } catch (err) {
         stats.errors++;
         firstError ??= err;
-        if (!failed) next = i > 0 ? dispatchable[i - 1]?.position : from;
-        failed = true;
+        stoppedAt ??= i;
       }
     }
+    if (stoppedAt !== undefined) {
+      const held = stoppedAt > 0 ? dispatchable[stoppedAt - 1]?.position : from;
+      this.heldSweeps = samePosition(held, this.heldAt) ? this.heldSweeps + 1 : 1;
+      this.heldAt = held;
+      if (this.heldSweeps <= MAX_HELD_SWEEPS) next = held;
+    } else this.heldSweeps = 0;
     await this.savePosition(next);
     // The cancel scheduled a check of its own when it kept the lease (unheard-cancel.ts); this pass
     // stands in for one lost with Redis (a flush) or failed (Postgres away when it ran), so the
@@ -164,15 +184,22 @@ export class Reaper {
     return stats;
   }
 
+  /**
+   * The shared position, or this reaper's own when Redis fails or does not answer in time: the
+   * queue's connection queues commands while it reconnects, and a sweep waiting out an outage
+   * there would stop lease recovery, which needs only Postgres.
+   */
   private async loadPosition(): Promise<DispatchPosition | undefined> {
     const shared = this.deps.scanPosition;
     if (!shared) return this.dispatchPosition;
-    return shared.load().catch(() => this.dispatchPosition);
+    const own = this.dispatchPosition;
+    return resultWithin(shared.load(), SCAN_POSITION_WAIT_MS, own);
   }
 
   private async savePosition(position: DispatchPosition | undefined): Promise<void> {
     this.dispatchPosition = position;
-    await this.deps.scanPosition?.save(position).catch(() => undefined);
+    const shared = this.deps.scanPosition;
+    if (shared) await resultWithin(shared.save(position), SCAN_POSITION_WAIT_MS, undefined);
   }
 
   private async recover(lapsed: LapsedTask, stats: ReaperStats): Promise<void> {
@@ -222,6 +249,10 @@ export class Reaper {
       await writer.announce(outcome.task);
     }
   }
+}
+
+function samePosition(a: DispatchPosition | undefined, b: DispatchPosition | undefined): boolean {
+  return a?.runAfter === b?.runAfter && a?.tenantId === b?.tenantId && a?.taskId === b?.taskId;
 }
 
 /** The turn, or true when Redis fails or is slow to answer (an outage must not stop recovery). */

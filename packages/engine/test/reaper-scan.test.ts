@@ -1,8 +1,10 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatch } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { Reaper } from '../src/index.ts';
-import { redisScanPosition } from '../src/reaper-turn.ts';
+import { parsePosition, redisScanPosition } from '../src/reaper-turn.ts';
 import {
   mallory,
   queuedEchoTask,
@@ -65,14 +67,104 @@ describe("a reaper's dispatch scan", () => {
     const seen: string[] = [];
     await reaperOf(async (d) => void seen.push(d.taskId)).sweep();
     expect(seen).toEqual(backlog.slice(0, 200));
-    // Redis refuses the next sweep's first dispatch: the sweep after starts at that task again,
-    // rather than past it (its page was short, which would otherwise restart at the oldest).
-    const refused = await reaperOf(async (d) => {
-      if (d.taskId === backlog[200]) throw new Error('redis away');
-    }).sweep();
-    expect(refused.errors).toBe(1);
+    // Redis refuses the next sweep's dispatches: the sweep after starts at the first of them
+    // again, rather than past them (its page was short, which would otherwise restart at the oldest).
+    const refused = await reaperOf(() => Promise.reject(new Error('redis away'))).sweep();
+    expect(refused.errors).toBe(2);
     seen.length = 0;
     await reaperOf(async (d) => void seen.push(d.taskId)).sweep();
     expect(seen).toEqual([backlog[200], lost]);
+
+    // Found in review: a task whose dispatch always fails held the scan where it stood, so nothing
+    // past it was looked at again. One that fails while later ones go out is passed at once; one
+    // with nothing after it holds the scan for a few sweeps (a Redis restart), then is passed too.
+    const failing = (bad: string) => {
+      const reaper = new Reaper({
+        store: p.store,
+        writer: quietWriter(p.store),
+        dispatcher: {
+          enqueue: async (d) => {
+            if (d.taskId === bad) throw new Error(`no dispatch for ${bad}`);
+            dispatched.push(d);
+          },
+        },
+        config: p.config,
+        log: silentLogger(),
+      });
+      return async () => {
+        dispatched = [];
+        const stats = await reaper.sweep();
+        return { ids: dispatched.map((d) => d.taskId), errors: stats.errors };
+      };
+    };
+    const passesIt = failing(backlog[200]!);
+    expect((await passesIt()).ids).toEqual(backlog.slice(0, 200));
+    expect(await passesIt()).toEqual({ ids: [lost], errors: 1 });
+    expect((await passesIt()).ids).toEqual(backlog.slice(0, 200));
+
+    const lastFails = failing(lost);
+    expect((await lastFails()).ids).toEqual(backlog.slice(0, 200));
+    expect(await lastFails()).toEqual({ ids: [backlog[200]], errors: 1 });
+    for (let held = 0; held < 3; held++) expect(await lastFails()).toEqual({ ids: [], errors: 1 });
+    expect((await lastFails()).ids).toEqual(backlog.slice(0, 200));
+  });
+
+  // Found in review: the shared position is read and kept on the queue's connection, which holds
+  // commands while it reconnects, so the sweep waited out the outage and recovered no lease.
+  it('sweeps when Redis does not answer for the shared position', async () => {
+    // The queue's connection queues commands while it reconnects: they never settle.
+    const port = await closedPort();
+    const away = new IORedis({ port, host: '127.0.0.1', maxRetriesPerRequest: null, lazyConnect: true });
+    away.on('error', () => undefined);
+    void away.connect().catch(() => undefined);
+    const dispatched: string[] = [];
+    const reaper = new Reaper({
+      store: p.store,
+      writer: quietWriter(p.store),
+      dispatcher: { enqueue: async (d) => void dispatched.push(d.taskId) },
+      config: p.config,
+      log: silentLogger(),
+      scanPosition: redisScanPosition(away, 'nowhere:scan'),
+    });
+    try {
+      // The first test's tasks are still waiting: the sweep dispatches them, then keeps its place.
+      const stats = await reaper.sweep();
+      expect(stats.dispatched).toBe(200);
+      expect(dispatched).toHaveLength(200);
+    } finally {
+      away.disconnect();
+    }
   });
 });
+
+describe('a saved scan position', () => {
+  it('is used only when it is one findDispatchable wrote', () => {
+    const good = {
+      runAfter: '2026-12-01T18:24:09.723456Z',
+      tenantId: 'acme',
+      taskId: '0193f1a2-7b7c-7d3e-8f00-123456789abc',
+    };
+    expect(parsePosition(JSON.stringify(good))).toEqual(good);
+    for (const bad of [
+      'not json',
+      'null',
+      '42',
+      JSON.stringify({ ...good, runAfter: 'yesterday' }),
+      JSON.stringify({ ...good, taskId: 'not-a-uuid' }),
+      JSON.stringify({ ...good, tenantId: '' }),
+      JSON.stringify({ runAfter: good.runAfter }),
+    ])
+      expect(parsePosition(bad), bad).toBeUndefined();
+  });
+});
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
