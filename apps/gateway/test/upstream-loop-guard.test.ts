@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskState, type Task } from '@switchyard/protocol';
 import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
-import { LOOP_MESSAGE, MAX_HOPS, TOO_MANY_HOPS_MESSAGE, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
+import {
+  HOPS_METADATA_KEY,
+  LOOP_MESSAGE,
+  MAX_HOPS,
+  TOO_MANY_HOPS_MESSAGE,
+  UPSTREAM_EXECUTOR,
+} from '@switchyard/upstream';
 import { AdminError } from '../src/admin/admin-error.ts';
 import { upstreamRegistration } from '../src/admin/upstream-registration.ts';
 import { A2ATestClient } from './support/a2a-client.ts';
@@ -134,9 +140,17 @@ describe('a request that says it has been forwarded too often', () => {
     expect(refused.message).toBe(TOO_MANY_HOPS_MESSAGE);
     expect(await tasksOf('acme', 'echo')).toBe(before);
     // The last hop allowed, and a header that is not a count, are served.
-    expect((await send(String(MAX_HOPS))).ok).toBe(true);
+    const last = await send(String(MAX_HOPS));
+    expect(last.ok).toBe(true);
     expect((await send('many')).ok).toBe(true);
     expect(await tasksOf('acme', 'echo')).toBe(before + 2);
+    // Found in review: the header's count was checked and then forgotten, so a run forwarding the
+    // message again sent a count of 1. The stored message counts the hops the header says it made,
+    // and its run would refuse to forward it (nextHop).
+    if (!last.ok) return;
+    const stored = await client.call('GetTask', { id: taskOf(last.value).id, historyLength: 1 });
+    if (!stored.ok) throw new Error(stored.message);
+    expect(stored.value.history?.[0]?.metadata?.[HOPS_METADATA_KEY]).toEqual({ count: MAX_HOPS, via: [] });
   });
 });
 

@@ -19,6 +19,7 @@ export {
   MAX_HOPS,
   readHopCountHeader,
   TOO_MANY_HOPS_MESSAGE,
+  withHeaderHops,
 } from './upstream-hops.ts';
 export { upstreamMessageId } from './upstream-link.ts';
 export {

@@ -74,6 +74,18 @@ export function withHops(metadata: JsonObject | undefined, hops: Hops): JsonObje
 }
 
 /**
+ * The message a gateway stores for a request whose `Switchyard-Hop-Count` header says it has made
+ * `headerCount` hops: its metadata counts at least that many, so the run that forwards it again
+ * counts on from there. Without this a loop through an agent that passes the header on but drops
+ * the metadata would send a count of 1 on every turn, and never reach the gateway's refusal.
+ */
+export function withHeaderHops<M extends Pick<Message, 'metadata'>>(message: M, headerCount: number): M {
+  const hops = hopsOf(message);
+  if (headerCount <= hops.count) return message;
+  return { ...message, metadata: withHops(message.metadata, { count: headerCount, via: hops.via }) };
+}
+
+/**
  * Reads an incoming `Switchyard-Hop-Count` header (for a gateway's check): undefined when absent,
  * the count when it is a decimal integer, 'invalid' otherwise. A request whose count is past
  * MAX_HOPS should be refused.

@@ -11,8 +11,10 @@ import {
   hopsOf,
   LOOP_MESSAGE,
   MAX_HOPS,
+  nextHop,
   readHopCountHeader,
   TOO_MANY_HOPS_MESSAGE,
+  withHeaderHops,
 } from '../src/upstream-hops.ts';
 import { card, completingRpc, json, startRawUpstream, type RawUpstream } from './support/raw-upstream.ts';
 
@@ -124,5 +126,21 @@ describe('reading hops', () => {
     expect(readHopCountHeader('3')).toBe(3);
     expect(readHopCountHeader('three')).toBe('invalid');
     expect(readHopCountHeader(['1', '2'])).toBe('invalid');
+  });
+
+  it("counts at least the header's hops in a message a gateway stores", () => {
+    const plain = { metadata: { trace: 'x' } };
+    const stored = withHeaderHops(plain, 5);
+    expect(stored.metadata).toEqual({ trace: 'x', [HOPS_METADATA_KEY]: { count: 5, via: [] } });
+    // The run that takes it on counts from there, and stops at the limit.
+    expect(nextHop(stored, 'https://b.example/card.json')).toMatchObject({ ok: true, next: { count: 6 } });
+    expect(nextHop(withHeaderHops(plain, MAX_HOPS), 'https://b.example/card.json')).toEqual({
+      ok: false,
+      message: TOO_MANY_HOPS_MESSAGE,
+    });
+    // A message that already counts more, or as many, is kept as it is.
+    const counted = { metadata: { [HOPS_METADATA_KEY]: { count: 6, via: ['a'] } } };
+    expect(withHeaderHops(counted, 2)).toBe(counted);
+    expect(withHeaderHops({}, 0)).toEqual({});
   });
 });

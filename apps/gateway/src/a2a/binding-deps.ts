@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { TraceCarrier } from '@switchyard/engine';
+import { HOP_COUNT_HEADER, readHopCountHeader } from '@switchyard/upstream';
 import type { RestMediaType } from '../http/error-replies.ts';
 import type { ErrorMapping } from '@switchyard/protocol';
 import type { CardBuilder } from '../cards/card-builder.ts';
@@ -29,7 +30,8 @@ export function operationContext(req: Request, signal: AbortSignal): OperationCo
     stateOf(req).protocolVersion === '0.3'
       ? { ...identity.caller, protocolVersion: '0.3' as const }
       : identity.caller;
-  return { caller, agent, signal, trace: traceOf(req) };
+  const hops = readHopCountHeader(req.headers[HOP_COUNT_HEADER]);
+  return { caller, agent, signal, trace: traceOf(req), ...(typeof hops === 'number' ? { hops } : {}) };
 }
 
 /** W3C trace context, carried into the job so the worker joins the request's trace (ARCHITECTURE §9). */

@@ -25,6 +25,7 @@ import {
   type TaskPushNotificationConfig,
 } from '@switchyard/protocol';
 import type { Caller } from '@switchyard/store';
+import { withHeaderHops } from '@switchyard/upstream';
 import type { CardBuilder } from '../cards/card-builder.ts';
 import type { BlockingWaits } from './blocking-waits.ts';
 import type { ListTaskSlots } from './list-slots.ts';
@@ -35,6 +36,8 @@ export interface OperationContext {
   agent: AgentRegistration;
   signal: AbortSignal;
   trace: TraceCarrier;
+  /** The request's `Switchyard-Hop-Count`: hops an a2a-upstream chain has made (upstream-hops.ts). */
+  hops?: number;
 }
 
 /**
@@ -76,7 +79,13 @@ export class A2AOperations {
       : undefined;
     let response: SendMessageResponse;
     try {
-      response = await this.#service.send(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+      response = await this.#service.send(
+        ctx.caller,
+        ctx.agent,
+        counted(ctx, request),
+        ctx.trace,
+        ctx.signal,
+      );
     } finally {
       release?.();
     }
@@ -91,7 +100,7 @@ export class A2AOperations {
 
   stream(ctx: OperationContext, request: SendMessageRequest): Promise<OpenedStream> {
     checkTenant(ctx, request.tenant);
-    return this.#service.sendStreaming(ctx.caller, ctx.agent, request, ctx.trace, ctx.signal);
+    return this.#service.sendStreaming(ctx.caller, ctx.agent, counted(ctx, request), ctx.trace, ctx.signal);
   }
 
   /** `afterSeq` comes from `Last-Event-ID`: resume after the last event the client saw. */
@@ -172,6 +181,15 @@ export class A2AOperations {
     checkTenant(ctx, tenant);
     return this.#cards.extendedCard(ctx.agent).card;
   }
+}
+
+/**
+ * The request with its message counting the hops its `Switchyard-Hop-Count` header says it made,
+ * so the loop guard counts on from the header when an agent in the chain dropped the metadata.
+ */
+function counted(ctx: OperationContext, request: SendMessageRequest): SendMessageRequest {
+  if (ctx.hops === undefined) return request;
+  return { ...request, message: withHeaderHops(request.message, ctx.hops) };
 }
 
 /**
