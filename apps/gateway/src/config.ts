@@ -72,8 +72,11 @@ export const gatewayEnvSchema = commonEnvSchema
     TASK_MAX_HISTORY_BYTES: intVar(16 * 1024 * 1024, 64 * 1024, 1024 ** 3),
     /** Ceiling of a blocking SendMessage, in ms; then the task is returned as it stands. Default 30000. */
     BLOCKING_TIMEOUT_MS: msVar(30_000, 0),
-    /** SSE keep-alive comment interval, in ms. Default 15000. */
-    SSE_HEARTBEAT_MS: msVar(15_000, 100),
+    /**
+     * SSE keep-alive comment interval, in ms. Default 4000: a2a-python's default HTTP client
+     * (httpx) gives up on a read after 5 s of silence, so a quiet task's stream must speak sooner.
+     */
+    SSE_HEARTBEAT_MS: msVar(4_000, 100),
     /** Bytes a slow SSE client may leave unread before its stream is cut. Default 1 MiB. */
     SSE_MAX_BUFFER_BYTES: intVar(1024 * 1024, 1024),
     /** Open SSE streams one gateway process holds; more get 429 with Retry-After. Default 10000. */

@@ -436,8 +436,9 @@ describe('StreamRegistry keep-alives', () => {
       const stopB = registry.heartbeat(1000, () => beats.b++);
       const stopC = registry.heartbeat(5000, () => beats.c++);
       expect(vi.getTimerCount()).toBe(2); // one per interval, not one per stream
+      // Each beats once within its interval (c's slice comes round at 625 ms, then every 5 s).
       vi.advanceTimersByTime(1000);
-      expect(beats).toEqual({ a: 1, b: 1, c: 0 });
+      expect(beats).toEqual({ a: 1, b: 1, c: 1 });
       stopA();
       vi.advanceTimersByTime(4000);
       expect(beats).toEqual({ a: 1, b: 5, c: 1 });
@@ -449,6 +450,34 @@ describe('StreamRegistry keep-alives', () => {
       vi.advanceTimersByTime(1000);
       expect(beats.a).toBe(2);
       stopD();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  // Keep-alives every 4 s (a2a-python's default client gives up on a read after 5 s): with
+  // thousands of idle streams, all of one interval's writes at once held the event loop.
+  it("spreads an interval's streams over it, a slice at a time", () => {
+    vi.useFakeTimers();
+    try {
+      const registry = new StreamRegistry();
+      const beatsAt: number[][] = Array.from({ length: 80 }, () => []);
+      const stops = beatsAt.map((times) => registry.heartbeat(800, () => times.push(Date.now())));
+      const start = Date.now();
+      const perTick: number[] = [];
+      for (let tick = 0; tick < 8; tick++) {
+        const before = beatsAt.flat().length;
+        vi.advanceTimersByTime(100);
+        perTick.push(beatsAt.flat().length - before);
+      }
+      // Ten streams a tick, and every stream once an interval.
+      expect(perTick).toEqual(Array(8).fill(10));
+      expect(beatsAt.every((times) => times.length === 1)).toBe(true);
+      vi.advanceTimersByTime(800);
+      for (const times of beatsAt) expect(times[1]! - times[0]!).toBe(800);
+      expect(Math.min(...beatsAt.map((t) => t[0]! - start))).toBe(100);
+      for (const stop of stops) stop();
+      expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
     }

@@ -41,6 +41,16 @@ export interface StreamLimits {
 
 const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity, perCredential: Infinity };
 
+/** Slices of one interval's streams, beaten one slice at a time (StreamRegistry.heartbeat). */
+const HEARTBEAT_SLICES = 8;
+
+interface BeatGroup {
+  timer: NodeJS.Timeout;
+  slices: Set<() => void>[];
+  /** Streams in all slices. */
+  size: number;
+}
+
 /**
  * The SSE streams this gateway holds, so shutdown can end each with a final comment instead of
  * cutting the connection (clients then resume with Last-Event-ID on another replica), and a
@@ -50,7 +60,7 @@ const UNLIMITED: StreamLimits = { perGateway: Infinity, perTenant: Infinity, per
 export class StreamRegistry {
   readonly #open = new Map<CloseStream, StreamOwner>();
   /** Keep-alive groups by interval: one timer for all the streams of an interval. */
-  readonly #beats = new Map<number, { timer: NodeJS.Timeout; streams: Set<() => void> }>();
+  readonly #beats = new Map<number, BeatGroup>();
   readonly #metrics: StreamMetrics | undefined;
   readonly #limits: StreamLimits;
   /** Streams reserved per tenant and per credential (taken before any work is accepted). */
@@ -150,27 +160,39 @@ export class StreamRegistry {
   /**
    * Calls `beat` every `everyMs` until the returned function is called. One shared timer per
    * interval instead of one per stream: a stream holds no timer of its own for hours, and ten
-   * thousand idle streams are one timer, not ten thousand. A stream's first beat therefore comes
-   * up to one interval after it opens, which is all a keep-alive needs.
+   * thousand idle streams are one timer, not ten thousand. The streams are dealt into
+   * HEARTBEAT_SLICES slices and the timer beats one slice each `everyMs / HEARTBEAT_SLICES`, so
+   * ten thousand keep-alives do not hold the event loop at once (events waiting behind them). A
+   * stream's first beat therefore comes up to one interval after it opens, which is all a
+   * keep-alive needs.
    */
   heartbeat(everyMs: number, beat: () => void): () => void {
     let group = this.#beats.get(everyMs);
     if (!group) {
-      const streams = new Set<() => void>();
-      const timer = setInterval(() => {
-        for (const each of streams) each();
-      }, everyMs);
+      const slices = Array.from({ length: HEARTBEAT_SLICES }, () => new Set<() => void>());
+      let next = 0;
+      const timer = setInterval(
+        () => {
+          for (const each of slices[next]!) each();
+          next = (next + 1) % HEARTBEAT_SLICES;
+        },
+        Math.max(1, Math.floor(everyMs / HEARTBEAT_SLICES)),
+      );
       // The streams' sockets keep the process alive; the timer alone must not.
       timer.unref();
-      group = { timer, streams };
+      group = { timer, slices, size: 0 };
       this.#beats.set(everyMs, group);
     }
-    const { streams, timer } = group;
-    streams.add(beat);
+    const own = group;
+    // The smallest slice, so slices stay even as streams come and go.
+    const slice = own.slices.reduce((least, each) => (each.size < least.size ? each : least));
+    slice.add(beat);
+    own.size++;
     return () => {
-      streams.delete(beat);
-      if (streams.size === 0 && this.#beats.get(everyMs)?.streams === streams) {
-        clearInterval(timer);
+      if (!slice.delete(beat)) return;
+      own.size--;
+      if (own.size === 0 && this.#beats.get(everyMs) === own) {
+        clearInterval(own.timer);
         this.#beats.delete(everyMs);
       }
     };
