@@ -16,9 +16,10 @@ export class TenantStatus {
     this.#ttlMs = ttlMs;
   }
 
-  isActive(tenantId: string): Promise<boolean> {
+  /** `maxAgeMs` (at most the TTL) asks for an answer read no longer ago than that. */
+  isActive(tenantId: string, maxAgeMs = this.#ttlMs): Promise<boolean> {
     const hit = this.#cache.get(tenantId);
-    if (hit && Date.now() - hit.at < this.#ttlMs) return hit.active;
+    if (hit && Date.now() - hit.at < Math.min(maxAgeMs, this.#ttlMs)) return hit.active;
     const active = this.#load(tenantId).then((t) => t !== null && t.disabledAt === null);
     this.#cache.set(tenantId, { at: Date.now(), active });
     active.catch(() => this.#cache.delete(tenantId));

@@ -54,6 +54,8 @@ export interface WorkerOptions {
   /** Running agents get this long on shutdown before their tasks are handed back. Default 20 s. */
   shutdownGraceMs?: number;
   workerId?: string;
+  /** How long a worker trusts a read of a tenant's status. Default 5 s (tests set it). */
+  tenantStatusTtlMs?: number;
   /**
    * Retention schedule and TTLs (ARCHITECTURE.md §8). Runs once per interval across all workers.
    * Default: every hour with the store's default TTLs; `false` turns it off (tests).
@@ -103,7 +105,10 @@ export function createWorkerRuntime(options: WorkerOptions) {
     dispatcher: queue,
     hub,
     agents,
-    tenants: new TenantStatus({ load: (t) => admin.getTenant(t), ttlMs: TENANT_STATUS_TTL_MS }),
+    tenants: new TenantStatus({
+      load: (t) => admin.getTenant(t),
+      ttlMs: options.tenantStatusTtlMs ?? TENANT_STATUS_TTL_MS,
+    }),
     findAgent: options.findAgent ?? findBundledAgent,
     config,
     workerId,

@@ -27,7 +27,10 @@ describe('a disabled tenant', () => {
     await p.admin.setTenantDisabled('evil', true);
     const held = await queued(mallory, 'evil');
     const other = await queued(alice, 'acme');
-    p.startWorker();
+    // Found in review: a worker trusted its cached "disabled" read for its whole TTL, so the
+    // backlog the reaper dispatched at the enabling was turned away again until the read expired.
+    // With a TTL far past this test's wait, the task runs only if a refusal re-reads the tenant.
+    p.startWorker({ tenantStatusTtlMs: 10 * 60_000 });
     await waitFor(async () => (await stateOf('acme', other)) === TaskState.COMPLETED, {
       what: 'the other tenant’s task to run',
     });

@@ -45,6 +45,7 @@ export interface Platform {
     findAgent?: (executor: string) => Agent | undefined;
     /** The worker's hint and counter connection (ProcessResources.commands). */
     commands?: Redis;
+    tenantStatusTtlMs?: number;
   }): WorkerRuntime;
   env(): Record<string, string>;
   close(): Promise<void>;
@@ -125,7 +126,7 @@ export async function startPlatform(
       if (!a) throw new Error(`no agent ${id}`);
       return a;
     },
-    startWorker({ concurrency = 4, workerId, findAgent, commands } = {}) {
+    startWorker({ concurrency = 4, workerId, findAgent, commands, tenantStatusTtlMs } = {}) {
       const w = createWorkerRuntime({
         pool: db.pool,
         redis: redis.connect(),
@@ -141,6 +142,7 @@ export async function startPlatform(
         ...(workerId ? { workerId } : {}),
         ...(findAgent ? { findAgent } : {}),
         ...(commands ? { commands } : {}),
+        ...(tenantStatusTtlMs ? { tenantStatusTtlMs } : {}),
       });
       w.start();
       workers.push(w);

@@ -12,7 +12,7 @@ export interface RunnerDeps {
   hub: HintSource;
   agents: AgentDirectory;
   /** Whether a tenant is enabled (TenantStatus): a disabled tenant's runs do not start. */
-  tenants?: { isActive(tenantId: string): Promise<boolean> };
+  tenants?: { isActive(tenantId: string, maxAgeMs?: number): Promise<boolean> };
   /** Executor name → agent implementation (the bundled agents by default). */
   findAgent(executor: string): Agent | undefined;
   config: EngineConfig;

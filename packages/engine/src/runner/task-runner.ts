@@ -20,6 +20,9 @@ export const FAILED_MESSAGE = 'The agent failed while working on this task.';
 const NO_AGENT_MESSAGE = 'This agent is not available on this platform.';
 export { FAILURE_CODE_METADATA_KEY } from './settle-writes.ts';
 
+/** How recent a "tenant disabled" read must be to turn a run away (waitsForTenant). */
+const REFUSAL_READ_MAX_AGE_MS = 1_000;
+
 type StopReason = 'canceled' | 'lease-lost' | 'shutdown';
 
 interface ActiveRun {
@@ -82,7 +85,12 @@ export class TaskRunner {
    */
   private async waitsForTenant(job: RunTaskJob): Promise<boolean> {
     const { tenants, store } = this.deps;
-    if (!tenants || (await tenants.isActive(job.tenantId).catch(() => true))) return false;
+    if (!tenants) return false;
+    const isActive = (maxAgeMs?: number) => tenants.isActive(job.tenantId, maxAgeMs).catch(() => true);
+    // A "disabled" read up to the cache's TTL ago may predate the tenant's enabling, which is just
+    // when the reaper dispatches its backlog: a run is turned away only on a recent read (a
+    // disabled tenant's flood of jobs then costs one lookup a second, not one each).
+    if ((await isActive()) || (await isActive(REFUSAL_READ_MAX_AGE_MS))) return false;
     const record = await store.getTaskRecord(job.tenantId, job.taskId).catch(() => null);
     return record?.state !== TaskState.CANCELED;
   }
