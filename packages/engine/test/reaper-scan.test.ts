@@ -41,6 +41,7 @@ describe("a reaper's dispatch scan", () => {
       dispatcher: { enqueue: async (d) => void dispatched.push(d) },
       config: p.config,
       log: silentLogger(),
+      dispatchesPerSweep: 200,
     });
     const sweep = async () => {
       dispatched = [];
@@ -62,6 +63,7 @@ describe("a reaper's dispatch scan", () => {
         dispatcher: { enqueue },
         config: p.config,
         log: silentLogger(),
+        dispatchesPerSweep: 200,
         scanPosition: position,
       });
     const seen: string[] = [];
@@ -90,6 +92,7 @@ describe("a reaper's dispatch scan", () => {
         },
         config: p.config,
         log: silentLogger(),
+        dispatchesPerSweep: 200,
       });
       return async () => {
         dispatched = [];
@@ -124,6 +127,7 @@ describe("a reaper's dispatch scan", () => {
       dispatcher: { enqueue: async (d) => void dispatched.push(d.taskId) },
       config: p.config,
       log: silentLogger(),
+      dispatchesPerSweep: 200,
       scanPosition: redisScanPosition(away, 'nowhere:scan'),
     });
     try {
@@ -134,6 +138,44 @@ describe("a reaper's dispatch scan", () => {
     } finally {
       away.disconnect();
     }
+  });
+
+  // Found in review: a sweep dispatched 200 tasks one after another, so a flushed queue's backlog
+  // came back at 100 tasks a second. Now a sweep's dispatches go several at a time, and a sweep
+  // whose dispatches Redis stopped taking part way still holds the scan at the first refused.
+  it('dispatches several at a time, and holds the scan where Redis stopped taking them', async () => {
+    const order = (await p.store.findDispatchable(0, 1000)).tasks.map((t) => t.taskId);
+    expect(order.length).toBeGreaterThan(150);
+    let calls = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let refuseFrom = 100;
+    const dispatched: string[] = [];
+    const reaper = new Reaper({
+      store: p.store,
+      writer: quietWriter(p.store),
+      dispatcher: {
+        enqueue: async (d) => {
+          const call = calls++;
+          inFlight++;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          inFlight--;
+          if (call >= refuseFrom) throw new Error('redis away');
+          dispatched.push(d.taskId);
+        },
+      },
+      config: p.config,
+      log: silentLogger(),
+    });
+    const first = await reaper.sweep();
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(first).toMatchObject({ dispatched: 100, errors: order.length - 100 });
+    expect(new Set(dispatched)).toEqual(new Set(order.slice(0, 100)));
+    dispatched.length = 0;
+    refuseFrom = Infinity;
+    await reaper.sweep();
+    expect(new Set(dispatched)).toEqual(new Set(order.slice(100)));
   });
 });
 

@@ -234,7 +234,7 @@ export class TaskQueue {
    * The reaper's enqueue of a task it found unclaimed past the grace period. BullMQ ignores an add
    * whose id exists, so a dispatch whose job is still queued (a backlog longer than the grace) is
    * left alone rather than given a new place: every sweep over a backlog would move the tenant's
-   * place in the fair order on by its 200 tasks, behind everyone else's. A job that failed keeps its id too (failed jobs are kept for the
+   * place in the fair order on by the tasks of its sweep, behind everyone else's. A job that failed keeps its id too (failed jobs are kept for the
    * dashboard): when a worker could not claim (Postgres restarting under the claim) or a job
    * stalled too often, every later enqueue of that dispatch vanished and the task waited forever.
    * Such a job is retried instead: back to waiting, under its id and its first priority.
