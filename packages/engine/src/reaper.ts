@@ -145,25 +145,29 @@ export class Reaper {
     const limit = this.deps.dispatchesPerSweep ?? DISPATCHES_PER_SWEEP;
     const dispatchable = scan.tasks.slice(0, limit);
     let next = scan.tasks.length > limit ? dispatchable.at(-1)?.position : scan.next;
-    const sent = await eachAtOnce(dispatchable, DISPATCH_CONCURRENCY, async (task) => {
+    // Outcomes in the order they came: with dispatches in flight at once, Redis going away shows
+    // as the failures after the last success in time, whichever places in the scan they hold.
+    const outcomes: { index: number; sent: boolean }[] = [];
+    await eachAtOnce(dispatchable, DISPATCH_CONCURRENCY, async (task, index) => {
       try {
         const { tenantId, taskId, version, attempts } = task;
         const dispatch = { tenantId, taskId, version, attempts };
         await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
         stats.dispatched++;
         this.deps.metrics?.reaperAction('dispatched');
-        return true;
+        outcomes.push({ index, sent: true });
       } catch (err) {
         stats.errors++;
         firstError ??= err;
-        return false;
+        outcomes.push({ index, sent: false });
       }
     });
-    // The first of the dispatches that failed with none after them succeeding (Redis went away):
-    // the next sweep starts there rather than past them. One that failed alone, with later ones
-    // going out, failed for itself and is passed (the next wrap of the scan tries it again).
-    const failedFrom = sent.indexOf(false, sent.lastIndexOf(true) + 1);
-    const stoppedAt = failedFrom < 0 ? undefined : failedFrom;
+    // The first in the scan of the dispatches that failed with none after them succeeding (Redis
+    // went away): the next sweep starts there rather than past them. One that failed while later
+    // ones went out failed for itself and is passed (the next wrap of the scan tries it again).
+    const lastSent = outcomes.findLastIndex((o) => o.sent);
+    const trailingFailures = outcomes.slice(lastSent + 1).map((o) => o.index);
+    const stoppedAt = trailingFailures.length > 0 ? Math.min(...trailingFailures) : undefined;
     if (stoppedAt !== undefined) {
       const held = stoppedAt > 0 ? dispatchable[stoppedAt - 1]?.position : from;
       this.heldSweeps = samePosition(held, this.heldAt) ? this.heldSweeps + 1 : 1;
@@ -274,20 +278,18 @@ function askTurn(takeTurn: () => Promise<boolean>): Promise<boolean> {
   return Promise.race([takeTurn().catch(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-/** `handle` over `items`, `concurrency` at a time, taken in order; its answers in items' order. */
-async function eachAtOnce<T, R>(
+/** `handle` over `items` and their indexes, `concurrency` at a time, taken in order. */
+async function eachAtOnce<T>(
   items: readonly T[],
   concurrency: number,
-  handle: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const answers = new Array<R>(items.length);
+  handle: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
       const i = next++;
-      answers[i] = await handle(items[i]!);
+      await handle(items[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
-  return answers;
 }

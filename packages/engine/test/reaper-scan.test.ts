@@ -142,27 +142,34 @@ describe("a reaper's dispatch scan", () => {
 
   // Found in review: a sweep dispatched 200 tasks one after another, so a flushed queue's backlog
   // came back at 100 tasks a second. Now a sweep's dispatches go several at a time, and a sweep
-  // whose dispatches Redis stopped taking part way still holds the scan at the first refused.
+  // whose dispatches Redis stopped taking part way still holds the scan at the first refused: the
+  // first in the scan of those that failed after the last one went out, though dispatches finish
+  // out of scan order.
   it('dispatches several at a time, and holds the scan where Redis stopped taking them', async () => {
     const order = (await p.store.findDispatchable(0, 1000)).tasks.map((t) => t.taskId);
     expect(order.length).toBeGreaterThan(150);
-    let calls = 0;
+    let starts = 0;
+    let finished = 0;
     let inFlight = 0;
     let mostInFlight = 0;
-    let refuseFrom = 100;
-    const dispatched: string[] = [];
+    let awayAfter = 100;
+    const sent: string[] = [];
+    const refused: string[] = [];
     const reaper = new Reaper({
       store: p.store,
       writer: quietWriter(p.store),
       dispatcher: {
         enqueue: async (d) => {
-          const call = calls++;
           inFlight++;
           mostInFlight = Math.max(mostInFlight, inFlight);
-          await new Promise((resolve) => setTimeout(resolve, 1));
+          // Later starts take less time, so a dispatch finishes after some begun after it.
+          await new Promise((resolve) => setTimeout(resolve, 8 - (starts++ % 8)));
           inFlight--;
-          if (call >= refuseFrom) throw new Error('redis away');
-          dispatched.push(d.taskId);
+          if (finished++ >= awayAfter) {
+            refused.push(d.taskId);
+            throw new Error('redis away');
+          }
+          sent.push(d.taskId);
         },
       },
       config: p.config,
@@ -171,11 +178,13 @@ describe("a reaper's dispatch scan", () => {
     const first = await reaper.sweep();
     expect(mostInFlight).toBeGreaterThan(1);
     expect(first).toMatchObject({ dispatched: 100, errors: order.length - 100 });
-    expect(new Set(dispatched)).toEqual(new Set(order.slice(0, 100)));
-    dispatched.length = 0;
-    refuseFrom = Infinity;
+    const firstRefused = Math.min(...refused.map((id) => order.indexOf(id)));
+    // The case this is about: a dispatch refused at a place in the scan before one that went out.
+    expect(firstRefused).toBeLessThan(Math.max(...sent.map((id) => order.indexOf(id))));
+    sent.length = 0;
+    awayAfter = Infinity;
     await reaper.sweep();
-    expect(new Set(dispatched)).toEqual(new Set(order.slice(100)));
+    expect(new Set(sent)).toEqual(new Set(order.slice(firstRefused)));
   });
 });
 

@@ -173,8 +173,10 @@ export class StreamRegistry {
       let next = 0;
       const timer = setInterval(
         () => {
-          for (const each of slices[next]!) each();
+          // Moved on first: a beat that throws must not keep the timer on one slice.
+          const slice = slices[next]!;
           next = (next + 1) % HEARTBEAT_SLICES;
+          for (const each of slice) each();
         },
         Math.max(1, Math.floor(everyMs / HEARTBEAT_SLICES)),
       );
