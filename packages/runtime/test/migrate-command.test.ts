@@ -10,12 +10,15 @@ import { startOneDatabasePooler, type OneDatabasePooler } from './one-database-p
 
 const ENTRY = join(REPO_ROOT, 'packages/store/src/bin/migrate.ts');
 
-function migrate(databaseUrl: string): Promise<{ code: number; output: string }> {
+function migrate(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [ENTRY],
-      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 },
+      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, output: stdout + stderr }),
     );
   });
@@ -41,6 +44,19 @@ describe('a bad DATABASE_URL', () => {
     expect(code).not.toBe(0);
     expect(output).toContain('DATABASE_URL: must be a postgres: or postgresql: URL');
     expect(output).not.toContain('hunter2');
+  });
+});
+
+describe('a bad lock setting', () => {
+  it('is named before anything is migrated', async () => {
+    const { code, output } = await migrate(serverUrl(), {
+      MIGRATION_LOCK_TIMEOUT_MS: '0',
+      MIGRATION_LOCK_ATTEMPTS: 'many',
+    });
+    expect(code).not.toBe(0);
+    expect(output).toContain('migrate: invalid configuration, not starting:');
+    expect(output).toMatch(/MIGRATION_LOCK_TIMEOUT_MS: /);
+    expect(output).toMatch(/MIGRATION_LOCK_ATTEMPTS: /);
   });
 });
 

@@ -5,6 +5,7 @@ export {
   databaseReadiness,
   runMigrations,
   type Migration,
+  type MigrationOptions,
   type MigrationResult,
 } from './migrations/run-migrations.ts';
 export { ensureDatabase } from './migrations/ensure-database.ts';

@@ -4,19 +4,38 @@
 import pg from 'pg';
 import { ensureDatabase, runMigrations } from '@switchyard/store';
 import { loadConfigOrExit } from '../config-exit.ts';
-import { commonEnvSchema, parseEnv } from '../env-config.ts';
+import { commonEnvSchema, intVar, msVar, parseEnv } from '../env-config.ts';
+
+const migrateEnvSchema = commonEnvSchema.pick({ DATABASE_URL: true }).extend({
+  /** How long a migration's statement waits for a table lock before the try is made again. */
+  MIGRATION_LOCK_TIMEOUT_MS: msVar(3000, 1),
+  /** Tries of one migration that waited too long for a lock, before the command fails. */
+  MIGRATION_LOCK_ATTEMPTS: intVar(20, 1, 10_000),
+});
 
 // Validated as every process validates it, so a bad DATABASE_URL is named (its password not
-// shown) instead of surfacing as `TypeError: Invalid URL` from inside pg. Only DATABASE_URL is
-// passed: the command uses no secret, so placeholders still in the others must not stop it.
-const { DATABASE_URL } = loadConfigOrExit('migrate', () =>
-  parseEnv(commonEnvSchema.pick({ DATABASE_URL: true }), { DATABASE_URL: process.env['DATABASE_URL'] }),
+// shown) instead of surfacing as `TypeError: Invalid URL` from inside pg. Only the command's own
+// settings are passed: it uses no secret, so placeholders still in the others must not stop it.
+const config = loadConfigOrExit('migrate', () =>
+  parseEnv(migrateEnvSchema, {
+    DATABASE_URL: process.env['DATABASE_URL'],
+    MIGRATION_LOCK_TIMEOUT_MS: process.env['MIGRATION_LOCK_TIMEOUT_MS'],
+    MIGRATION_LOCK_ATTEMPTS: process.env['MIGRATION_LOCK_ATTEMPTS'],
+  }),
 );
+const { DATABASE_URL } = config;
 await ensureDatabase(DATABASE_URL);
 const client = new pg.Client({ connectionString: DATABASE_URL });
 await client.connect();
 try {
-  const { applied, current } = await runMigrations(client);
+  const { applied, current } = await runMigrations(client, undefined, {
+    lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
+    attempts: config.MIGRATION_LOCK_ATTEMPTS,
+    onLockWait: (migration, attempt) =>
+      console.error(
+        `migration ${migration}: a table it changes stayed locked for ${config.MIGRATION_LOCK_TIMEOUT_MS} ms (try ${attempt} of ${config.MIGRATION_LOCK_ATTEMPTS}); rolled back, trying again in 1 s`,
+      ),
+  });
   console.log(
     applied.length ? `applied ${applied.join(', ')}; schema at ${current}` : `schema current at ${current}`,
   );

@@ -22,6 +22,25 @@ export interface MigrationResult {
   current: number;
 }
 
+export interface MigrationOptions {
+  /**
+   * How long one of a migration's statements waits for a table lock before the migration gives
+   * up and is tried again. Default 3 s. DDL wants an ACCESS EXCLUSIVE lock, and while it waits
+   * (behind a long query, say) every statement on that table queues behind it: a migration must
+   * not stand in the live traffic's way for longer than this.
+   */
+  lockTimeoutMs?: number;
+  /** Tries of one migration before the run fails. Default 20. */
+  attempts?: number;
+  /** Pause between tries, so the traffic that queued behind a try gets through. Default 1 s. */
+  retryDelayMs?: number;
+  /** Told of each try that gave up waiting for a lock (the migrate command logs it). */
+  onLockWait?: (migration: string, attempt: number) => void;
+}
+
+/** SQLSTATE lock_not_available: a statement gave up at its lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 export async function loadMigrations(dir = DEFAULT_MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{6}_[a-z0-9_]+\.sql$/.test(f)).sort();
   return Promise.all(
@@ -42,7 +61,11 @@ export async function loadMigrations(dir = DEFAULT_MIGRATIONS_DIR): Promise<Migr
  * lock serialises them, and each migration commits in its own transaction with its ledger row.
  * An applied migration whose file changed is refused: migrations are frozen once landed.
  */
-export async function runMigrations(client: pg.ClientBase, dir = DEFAULT_MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function runMigrations(
+  client: pg.ClientBase,
+  dir = DEFAULT_MIGRATIONS_DIR,
+  options: MigrationOptions = {},
+): Promise<MigrationResult> {
   const migrations = await loadMigrations(dir);
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
@@ -62,24 +85,45 @@ export async function runMigrations(client: pg.ClientBase, dir = DEFAULT_MIGRATI
         }
         continue;
       }
-      await client.query('BEGIN');
-      try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-          m.version,
-          m.name,
-          m.checksum,
-        ]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${m.name} failed`, { cause: err });
-      }
+      await applyMigration(client, m, options);
       applied.push(m.name);
     }
     return { applied, current: migrations.at(-1)?.version ?? 0 };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+  }
+}
+
+/**
+ * One migration and its ledger row in one transaction, whose lock waits are bounded
+ * (MigrationOptions.lockTimeoutMs): a try that times out on a lock rolls back whole and is made
+ * again after a pause, up to `attempts` tries.
+ */
+async function applyMigration(client: pg.ClientBase, m: Migration, options: MigrationOptions): Promise<void> {
+  const { lockTimeoutMs = 3000, attempts = 20, retryDelayMs = 1000, onLockWait } = options;
+  for (let attempt = 1; ; attempt++) {
+    await client.query('BEGIN');
+    try {
+      // SET LOCAL takes no bind parameters; the value is a whole number of ms.
+      await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(lockTimeoutMs))}`);
+      await client.query(m.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        m.checksum,
+      ]);
+      await client.query('COMMIT');
+      return;
+    } catch (err) {
+      await client.query('ROLLBACK');
+      const lockWait = (err as { code?: unknown }).code === LOCK_NOT_AVAILABLE;
+      if (!lockWait || attempt >= attempts) {
+        const why = lockWait ? ` (still waiting for a lock after ${attempt} tries of ${lockTimeoutMs} ms)` : '';
+        throw new Error(`migration ${m.name} failed${why}`, { cause: err });
+      }
+      onLockWait?.(m.name, attempt);
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+    }
   }
 }
 
