@@ -68,31 +68,76 @@ describe('a migration whose table is locked by a long transaction', () => {
       () => undefined,
       (err: unknown) => err as Error,
     );
-    // Once the migration waits for its lock, a query on the table queues behind it; it gets its
-    // answer although the long transaction still holds the table.
+    // Once the migration waits for its lock, a query on the table queues behind it (Postgres names
+    // the migration among what blocks it); it gets its answer although the long transaction still
+    // holds the table.
     const traffic = await connect();
+    const trafficPid = (await traffic.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const watcher = await connect();
+    const blockedBy = async (who: number, blocker: number) =>
+      (await watcher.query('SELECT 1 WHERE $2::int = ANY(pg_blocking_pids($1))', [who, blocker])).rowCount ===
+      1;
     await waitFor(
       async () =>
         (
-          await traffic.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [
+          await watcher.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [
             pid,
             'Lock',
           ])
         ).rowCount === 1,
       { what: 'the migration to wait for its lock', intervalMs: 5 },
     );
-    const { rows } = await traffic.query<{ n: number }>('SELECT count(*)::int AS n FROM tenants');
-    expect(rows[0]!.n).toBeGreaterThanOrEqual(0);
+    // Sent again should a try give up between the two reads: this is about one that queued.
+    let queued = false;
+    let over = false;
+    void failed.then(() => (over = true));
+    while (!queued && !over) {
+      let answered = false;
+      const read = traffic.query<{ n: number }>('SELECT count(*)::int AS n FROM tenants');
+      void read.then(() => (answered = true));
+      await waitFor(async () => answered || (queued = await blockedBy(trafficPid, pid)), {
+        what: 'the query to queue behind the migration',
+        intervalMs: 5,
+      });
+      expect((await read).rows).toHaveLength(1);
+    }
+    expect(queued).toBe(true);
 
     const err = await failed;
     expect(err?.message).toBe(
-      `migration ${PROBE} failed (still waiting for a lock after 3 tries of 1000 ms)`,
+      `migration ${PROBE} failed (no lock after 3 tries, each waiting at most 1000 ms)`,
     );
     expect(waits).toEqual([1, 2]);
     // Rolled back whole: neither the change nor its ledger row.
     expect(await hasProbeColumn(traffic)).toBe(false);
     const ledger = await traffic.query('SELECT 1 FROM schema_migrations WHERE version = 999');
     expect(ledger.rowCount).toBe(0);
+    await holder.release();
+  });
+
+  it('names the migration when its connection is cut while it waits', async () => {
+    const holder = await readerHoldingTenants();
+    const migrator = await connect();
+    migrator.on('error', () => undefined);
+    const pid = (await migrator.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const run = runMigrations(migrator, dir, { lockTimeoutMs: 60_000 }).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    const admin = await connect();
+    await waitFor(
+      async () =>
+        (
+          await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [
+            pid,
+            'Lock',
+          ])
+        ).rowCount === 1,
+      { what: 'the migration to wait for its lock', intervalMs: 5 },
+    );
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    // Not the failed ROLLBACK's or unlock's "not queryable": the error says which migration.
+    expect((await run)?.message).toBe(`migration ${PROBE} failed`);
     await holder.release();
   });
 
@@ -107,6 +152,7 @@ describe('a migration whose table is locked by a long transaction', () => {
       // The long transaction ends after the first try gave up.
       onLockWait: () => (released ??= holder.release()),
     });
+    expect(released).toBeDefined();
     await released;
     expect(applied).toEqual([PROBE]);
     expect(await hasProbeColumn(migrator)).toBe(true);

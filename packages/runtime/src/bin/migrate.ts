@@ -26,6 +26,9 @@ const config = loadConfigOrExit('migrate', () =>
 const { DATABASE_URL } = config;
 await ensureDatabase(DATABASE_URL);
 const client = new pg.Client({ connectionString: DATABASE_URL });
+// A connection lost between queries (Postgres restarted during a retry's pause) is reported by the
+// next query, which fails the command naming the migration; unheard, the event would crash it first.
+client.on('error', (err) => console.error(`migrate: connection to Postgres lost: ${err.message}`));
 await client.connect();
 try {
   const { applied, current } = await runMigrations(client, undefined, {
@@ -33,7 +36,7 @@ try {
     attempts: config.MIGRATION_LOCK_ATTEMPTS,
     onLockWait: (migration, attempt) =>
       console.error(
-        `migration ${migration}: a table it changes stayed locked for ${config.MIGRATION_LOCK_TIMEOUT_MS} ms (try ${attempt} of ${config.MIGRATION_LOCK_ATTEMPTS}); rolled back, trying again in 1 s`,
+        `migration ${migration}: a lock it needs stayed taken for ${config.MIGRATION_LOCK_TIMEOUT_MS} ms, or it was a deadlock's victim (try ${attempt} of ${config.MIGRATION_LOCK_ATTEMPTS}); rolled back, trying again in 1 s (pg_blocking_pids names the blocker)`,
       ),
   });
   console.log(

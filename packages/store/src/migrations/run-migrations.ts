@@ -24,10 +24,11 @@ export interface MigrationResult {
 
 export interface MigrationOptions {
   /**
-   * How long one of a migration's statements waits for a table lock before the migration gives
-   * up and is tried again. Default 3 s. DDL wants an ACCESS EXCLUSIVE lock, and while it waits
-   * (behind a long query, say) every statement on that table queues behind it: a migration must
-   * not stand in the live traffic's way for longer than this.
+   * How long one of a migration's lock requests waits before the try gives up and is made again.
+   * Default 3 s. While a request waits (behind a long transaction, say), the statements that
+   * conflict with it queue behind it: all of them for ALTER TABLE or DROP INDEX (ACCESS
+   * EXCLUSIVE), the writers for CREATE INDEX (SHARE). It bounds the wait, not how long a granted
+   * lock is then held (an index build reads its whole table).
    */
   lockTimeoutMs?: number;
   /** Tries of one migration before the run fails. Default 20. */
@@ -38,8 +39,12 @@ export interface MigrationOptions {
   onLockWait?: (migration: string, attempt: number) => void;
 }
 
-/** SQLSTATE lock_not_available: a statement gave up at its lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
+/**
+ * SQLSTATEs after which a try is made again: lock_not_available (a statement gave up at its
+ * lock_timeout) and deadlock_detected (the migration was the deadlock's victim). Both roll back
+ * the whole try, so the next starts clean.
+ */
+const LOCK_WAIT_CODES = new Set(['55P03', '40P01']);
 
 export async function loadMigrations(dir = DEFAULT_MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{6}_[a-z0-9_]+\.sql$/.test(f)).sort();
@@ -68,6 +73,7 @@ export async function runMigrations(
 ): Promise<MigrationResult> {
   const migrations = await loadMigrations(dir);
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+  const applied: string[] = [];
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
@@ -76,7 +82,6 @@ export async function runMigrations(
       'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
     );
     const done = new Map(rows.map((r) => [r.version, r]));
-    const applied: string[] = [];
     for (const m of migrations) {
       const prior = done.get(m.version);
       if (prior) {
@@ -88,10 +93,14 @@ export async function runMigrations(
       await applyMigration(client, m, options);
       applied.push(m.name);
     }
-    return { applied, current: migrations.at(-1)?.version ?? 0 };
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+  } catch (err) {
+    // The connection may be gone (Postgres restarted): the unlock would fail too, and its error
+    // would hide the one that names the migration. The lock ends with the session anyway.
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    throw err;
   }
+  await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+  return { applied, current: migrations.at(-1)?.version ?? 0 };
 }
 
 /**
@@ -100,12 +109,13 @@ export async function runMigrations(
  * again after a pause, up to `attempts` tries.
  */
 async function applyMigration(client: pg.ClientBase, m: Migration, options: MigrationOptions): Promise<void> {
-  const { lockTimeoutMs = 3000, attempts = 20, retryDelayMs = 1000, onLockWait } = options;
+  const { attempts = 20, retryDelayMs = 1000, onLockWait } = options;
+  // A whole number of ms (SET LOCAL takes no bind parameters), and never 0, which means no limit.
+  const lockTimeoutMs = Math.max(1, Math.trunc(options.lockTimeoutMs ?? 3000));
   for (let attempt = 1; ; attempt++) {
     await client.query('BEGIN');
     try {
-      // SET LOCAL takes no bind parameters; the value is a whole number of ms.
-      await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(lockTimeoutMs))}`);
+      await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
       await client.query(m.sql);
       await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
         m.version,
@@ -115,10 +125,11 @@ async function applyMigration(client: pg.ClientBase, m: Migration, options: Migr
       await client.query('COMMIT');
       return;
     } catch (err) {
-      await client.query('ROLLBACK');
-      const lockWait = (err as { code?: unknown }).code === LOCK_NOT_AVAILABLE;
+      // On a connection that is gone the ROLLBACK fails as well; the error to report is `err`.
+      await client.query('ROLLBACK').catch(() => undefined);
+      const lockWait = LOCK_WAIT_CODES.has(String((err as { code?: unknown }).code));
       if (!lockWait || attempt >= attempts) {
-        const why = lockWait ? ` (still waiting for a lock after ${attempt} tries of ${lockTimeoutMs} ms)` : '';
+        const why = lockWait ? ` (no lock after ${attempt} tries, each waiting at most ${lockTimeoutMs} ms)` : '';
         throw new Error(`migration ${m.name} failed${why}`, { cause: err });
       }
       onLockWait?.(m.name, attempt);
