@@ -30,6 +30,19 @@ async function readerHoldingTenants() {
   return { release: () => c.query('COMMIT') };
 }
 
+/** Until backend `pid` waits for a lock, as `observer` sees it. */
+const waitingForLock = (observer: pg.Client, pid: number) =>
+  waitFor(
+    async () =>
+      (
+        await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [
+          pid,
+          'Lock',
+        ])
+      ).rowCount === 1,
+    { what: 'the migration to wait for its lock', intervalMs: 5 },
+  );
+
 const hasProbeColumn = async (c: pg.Client) =>
   (
     await c.query(
@@ -77,16 +90,7 @@ describe('a migration whose table is locked by a long transaction', () => {
     const blockedBy = async (who: number, blocker: number) =>
       (await watcher.query('SELECT 1 WHERE $2::int = ANY(pg_blocking_pids($1))', [who, blocker])).rowCount ===
       1;
-    await waitFor(
-      async () =>
-        (
-          await watcher.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [
-            pid,
-            'Lock',
-          ])
-        ).rowCount === 1,
-      { what: 'the migration to wait for its lock', intervalMs: 5 },
-    );
+    await waitingForLock(watcher, pid);
     // Sent again should a try give up between the two reads: this is about one that queued.
     let queued = false;
     let over = false;
@@ -125,16 +129,7 @@ describe('a migration whose table is locked by a long transaction', () => {
       (err: unknown) => err as Error,
     );
     const admin = await connect();
-    await waitFor(
-      async () =>
-        (
-          await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = $2', [
-            pid,
-            'Lock',
-          ])
-        ).rowCount === 1,
-      { what: 'the migration to wait for its lock', intervalMs: 5 },
-    );
+    await waitingForLock(admin, pid);
     await admin.query('SELECT pg_terminate_backend($1)', [pid]);
     // Not the failed ROLLBACK's or unlock's "not queryable": the error says which migration.
     expect((await run)?.message).toBe(`migration ${PROBE} failed`);
