@@ -143,6 +143,33 @@ describe('fair claims', () => {
     expect(await claim({ shares: noShares, afterTenant: 'aa-backlog' })).toEqual([]);
     expect((await outbox.listDeliveries('aa-backlog', taskId)).map((r) => r.attempts)).toEqual([1, 0, 0]);
   });
+
+  it('leaves a disabled tenant’s deliveries waiting, unclaimed, until it is enabled again', async () => {
+    await backlog('aa-backlog', 2, 3_600_000);
+    await backlog('bb-single', 1, 1000);
+    const setDisabled = (disabled: boolean) =>
+      db
+        .updateTable('tenants')
+        .set({ disabled_at: disabled ? new Date() : null })
+        .where('id', '=', 'aa-backlog')
+        .execute();
+    await setDisabled(true);
+    try {
+      expect(tenants(await claim())).toEqual(['bb-single']);
+      // From any place in the turn order, and never stamped: no attempt is spent on them.
+      expect(await claim({ afterTenant: 'bb-single' })).toEqual([]);
+      const stamped = await db
+        .selectFrom('push_deliveries')
+        .where('tenant_id', '=', 'aa-backlog')
+        .where('attempts', '>', 0)
+        .select('seq')
+        .execute();
+      expect(stamped).toEqual([]);
+    } finally {
+      await setDisabled(false);
+    }
+    expect(tenants(await claim())).toEqual(['aa-backlog', 'aa-backlog']);
+  });
 });
 
 describe('releaseDeliveries', () => {

@@ -7,7 +7,8 @@ import { receiverHostOf } from './receiver-host.ts';
  * The keys of the deliveries one claim takes, row-locked with FOR UPDATE SKIP LOCKED so that
  * concurrent pushers never take the same row and never wait on each other.
  *
- * Tenants take turns. A loose index scan of push_deliveries_tenant_due (000009), one probe per
+ * Tenants take turns; a disabled tenant has none (its deliveries wait until it is enabled, as its
+ * runs do). A loose index scan of push_deliveries_tenant_due (000009), one probe per
  * step, lists the tenants with due deliveries in id order from the one after `afterTenant`,
  * wrapping around; a LATERAL subquery takes each tenant's due deliveries oldest first, up to its
  * share (the caller's per-tenant cap less what the caller has in flight for it). Postgres runs the
@@ -108,9 +109,14 @@ function tenantsInTurn(input: ClaimDeliveriesInput): RawBuilder<unknown> {
       turns(tenant_id) AS (
         SELECT tenant_id FROM later WHERE tenant_id IS NOT NULL
         UNION ALL
-        SELECT tenant_id FROM earlier WHERE tenant_id <= ${after})
+        SELECT tenant_id FROM earlier WHERE tenant_id <= ${after}),
+      -- A disabled tenant's deliveries wait, as its runs do, until it is enabled again; the step
+      -- above still passes it with one probe, so its backlog costs a claim nothing more.
+      enabled_turns(tenant_id) AS (
+        SELECT tenant_id FROM turns
+         WHERE tenant_id <> ALL (ARRAY(SELECT id FROM tenants WHERE disabled_at IS NOT NULL)))
     SELECT c.tenant_id, c.task_id, c.config_id, c.seq
-      FROM turns t
+      FROM enabled_turns t
       CROSS JOIN LATERAL (
         SELECT d.tenant_id, d.task_id, d.config_id, d.seq FROM push_deliveries d
          WHERE d.tenant_id = t.tenant_id AND d.status = 'pending' AND d.next_attempt_at <= now()
