@@ -333,9 +333,9 @@ export class TaskQueue {
 export const ERROR_LOG_INTERVAL_MS = 30_000;
 
 /**
- * Gives a BullMQ queue (or worker) an `error` listener. Without one, BullMQ's emit falls back to
- * `console.error(err)`: during a Redis outage a multi-line, non-JSON dump per reconnect attempt
- * per queue, in a log that is otherwise one JSON object per line. With no `report`, the errors
+ * Gives a BullMQ queue (or worker) an `error` listener. Without one, BullMQ's emit prints the error
+ * raw to stderr: during a Redis outage a multi-line, non-JSON dump per reconnect attempt per
+ * queue, in a log that is otherwise one JSON object per line. With no `report`, the errors
  * are only kept off the console: the queue's errors are mostly its connection's, which the
  * connection's own listener logs (openProcessResources).
  */
