@@ -29,6 +29,7 @@ const worker = createWorkerRuntime({
   // The connections, pool, logger and metrics as opened; the runtime takes what WorkerOptions names.
   ...resources,
   concurrency: config.WORKER_CONCURRENCY,
+  ...(config.TENANT_MAX_RUNNING > 0 ? { maxRunningPerTenant: config.TENANT_MAX_RUNNING } : {}),
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   ...(config.WORKER_ID ? { workerId: config.WORKER_ID } : {}),
   retention: {

@@ -50,6 +50,8 @@ export interface WorkerOptions {
   secrets: SecretBox;
   log: Logger;
   concurrency: number;
+  /** Runs of one tenant at once across all workers (TaskConsumerOptions); absent: no cap. */
+  maxRunningPerTenant?: number;
   engine?: Partial<EngineConfig>;
   /** Running agents get this long on shutdown before their tasks are handed back. Default 20 s. */
   shutdownGraceMs?: number;
@@ -143,6 +145,10 @@ export function createWorkerRuntime(options: WorkerOptions) {
     handle: (job) => runner.run(job),
     handleCanceled: (job) => runner.canceled(job),
     onTaken: (level) => queue.taken(level),
+    ...(options.maxRunningPerTenant ? { tenantRunCap: { maxRunning: options.maxRunningPerTenant } } : {}),
+    ...(options.metrics
+      ? { onParked: (tenant: string) => options.metrics!.tasks.runParked({ tenant }) }
+      : {}),
     onError: (err) => log.error({ err }, 'queue consumer error'),
   });
   const maintenanceJobs: MaintenanceJob[] = [];
@@ -185,7 +191,14 @@ export function createWorkerRuntime(options: WorkerOptions) {
     reaper.start();
     maintenance?.start().catch((err: unknown) => log.error({ err }, 'could not schedule maintenance'));
     state = 'running';
-    log.info({ workerId, concurrency: options.concurrency }, 'worker running');
+    log.info(
+      {
+        workerId,
+        concurrency: options.concurrency,
+        maxRunningPerTenant: options.maxRunningPerTenant ?? null,
+      },
+      'worker running',
+    );
   };
 
   return {

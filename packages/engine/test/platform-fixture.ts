@@ -46,6 +46,7 @@ export interface Platform {
     /** The worker's hint and counter connection (ProcessResources.commands). */
     commands?: Redis;
     tenantStatusTtlMs?: number;
+    maxRunningPerTenant?: number;
   }): WorkerRuntime;
   env(): Record<string, string>;
   close(): Promise<void>;
@@ -126,7 +127,14 @@ export async function startPlatform(
       if (!a) throw new Error(`no agent ${id}`);
       return a;
     },
-    startWorker({ concurrency = 4, workerId, findAgent, commands, tenantStatusTtlMs } = {}) {
+    startWorker({
+      concurrency = 4,
+      workerId,
+      findAgent,
+      commands,
+      tenantStatusTtlMs,
+      maxRunningPerTenant,
+    } = {}) {
       const w = createWorkerRuntime({
         pool: db.pool,
         redis: redis.connect(),
@@ -143,6 +151,7 @@ export async function startPlatform(
         ...(findAgent ? { findAgent } : {}),
         ...(commands ? { commands } : {}),
         ...(tenantStatusTtlMs ? { tenantStatusTtlMs } : {}),
+        ...(maxRunningPerTenant ? { maxRunningPerTenant } : {}),
       });
       w.start();
       workers.push(w);

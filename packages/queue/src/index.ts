@@ -10,6 +10,7 @@ export {
 } from './job-catalog.ts';
 export { TaskQueue, type BacklogSlot, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';
+export { TenantRunCap, type HeldSlot, type TenantRunCapOptions } from './tenant-run-cap.ts';
 export {
   MaintenanceScheduler,
   type MaintenanceJob,

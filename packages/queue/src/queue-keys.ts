@@ -28,6 +28,10 @@ export interface QueueKeys {
   rateLimit(kind: string): string;
   /** Whose turn it is to sweep for lost work (one reaper sweep per interval, cluster-wide). */
   readonly reaperTurn: string;
+  /** The run slots a tenant's runs hold across the fleet (TenantRunCap). */
+  tenantRunSlots(tenantId: string): string;
+  /** A tenant's jobs parked until one of its slots frees (TenantRunCap). */
+  tenantParkedRuns(tenantId: string): string;
 }
 
 export function createQueueKeys(prefix = 'sy'): QueueKeys {
@@ -45,5 +49,7 @@ export function createQueueKeys(prefix = 'sy'): QueueKeys {
     authChannel: `${tag}:auth`,
     rateLimit: (kind) => `${tag}:rl:${kind}`,
     reaperTurn: `${tag}:reaper-turn`,
+    tenantRunSlots: (tenantId) => `${tag}:run-slots:${tenantId}`,
+    tenantParkedRuns: (tenantId) => `${tag}:parked-runs:${tenantId}`,
   };
 }

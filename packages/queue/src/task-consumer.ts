@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { JOB_NAMES, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
 import type { QueueKeys } from './queue-keys.ts';
 import { DispatchWorker } from './dispatch-worker.ts';
+import { TenantRunCap, type HeldSlot } from './tenant-run-cap.ts';
 
 export interface TaskConsumerOptions {
   connection: Redis;
@@ -30,6 +31,14 @@ export interface TaskConsumerOptions {
    * second per idle process.
    */
   idleWaitSeconds?: number;
+  /**
+   * At most `maxRunning` runs of one tenant at once across every consumer of the queue
+   * (TenantRunCap); a job taken past it waits, parked, for one of its tenant's runs to end. Every
+   * consumer of a queue should be given the same cap. Absent: no cap.
+   */
+  tenantRunCap?: { maxRunning: number; minParkMs?: number };
+  /** Told each job parked by the cap, with its tenant. */
+  onParked?(tenantId: string): void;
 }
 
 interface RunningJob {
@@ -39,6 +48,8 @@ interface RunningJob {
   /** Its handler is done and its completion is on the way. */
   finishing: boolean;
   done: Promise<void>;
+  /** The tenant run slot it holds, under a per-tenant cap. */
+  slot?: HeldSlot;
 }
 
 /** The longest pause between fetch attempts while Redis fails them. */
@@ -63,6 +74,7 @@ export class TaskConsumer {
   readonly worker: DispatchWorker;
   readonly #options: TaskConsumerOptions;
   readonly #lockMs: number;
+  readonly #runCap: TenantRunCap | null;
   /**
    * Running jobs, by take: a job whose lock lapsed can be taken again by this very process while
    * its first run goes on, so a job id may be here twice, and each take holds its own slot.
@@ -91,6 +103,15 @@ export class TaskConsumer {
       maxStalledCount: 10,
     });
     this.worker.on('error', (err) => this.#error(err));
+    this.#runCap = options.tenantRunCap
+      ? new TenantRunCap({
+          ...options.tenantRunCap,
+          queue: this.worker,
+          connection: options.connection,
+          keys: options.keys,
+          leaseMs: this.#lockMs,
+        })
+      : null;
   }
 
   start(): void {
@@ -201,6 +222,10 @@ export class TaskConsumer {
    */
   async #run(running: RunningJob): Promise<Job | undefined> {
     const { job, token } = running;
+    if (!(await this.#admit(running))) {
+      running.finishing = true;
+      return undefined;
+    }
     let failure: Error | null = null;
     try {
       if (job.name === JOB_NAMES.runTask) await this.#options.handle(job.data as RunTaskJob);
@@ -211,6 +236,7 @@ export class TaskConsumer {
     }
     // Its lock is no longer renewed: a renewal racing the completion would report it lost.
     running.finishing = true;
+    this.#releaseSlot(running);
     try {
       if (failure) {
         await job.moveToFailed(failure, token, false);
@@ -227,6 +253,36 @@ export class TaskConsumer {
     }
   }
 
+  /**
+   * Under a per-tenant cap, takes a run slot for a run-task job; false when the job was parked
+   * instead (it is no longer this consumer's). Redis failing the slot's script or the move to
+   * delayed runs the job: the cap is advisory, and the Postgres lease decides who runs a task.
+   */
+  async #admit(running: RunningJob): Promise<boolean> {
+    if (!this.#runCap || running.job.name !== JOB_NAMES.runTask) return true;
+    const { tenantId } = running.job.data as RunTaskJob;
+    try {
+      const slot = await this.#runCap.admit(running.job, running.token, tenantId);
+      if (!slot) {
+        this.#options.onParked?.(tenantId);
+        return false;
+      }
+      running.slot = slot;
+    } catch (err) {
+      this.#error(err);
+    }
+    return true;
+  }
+
+  #releaseSlot(running: RunningJob): void {
+    const { slot } = running;
+    if (!slot || !this.#runCap) return;
+    running.slot = undefined;
+    // Not awaited: the completion need not wait for it. A release lost to Redis leaves the slot to
+    // lapse with its renewals, and the parked jobs to their own delay.
+    this.#runCap.release(slot).catch((err: unknown) => this.#error(err));
+  }
+
   /** The job a completion fetched (moveToCompleted's [data, id, ...]), if it found one. */
   #jobFrom(fetched: void | unknown[]): Job | undefined {
     if (!Array.isArray(fetched)) return undefined;
@@ -237,6 +293,8 @@ export class TaskConsumer {
   async #renewLocks(): Promise<void> {
     const running = [...this.#running.values()].filter((r) => !r.finishing);
     if (running.length === 0) return;
+    const slots = running.flatMap((r) => (r.slot ? [r.slot] : []));
+    if (this.#runCap && slots.length > 0) this.#runCap.renew(slots).catch((err: unknown) => this.#error(err));
     try {
       const lost = await this.worker.extendJobLocks(
         running.map((r) => r.job.id!),

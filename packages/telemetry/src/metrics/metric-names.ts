@@ -8,6 +8,7 @@ export const METRIC_NAMES = {
   queueOldestAge: 'switchyard_queue_oldest_age_seconds',
   leaseExpiries: 'switchyard_lease_expiries_total',
   reaperActions: 'switchyard_reaper_actions_total',
+  runsParked: 'switchyard_runs_parked_total',
   sseConnections: 'switchyard_sse_connections',
   sseEvents: 'switchyard_sse_events_total',
   pushDeliveries: 'switchyard_push_deliveries_total',

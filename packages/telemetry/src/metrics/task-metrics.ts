@@ -20,6 +20,8 @@ export interface TaskMetrics {
   leaseExpired(count?: number): void;
   /** What the reaper did: `requeued`, `failed` (attempts spent), `dispatched` (never enqueued), … */
   reaperAction(action: string, count?: number): void;
+  /** A job was parked: its tenant was at its cap of runs at once (TENANT_MAX_RUNNING). */
+  runParked(labels: { tenant: string }): void;
   /**
    * The queue gauges' source, called once per scrape. Queue depth is global, so attach it in one
    * kind of process (the worker) and aggregate with `max by (queue)` across replicas. Attaching
@@ -55,6 +57,14 @@ export function taskMetrics(
     labelNames: ['action'],
     registers: [registry],
   });
+  const parked = new Counter({
+    name: METRIC_NAMES.runsParked,
+    help: tenantLabel
+      ? 'Jobs parked because their tenant was at its cap of runs at once, by tenant.'
+      : 'Jobs parked because their tenant was at its cap of runs at once.',
+    labelNames: tenantLabel ? ['tenant'] : [],
+    registers: [registry],
+  });
   // The gauges exist only once a source is attached: a process that does not watch the queues
   // must not report an empty queue.
   let stats: (() => Promise<QueueStats[] | undefined>) | undefined;
@@ -71,6 +81,7 @@ export function taskMetrics(
     },
     leaseExpired: (count = 1) => leases.inc(count),
     reaperAction: (action, count = 1) => reaper.inc({ action: label('action', action) }, count),
+    runParked: ({ tenant }) => (tenantLabel ? parked.inc({ tenant: label('tenant', tenant) }) : parked.inc()),
     collectQueues(fn) {
       const first = stats === undefined;
       stats = source('queues', fn);
