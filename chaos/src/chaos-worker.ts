@@ -19,6 +19,7 @@ import { insertExecution } from './executions.ts';
 const config = parseEnv(
   commonEnvSchema.extend({
     WORKER_CONCURRENCY: intVar(8, 1, 1000),
+    TENANT_MAX_RUNNING: intVar(0, 0, 1_000_000),
     LEASE_MS: intVar(3000, 500),
     MAX_ATTEMPTS: intVar(20, 1, 100),
     RETRY_BASE_MS: intVar(100, 10),
@@ -41,6 +42,7 @@ const counting = createCountingAgent({
 const worker = createWorkerRuntime({
   ...resources,
   concurrency: config.WORKER_CONCURRENCY,
+  ...(config.TENANT_MAX_RUNNING > 0 ? { maxRunningPerTenant: config.TENANT_MAX_RUNNING } : {}),
   shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   workerId: config.WORKER_ID,
   retention: false,

@@ -43,6 +43,8 @@ function roleEnv(role: Role, member: Member): Record<string, string> {
         WORKER_ID: `${member.name}-g${member.generation}`,
         LOG_LEVEL: 'info',
         WORKER_CONCURRENCY: '16',
+        // Below the clients' count, so runs are parked and promoted through every fault too.
+        TENANT_MAX_RUNNING: '3',
         LEASE_MS: String(LEASE_MS),
         REAPER_INTERVAL_MS: '500',
         DISPATCH_GRACE_MS: '2000',
