@@ -59,6 +59,36 @@ describe('tenants', () => {
     );
   });
 
+  it("sets a tenant's cap on runs at once, refuses a bad one and changes nothing, and clears it", async () => {
+    const set = await admin('PATCH', '/tenants/globex', { body: { maxRunning: 3 } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ id: 'globex', maxRunning: 3 });
+    for (const body of [
+      { maxRunning: -1 },
+      { maxRunning: 1.5 },
+      { maxRunning: '3' },
+      {},
+      { maxRunning: 2, x: 1 },
+    ]) {
+      const bad = await admin('PATCH', '/tenants/globex', { body });
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain('fieldViolations');
+    }
+    expect(await h.admin.getTenant('globex')).toMatchObject({ maxRunning: 3 });
+    expect((await admin('PATCH', '/tenants/nobody', { body: { maxRunning: 1 } })).status).toBe(404);
+    const listed = await admin('GET', '/tenants');
+    expect((listed.body as { tenants: Array<{ id: string }> }).tenants).toContainEqual(
+      expect.objectContaining({ id: 'globex', maxRunning: 3 }),
+    );
+    // null: back to the fleet's TENANT_MAX_RUNNING; 0: no cap at all for this tenant.
+    expect((await admin('PATCH', '/tenants/globex', { body: { maxRunning: 0 } })).body).toMatchObject({
+      maxRunning: 0,
+    });
+    expect((await admin('PATCH', '/tenants/globex', { body: { maxRunning: null } })).body).toMatchObject({
+      maxRunning: null,
+    });
+  });
+
   it('rotates the webhook secret', async () => {
     const rotated = await admin('POST', '/tenants/acme/webhook-secret:rotate');
     expect(rotated.body).toEqual({ webhookSecret: expect.stringMatching(/^whsec_/) });

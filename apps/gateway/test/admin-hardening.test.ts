@@ -125,6 +125,7 @@ describe('path parameters are checked before the store sees them (400 naming the
     ['POST', '/tenants/ac%00me:disable', 'tenantId'],
     ['POST', '/tenants/ac%00me:enable', 'tenantId'],
     ['POST', '/tenants/ac%00me/webhook-secret:rotate', 'tenantId'],
+    ['PATCH', '/tenants/ac%00me', 'tenantId'],
     ['PUT', '/tenants/acme/agents/ec%00ho', 'agentId'],
     ['DELETE', '/tenants/acme/agents/ec%00ho', 'agentId'],
     ['DELETE', '/tenants/ac%00me/agents/echo', 'tenantId'],

@@ -21,9 +21,10 @@ const workerVariables = commonEnvSchema.extend({
   /** Agent runs at once in this process. */
   WORKER_CONCURRENCY: intVar(8, 1, 1000),
   /**
-   * Runs of one tenant at once across all workers (0: no cap). A job taken past it waits, parked,
-   * until one of its tenant's runs ends, so one tenant's flood of long runs cannot hold every
-   * worker slot. Give every worker the same value.
+   * Runs of one tenant at once across all workers (0: no cap), for tenants without a cap of their
+   * own (admin API `maxRunning`). A job taken past it waits, parked, until one of its tenant's runs
+   * ends, so one tenant's flood of long runs cannot hold every worker slot. Give every worker the
+   * same value.
    */
   TENANT_MAX_RUNNING: intVar(0, 0, 1_000_000),
   /**

@@ -226,6 +226,14 @@ describe('admin', () => {
     });
     expect((await admin('tenants', 'create', 'globex')).code).toBe(2);
     expect((await admin('tenants', 'list')).stdout).toMatch(/^globex\s+Globex/m);
+    expect((await admin('tenants', 'cap', 'globex', '3')).stdout).toContain('tenant globex: 3 runs');
+    expect((await admin('tenants', 'list')).stdout).toMatch(/^globex\s+Globex.*3 runs$/m);
+    expect(JSON.parse((await admin('tenants', 'cap', 'globex', 'none', '--json')).stdout)).toMatchObject({
+      maxRunning: 0,
+    });
+    expect((await admin('tenants', 'cap', 'globex', 'default')).stdout).toContain('fleet default');
+    expect((await admin('tenants', 'cap', 'globex', 'lots')).code).toBe(1);
+    expect((await admin('tenants', 'cap', 'nobody', '1')).code).toBe(2);
 
     const put = await admin('agents', 'put', 'globex', 'echo', '--executor', 'echo');
     expect(put.code).toBe(0);

@@ -50,7 +50,10 @@ export interface WorkerOptions {
   secrets: SecretBox;
   log: Logger;
   concurrency: number;
-  /** Runs of one tenant at once across all workers (TaskConsumerOptions); absent: no cap. */
+  /**
+   * Runs of one tenant at once across all workers, for tenants without a cap of their own
+   * (`tenants.max_running`; TaskConsumerOptions.tenantRunCap). Absent: no cap but their own.
+   */
   maxRunningPerTenant?: number;
   engine?: Partial<EngineConfig>;
   /** Running agents get this long on shutdown before their tasks are handed back. Default 20 s. */
@@ -101,16 +104,19 @@ export function createWorkerRuntime(options: WorkerOptions) {
   });
   const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const agents = new CachedAgentDirectory({ load: (t, a) => admin.getAgent(t, a) });
+  // Read before a run starts (a disabled tenant's work waits) and before a take is admitted (the
+  // tenant's own cap on runs at once): one cached read serves both.
+  const tenants = new TenantStatus({
+    load: (t) => admin.getTenant(t),
+    ttlMs: options.tenantStatusTtlMs ?? TENANT_STATUS_TTL_MS,
+  });
   const runner = new TaskRunner({
     store,
     writer,
     dispatcher: queue,
     hub,
     agents,
-    tenants: new TenantStatus({
-      load: (t) => admin.getTenant(t),
-      ttlMs: options.tenantStatusTtlMs ?? TENANT_STATUS_TTL_MS,
-    }),
+    tenants,
     findAgent: options.findAgent ?? findBundledAgent,
     config,
     workerId,
@@ -145,7 +151,10 @@ export function createWorkerRuntime(options: WorkerOptions) {
     handle: (job) => runner.run(job),
     handleCanceled: (job) => runner.canceled(job),
     onTaken: (level) => queue.taken(level),
-    ...(options.maxRunningPerTenant ? { tenantRunCap: { maxRunning: options.maxRunningPerTenant } } : {}),
+    tenantRunCap: {
+      ...(options.maxRunningPerTenant ? { maxRunning: options.maxRunningPerTenant } : {}),
+      capFor: (tenantId: string) => tenants.runCap(tenantId),
+    },
     ...(options.metrics
       ? { onParked: (tenant: string) => options.metrics!.tasks.runParked({ tenant }) }
       : {}),

@@ -13,6 +13,7 @@ beforeAll(async () => {
   p = await startPlatform();
   await p.slowAgent('long', { delayMs: 400 }, 'acme');
   await p.slowAgent('quick', { delayMs: 5 }, 'evil');
+  await p.slowAgent('long', { delayMs: 400 }, 'evil');
 });
 afterAll(() => p.close());
 
@@ -60,6 +61,43 @@ describe('TENANT_MAX_RUNNING', () => {
       expect((await records()).map((r) => r!.attempts)).toEqual(flood.map(() => 1));
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
+    }
+  });
+
+  it("follows a tenant's own cap over the fleet's: lower for one, none for another", async () => {
+    await p.admin.setTenantMaxRunning('acme', 1);
+    await p.admin.setTenantMaxRunning('evil', 0);
+    const workers = [
+      p.startWorker({ concurrency: 4, maxRunningPerTenant: 2 }),
+      p.startWorker({ concurrency: 4, maxRunningPerTenant: 2 }),
+    ];
+    try {
+      const sent: Array<[string, string]> = [];
+      for (let i = 0; i < 4; i++) {
+        sent.push(['acme', await send(flooder, 'long')]);
+        sent.push(['evil', await send(quiet, 'long')]);
+      }
+      const most = new Map<string, number>();
+      await waitFor(
+        async () => {
+          const all = await Promise.all(sent.map(([t, id]) => p.store.getTaskRecord(t, id)));
+          for (const tenant of ['acme', 'evil']) {
+            const working = all.filter(
+              (r, i) => sent[i]![0] === tenant && r?.state === TaskState.WORKING,
+            ).length;
+            most.set(tenant, Math.max(most.get(tenant) ?? 0, working));
+          }
+          return all.every((r) => r?.state === TaskState.COMPLETED);
+        },
+        { intervalMs: 20, timeoutMs: 30_000, what: 'every task to finish' },
+      );
+      expect(most.get('acme')).toBe(1);
+      // No cap of its own (0) beats the fleet's 2: its four ran together.
+      expect(most.get('evil')).toBeGreaterThan(2);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await p.admin.setTenantMaxRunning('acme', null);
+      await p.admin.setTenantMaxRunning('evil', null);
     }
   });
 });

@@ -32,11 +32,16 @@ export interface TaskConsumerOptions {
    */
   idleWaitSeconds?: number;
   /**
-   * At most `maxRunning` runs of one tenant at once across every consumer of the queue
-   * (TenantRunCap); a job taken past it waits, parked, for one of its tenant's runs to end. Every
-   * consumer of a queue should be given the same cap. Absent: no cap.
+   * Caps on one tenant's runs at once across every consumer of the queue (TenantRunCap); a job
+   * taken past its tenant's cap waits, parked, for one of the tenant's runs to end. `capFor` gives
+   * a tenant's own cap (null: `maxRunning`, the default for all; 0: no cap). Every consumer of a
+   * queue should be given the same. Absent, or no cap for a tenant: its runs are not counted.
    */
-  tenantRunCap?: { maxRunning: number; minParkMs?: number };
+  tenantRunCap?: {
+    maxRunning?: number;
+    capFor?(tenantId: string): Promise<number | null>;
+    minParkMs?: number;
+  };
   /** Told each job parked by the cap, with its tenant. */
   onParked?(tenantId: string): void;
 }
@@ -105,11 +110,11 @@ export class TaskConsumer {
     this.worker.on('error', (err) => this.#error(err));
     this.#runCap = options.tenantRunCap
       ? new TenantRunCap({
-          ...options.tenantRunCap,
           queue: this.worker,
           connection: options.connection,
           keys: options.keys,
           leaseMs: this.#lockMs,
+          ...(options.tenantRunCap.minParkMs ? { minParkMs: options.tenantRunCap.minParkMs } : {}),
         })
       : null;
   }
@@ -262,7 +267,9 @@ export class TaskConsumer {
     if (!this.#runCap || running.job.name !== JOB_NAMES.runTask) return true;
     const { tenantId } = running.job.data as RunTaskJob;
     try {
-      const slot = await this.#runCap.admit(running.job, running.token, tenantId);
+      const cap = await this.#capOf(tenantId);
+      if (cap <= 0) return true;
+      const slot = await this.#runCap.admit(running.job, running.token, tenantId, cap);
       if (!slot) {
         this.#options.onParked?.(tenantId);
         return false;
@@ -272,6 +279,13 @@ export class TaskConsumer {
       this.#error(err);
     }
     return true;
+  }
+
+  /** The tenant's cap: its own when it has one (a failed read: the default), else the default. */
+  async #capOf(tenantId: string): Promise<number> {
+    const { maxRunning = 0, capFor } = this.#options.tenantRunCap ?? {};
+    const own = capFor ? await capFor(tenantId).catch(() => null) : null;
+    return own ?? maxRunning;
   }
 
   #releaseSlot(running: RunningJob): void {

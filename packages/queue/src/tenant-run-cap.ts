@@ -77,8 +77,6 @@ export interface TenantRunCapOptions {
   /** The consumer's own BullMQ connection (the scripts' keys share the queue's hash tag). */
   connection: Redis;
   keys: QueueKeys;
-  /** Runs of one tenant at once across every worker of the queue. */
-  maxRunning: number;
   /** How long a slot is held without renewal: the consumer's lock time. */
   leaseMs: number;
   /** The shortest time a parked job waits for a promotion before it comes back on its own. */
@@ -89,10 +87,13 @@ export interface TenantRunCapOptions {
 export interface HeldSlot {
   tenantId: string;
   member: string;
+  /** The tenant's cap when the slot was taken: its release hands out the slots free under it. */
+  maxRunning: number;
 }
 
 /**
- * At most `maxRunning` runs of one tenant at once across the fleet, so that one tenant's flood of
+ * At most a given number of runs of one tenant at once across the fleet (each take names its
+ * tenant's cap: the fleet's TENANT_MAX_RUNNING or the tenant's own), so that one tenant's flood of
  * long runs cannot hold every worker slot while other tenants wait (the fair order decides who is
  * taken next, not how long a run holds its slot). A job taken while its tenant is at the cap is
  * parked: moved to BullMQ's delayed set and noted in the tenant's parked set, and promoted back
@@ -106,9 +107,6 @@ export class TenantRunCap {
   readonly #redis: Redis & RunCapCommands;
 
   constructor(options: TenantRunCapOptions) {
-    if (!Number.isInteger(options.maxRunning) || options.maxRunning < 1) {
-      throw new Error(`maxRunning must be a positive integer, got ${options.maxRunning}`);
-    }
     this.#options = options;
     const redis = options.connection;
     if (!('syCapAdmit' in redis)) {
@@ -121,12 +119,16 @@ export class TenantRunCap {
   }
 
   /**
-   * Takes a slot for the job's run, or parks the job (its lock, `token`, ends with the move to
-   * delayed). Returns the slot held, or null when the job was parked.
+   * Takes a slot for the job's run under its tenant's cap, `maxRunning` (a positive integer), or
+   * parks the job (its lock, `token`, ends with the move to delayed). Returns the slot held, or
+   * null when the job was parked.
    */
-  async admit(job: Job, token: string, tenantId: string): Promise<HeldSlot | null> {
-    const { keys, maxRunning, leaseMs } = this.#options;
-    const slot = { tenantId, member: `${job.id}:${token}` };
+  async admit(job: Job, token: string, tenantId: string, maxRunning: number): Promise<HeldSlot | null> {
+    if (!Number.isInteger(maxRunning) || maxRunning < 1) {
+      throw new Error(`a run cap must be a positive integer, got ${maxRunning}`);
+    }
+    const { keys, leaseMs } = this.#options;
+    const slot = { tenantId, member: `${job.id}:${token}`, maxRunning };
     const now = Date.now();
     const admitted = await this.#redis.syCapAdmit(
       keys.tenantRunSlots(tenantId),
@@ -166,13 +168,13 @@ export class TenantRunCap {
 
   /** Gives the slot back and promotes as many of the tenant's parked jobs as slots are free. */
   async release(slot: HeldSlot): Promise<void> {
-    const { keys, maxRunning } = this.#options;
+    const { keys } = this.#options;
     const promote = await this.#redis.syCapRelease(
       keys.tenantRunSlots(slot.tenantId),
       keys.tenantParkedRuns(slot.tenantId),
       slot.member,
       Date.now(),
-      maxRunning,
+      slot.maxRunning,
     );
     await Promise.all(promote.map((id) => this.#promote(id)));
   }

@@ -158,7 +158,7 @@ describe('per-tenant run cap', () => {
     // release finds nothing parked yet, so the park must see the free slot and say "promote it".
     const keys = createQueueKeys(`${redis.prefix}-cap${prefixSeq++}`);
     const conn = redis.connect();
-    new TenantRunCap({ queue: {} as never, connection: conn, keys, maxRunning: 1, leaseMs: 30_000 });
+    new TenantRunCap({ queue: {} as never, connection: conn, keys, leaseMs: 30_000 });
     const scripts = conn as unknown as {
       syCapAdmit(...a: Array<string | number>): Promise<number>;
       syCapPark(...a: Array<string | number>): Promise<number>;

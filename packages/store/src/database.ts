@@ -14,6 +14,8 @@ export interface TenantsTable {
   webhook_secret_enc: Buffer;
   created_at: Generated<Date>;
   disabled_at: Date | null;
+  /** Runs at once across the workers: null follows TENANT_MAX_RUNNING, 0 is no cap (000014). */
+  max_running: number | null;
 }
 
 export interface ApiKeysTable {

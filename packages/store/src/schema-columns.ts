@@ -8,7 +8,7 @@ import type { Database } from './database.ts';
  * refuse a column of the type that is missing from the list.
  */
 export const SCHEMA_COLUMNS = {
-  tenants: ['id', 'name', 'webhook_secret_enc', 'created_at', 'disabled_at'],
+  tenants: ['id', 'name', 'webhook_secret_enc', 'created_at', 'disabled_at', 'max_running'],
   api_keys: [
     'id',
     'tenant_id',
@@ -96,7 +96,7 @@ export const SCHEMA_COLUMNS = {
  * compiler can only check that it may be listed; the live-schema test decides for those.
  */
 export const NULLABLE_COLUMNS = {
-  tenants: ['disabled_at'],
+  tenants: ['disabled_at', 'max_running'],
   api_keys: ['expires_at', 'revoked_at'],
   agents: [],
   tasks: [

@@ -79,4 +79,15 @@ describe('tenants', () => {
     expect((await store.getTenant('sleepy'))?.disabledAt).toBeNull();
     expect(await store.setTenantDisabled('nope', true)).toBe(false);
   });
+
+  it('setTenantMaxRunning sets, clears and reads back the cap; the schema refuses a negative one', async () => {
+    await store.createTenant({ id: 'capped', name: 'Capped' });
+    expect((await store.getTenant('capped'))?.maxRunning).toBeNull();
+    expect(await store.setTenantMaxRunning('capped', 4)).toMatchObject({ id: 'capped', maxRunning: 4 });
+    expect((await store.listTenants()).find((t) => t.id === 'capped')?.maxRunning).toBe(4);
+    expect((await store.setTenantMaxRunning('capped', null))?.maxRunning).toBeNull();
+    expect(await store.setTenantMaxRunning('nope', 1)).toBeNull();
+    await expect(store.setTenantMaxRunning('capped', -1)).rejects.toThrow(/tenants_max_running_not_negative/);
+    expect((await store.getTenant('capped'))?.maxRunning).toBeNull();
+  });
 });

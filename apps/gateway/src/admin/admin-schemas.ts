@@ -13,6 +13,11 @@ export const slug = z.string().regex(SLUG, SLUG_RULE);
 // refused naming it, instead of being dropped and the call doing something else than asked.
 export const newTenantBody = z.strictObject({ id: slug, name: z.string().min(1).max(200) });
 
+/** A tenant's settings: its cap on runs at once (null: the fleet's TENANT_MAX_RUNNING; 0: none). */
+export const tenantUpdateBody = z.strictObject({
+  maxRunning: z.number().int().min(0).max(1_000_000).nullable(),
+});
+
 /** The top-level fields of an agent registration, bundled or upstream. */
 export const AGENT_BODY_FIELDS = ['card', 'executor', 'settings'] as const;
 

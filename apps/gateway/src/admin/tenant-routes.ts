@@ -3,7 +3,7 @@ import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { slugParam } from './admin-params.ts';
-import { newTenantBody, readAdminBody } from './admin-schemas.ts';
+import { newTenantBody, readAdminBody, tenantUpdateBody } from './admin-schemas.ts';
 
 /** Tenants and their webhook signing secrets. A secret is shown when created or rotated, never listed. */
 export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps): Router {
@@ -19,6 +19,15 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps):
   });
   router.get('/tenants', async (_req, res) => {
     res.json({ tenants: await admin.listTenants() });
+  });
+  // Workers read a tenant's settings at most 5 s old (worker-runtime.ts): a new cap applies
+  // to the runs that start after that; runs going on keep their slots.
+  router.patch('/tenants/:tenantId', async (req, res) => {
+    const tenantId = slugParam(req, 'tenantId');
+    const { maxRunning } = await readAdminBody(req, tenantUpdateBody, bodyLimitBytes);
+    const tenant = await admin.setTenantMaxRunning(tenantId, maxRunning);
+    if (!tenant) throw adminNotFound('tenant');
+    res.json(tenant);
   });
   // A disabled tenant keeps its data, but none of its credentials authenticate; every replica
   // has dropped its cached keys and tenant status before the reply (revocation-channel.ts). Tenant

@@ -84,6 +84,7 @@ export function adminRoutes(tenant: string, keyId: string, taskId: string): Rout
     admin('POST', `/tenants/${tenant}:disable`),
     admin('POST', `/tenants/${tenant}:enable`),
     admin('POST', `/tenants/${tenant}/webhook-secret:rotate`),
+    admin('PATCH', `/tenants/${tenant}`, { maxRunning: 1 }),
     admin('GET', `/tenants/${tenant}/agents`),
     admin('PUT', `/tenants/${tenant}/agents/evil`, { executor: 'echo', card }),
     admin('DELETE', `/tenants/${tenant}/agents/echo`),

@@ -47,6 +47,11 @@ export class AdminClient {
     return (await this.#call<{ tenants: TenantInfo[] }>('GET', ['tenants'])).tenants;
   }
 
+  /** The tenant's cap on runs at once: null follows the fleet's TENANT_MAX_RUNNING, 0 is none. */
+  setTenantMaxRunning(tenantId: string, maxRunning: number | null): Promise<TenantInfo> {
+    return this.#call('PATCH', ['tenants', tenantId], { maxRunning });
+  }
+
   putAgent(
     tenantId: string,
     agentId: string,

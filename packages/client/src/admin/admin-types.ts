@@ -4,6 +4,8 @@ export interface TenantInfo {
   name: string;
   createdAt: string;
   disabledAt: string | null;
+  /** Its runs at once across the workers: null follows the fleet's setting, 0 is no cap. */
+  maxRunning?: number | null;
 }
 
 export interface CreatedTenant {

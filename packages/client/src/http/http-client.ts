@@ -19,7 +19,7 @@ export interface HttpClientOptions {
 }
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   /** Serialized as JSON when present. */
   body?: unknown;

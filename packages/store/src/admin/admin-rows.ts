@@ -15,12 +15,18 @@ export const API_KEY_COLUMNS = [
   'revoked_at',
 ] as const;
 
-export const TENANT_COLUMNS = ['id', 'name', 'created_at', 'disabled_at'] as const;
+export const TENANT_COLUMNS = ['id', 'name', 'created_at', 'disabled_at', 'max_running'] as const;
 
 export function toTenantRecord(
   row: Pick<Selectable<TenantsTable>, (typeof TENANT_COLUMNS)[number]>,
 ): TenantRecord {
-  return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+    maxRunning: row.max_running,
+  };
 }
 
 export function toAgentRecord(row: Selectable<AgentsTable>): AgentRecord {

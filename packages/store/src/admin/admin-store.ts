@@ -12,6 +12,11 @@ export interface TenantRecord {
   createdAt: Date;
   /** A disabled tenant's keys stop authenticating; its data stays. */
   disabledAt: Date | null;
+  /**
+   * Its runs at once across the workers: null follows the fleet's TENANT_MAX_RUNNING, 0 is no
+   * cap, N caps at N.
+   */
+  maxRunning: number | null;
 }
 
 export interface TenantWithSecret {
@@ -105,6 +110,8 @@ export interface AdminStore {
   listTenants(): Promise<TenantRecord[]>;
   /** Disabling is reversible; it refuses the tenant's keys at once. False for an unknown tenant. */
   setTenantDisabled(tenantId: string, disabled: boolean): Promise<boolean>;
+  /** Sets the tenant's cap on runs at once (see TenantRecord.maxRunning); null for an unknown tenant. */
+  setTenantMaxRunning(tenantId: string, maxRunning: number | null): Promise<TenantRecord | null>;
   /** The new secret, effective immediately; null for an unknown tenant. */
   rotateWebhookSecret(tenantId: string): Promise<string | null>;
   getWebhookSecret(tenantId: string): Promise<string | null>;

@@ -28,6 +28,7 @@ import { revokeApiKey } from './revoke-api-key.ts';
 import { rotateApiKey } from './rotate-api-key.ts';
 import { rotateWebhookSecret } from './rotate-webhook-secret.ts';
 import { setTenantDisabled } from './set-tenant-disabled.ts';
+import { setTenantMaxRunning } from './set-tenant-max-running.ts';
 import { upsertAgent } from './upsert-agent.ts';
 
 export interface PostgresAdminStoreOptions {
@@ -60,6 +61,9 @@ export class PostgresAdminStore implements AdminStore {
   }
   setTenantDisabled(tenantId: string, disabled: boolean): Promise<boolean> {
     return setTenantDisabled(this.#db, tenantId, disabled);
+  }
+  setTenantMaxRunning(tenantId: string, maxRunning: number | null): Promise<TenantRecord | null> {
+    return setTenantMaxRunning(this.#db, tenantId, maxRunning);
   }
   rotateWebhookSecret(tenantId: string): Promise<string | null> {
     return rotateWebhookSecret(this.#db, this.#secrets, tenantId);

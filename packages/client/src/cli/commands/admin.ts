@@ -53,10 +53,23 @@ export const adminCommands: Command[] = [
       const tenants = await admin(ctx).listTenants();
       return print(ctx, { tenants }, () =>
         formatTable(
-          ['TENANT', 'NAME', 'CREATED', 'DISABLED'],
-          tenants.map((t) => [t.id, t.name, t.createdAt, t.disabledAt ?? '']),
+          ['TENANT', 'NAME', 'CREATED', 'DISABLED', 'RUN CAP'],
+          tenants.map((t) => [t.id, t.name, t.createdAt, t.disabledAt ?? '', runCapText(t.maxRunning)]),
         ),
       );
+    },
+  },
+  {
+    words: ['admin', 'tenants', 'cap'],
+    args: ['tenant-id', 'runs'],
+    options: base,
+    usage: 'N|none|default [--json]',
+    summary: "Cap a tenant's runs at once across the workers (none: no cap; default: the fleet's).",
+    async run(ctx, [tenantId = '', runs = '']) {
+      const tenant = await admin(ctx).setTenantMaxRunning(tenantId, parseRunCap(runs));
+      return print(ctx, tenant, () => [
+        `tenant ${tenant.id}: ${runCapText(tenant.maxRunning) || 'fleet default'}`,
+      ]);
     },
   },
   {
@@ -183,4 +196,20 @@ function defaultCard(agentId: string, executor: string): Record<string, unknown>
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `N` caps at N; `none` is no cap (0); `default` follows the fleet's TENANT_MAX_RUNNING (null). */
+function parseRunCap(text: string): number | null {
+  if (text === 'default') return null;
+  if (text === 'none') return 0;
+  if (!/^[1-9][0-9]{0,6}$/.test(text)) {
+    throw new UsageError(`runs must be a positive whole number, none or default, not "${text}"`);
+  }
+  return Number(text);
+}
+
+/** '' while the tenant follows the fleet's cap. */
+function runCapText(maxRunning: number | null | undefined): string {
+  if (maxRunning === null || maxRunning === undefined) return '';
+  return maxRunning === 0 ? 'none' : `${maxRunning} runs`;
 }
