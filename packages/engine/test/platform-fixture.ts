@@ -8,7 +8,7 @@ import {
   PostgresTaskStore,
   type Caller,
 } from '@switchyard/store';
-import { silentLogger } from '@switchyard/telemetry';
+import { silentLogger, type Metrics } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import {
   createTaskService,
@@ -47,6 +47,7 @@ export interface Platform {
     commands?: Redis;
     tenantStatusTtlMs?: number;
     maxRunningPerTenant?: number;
+    metrics?: Metrics;
   }): WorkerRuntime;
   env(): Record<string, string>;
   close(): Promise<void>;
@@ -134,6 +135,7 @@ export async function startPlatform(
       commands,
       tenantStatusTtlMs,
       maxRunningPerTenant,
+      metrics,
     } = {}) {
       const w = createWorkerRuntime({
         pool: db.pool,
@@ -152,6 +154,7 @@ export async function startPlatform(
         ...(commands ? { commands } : {}),
         ...(tenantStatusTtlMs ? { tenantStatusTtlMs } : {}),
         ...(maxRunningPerTenant ? { maxRunningPerTenant } : {}),
+        ...(metrics ? { metrics } : {}),
       });
       w.start();
       workers.push(w);

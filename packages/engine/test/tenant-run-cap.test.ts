@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskState } from '@switchyard/protocol';
 import type { Caller } from '@switchyard/store';
+import { createMetrics, METRIC_NAMES } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { startPlatform, userMessage, type Platform } from './platform-fixture.ts';
 
@@ -29,10 +30,8 @@ async function send(caller: Caller, agentId: string): Promise<string> {
 
 describe('TENANT_MAX_RUNNING', () => {
   it("keeps a flooding tenant to its cap across workers while another tenant's task runs at once", async () => {
-    const workers = [
-      p.startWorker({ concurrency: 4, maxRunningPerTenant: 2 }),
-      p.startWorker({ concurrency: 4, maxRunningPerTenant: 2 }),
-    ];
+    const metrics = [1, 2].map(() => createMetrics({ service: 'worker', defaultMetrics: false }));
+    const workers = metrics.map((m) => p.startWorker({ concurrency: 4, maxRunningPerTenant: 2, metrics: m }));
     try {
       const flood: string[] = [];
       for (let i = 0; i < 8; i++) flood.push(await send(flooder, 'long'));
@@ -59,6 +58,16 @@ describe('TENANT_MAX_RUNNING', () => {
       expect(floodLeftWhenQuietDone).toBeGreaterThanOrEqual(4);
       // Parked and promoted, never claimed twice: one run each.
       expect((await records()).map((r) => r!.attempts)).toEqual(flood.map(() => 1));
+      // Eight slots took the flood's eight jobs at once: at least six were parked, and counted.
+      const parked = await Promise.all(
+        metrics.map(async (m) => {
+          const line = (await m.text()).body
+            .split('\n')
+            .find((l) => l.startsWith(`${METRIC_NAMES.runsParked}{`));
+          return line?.includes('tenant="acme"') ? Number(line.split(' ').at(-1)) : 0;
+        }),
+      );
+      expect(parked[0]! + parked[1]!).toBeGreaterThanOrEqual(6);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
     }

@@ -47,6 +47,18 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
     ).toBeCloseTo(0.32);
   });
 
+  it('counts jobs parked by the run cap, by tenant unless tenant labels are off', async () => {
+    const metrics = createMetrics({ service: 'worker', ...quiet });
+    metrics.tasks.runParked({ tenant: 'acme' });
+    metrics.tasks.runParked({ tenant: 'acme' });
+    expect(samples((await metrics.text()).body, METRIC_NAMES.runsParked)).toEqual({
+      'tenant="acme"': 2,
+    });
+    const unlabeled = createMetrics({ service: 'worker', tenantLabel: false, ...quiet });
+    unlabeled.tasks.runParked({ tenant: 'acme' });
+    expect((await unlabeled.text()).body).toContain(`${METRIC_NAMES.runsParked}{service="worker"} 1`);
+  });
+
   it('puts service on every series', async () => {
     const metrics = createMetrics({ service: 'worker', ...quiet });
     metrics.tasks.leaseExpired();
