@@ -231,6 +231,7 @@ describe('admin', () => {
     expect(JSON.parse((await admin('tenants', 'cap', 'globex', 'none', '--json')).stdout)).toMatchObject({
       maxRunning: 0,
     });
+    expect((await admin('tenants', 'cap', 'globex', '1')).stdout).toContain('tenant globex: 1 run\n');
     expect((await admin('tenants', 'cap', 'globex', 'default')).stdout).toContain('fleet default');
     expect((await admin('tenants', 'cap', 'globex', 'lots')).code).toBe(1);
     expect((await admin('tenants', 'cap', 'nobody', '1')).code).toBe(2);

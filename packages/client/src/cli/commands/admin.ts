@@ -211,5 +211,6 @@ function parseRunCap(text: string): number | null {
 /** '' while the tenant follows the fleet's cap. */
 function runCapText(maxRunning: number | null | undefined): string {
   if (maxRunning === null || maxRunning === undefined) return '';
-  return maxRunning === 0 ? 'none' : `${maxRunning} runs`;
+  if (maxRunning === 0) return 'none';
+  return maxRunning === 1 ? '1 run' : `${maxRunning} runs`;
 }
