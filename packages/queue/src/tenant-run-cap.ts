@@ -182,7 +182,11 @@ export class TenantRunCap {
   /** Keeps the running takes' slots held (called with the lock renewals). */
   async renew(slots: HeldSlot[]): Promise<void> {
     const byTenant = new Map<string, string[]>();
-    for (const s of slots) byTenant.set(s.tenantId, [...(byTenant.get(s.tenantId) ?? []), s.member]);
+    for (const s of slots) {
+      const members = byTenant.get(s.tenantId);
+      if (members) members.push(s.member);
+      else byTenant.set(s.tenantId, [s.member]);
+    }
     const until = Date.now() + this.#options.leaseMs;
     await Promise.all(
       [...byTenant].map(([tenantId, members]) =>
