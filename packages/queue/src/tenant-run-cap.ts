@@ -70,6 +70,8 @@ interface RunCapCommands {
 const PARK_MS_PER_PARKED = 50;
 const MIN_PARK_MS = 10_000;
 const MAX_PARK_MS = 300_000;
+/** How many times a release replaces a stale parked entry with the next (each a round trip). */
+const MAX_HANDOUT_ROUNDS = 8;
 
 export interface TenantRunCapOptions {
   /** The queue's worker: parked jobs are promoted through it. */
@@ -176,7 +178,7 @@ export class TenantRunCap {
       Date.now(),
       slot.maxRunning,
     );
-    await Promise.all(promote.map((id) => this.#promote(id)));
+    await this.#handOut(slot.tenantId, promote);
   }
 
   /** Keeps the running takes' slots held (called with the lock renewals). */
@@ -201,12 +203,40 @@ export class TenantRunCap {
   }
 
   /**
-   * Back to waiting, at its place in the fair order. A job no longer delayed (its own delay ran
-   * out and it was taken, or it was removed) needs nothing: promote refuses it, harmlessly.
+   * Promotes the parked jobs given free slots. A parked entry can be stale (its job ran while its
+   * tenant had no cap, or finished after its own delay brought it back): the slot it was given
+   * then goes to the tenant's next parked job, so a free slot never waits out a parked job's delay.
    */
-  async #promote(jobId: string): Promise<void> {
-    const job = await Job.fromId(this.#options.queue, jobId);
-    await job?.promote().catch(() => undefined);
+  async #handOut(tenantId: string, jobIds: string[]): Promise<void> {
+    let pending = jobIds;
+    for (let round = 0; pending.length > 0 && round < MAX_HANDOUT_ROUNDS; round++) {
+      const taken = await Promise.all(pending.map((id) => this.#promote(id)));
+      const unused = taken.filter((t) => !t).length;
+      if (unused === 0) return;
+      const next = await this.#redis.zpopmin(this.#options.keys.tenantParkedRuns(tenantId), unused);
+      pending = next.filter((_, i) => i % 2 === 0);
+    }
+  }
+
+  /**
+   * Back to waiting, at its place in the fair order. Says whether the job will use the slot it was
+   * given: a job no longer delayed that is waiting or running (its own delay ran out) will, one
+   * that finished or is gone will not. When Redis fails it says yes: the delays are the backstop.
+   */
+  async #promote(jobId: string): Promise<boolean> {
+    try {
+      const job = await Job.fromId(this.#options.queue, jobId);
+      if (!job) return false;
+      try {
+        await job.promote();
+        return true;
+      } catch {
+        const state = await job.getState();
+        return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+      }
+    } catch {
+      return true;
+    }
   }
 
   /** Long enough that only a tenant idle for a while loses its (by then empty) sets. */

@@ -153,6 +153,31 @@ describe('per-tenant run cap', () => {
     await env.close();
   });
 
+  it('passes a slot given to a stale parked entry on to the next parked job', async () => {
+    const env = setup();
+    const runs = runTracker();
+    let releaseFirst!: () => void;
+    const first = new Promise<void>((r) => (releaseFirst = r));
+    env.consumer((job) => runs.during(job, () => (job.taskId === 'first' ? first : sleep(1))), {
+      maxRunning: 1,
+      minParkMs: 60_000,
+    });
+    await env.enqueue('stale', 'first');
+    await waitFor(() => runs.ran.length === 1);
+    await env.enqueue('stale', 'second');
+    const parked = env.keys.tenantParkedRuns('stale');
+    await waitFor(async () => (await inspect.zcard(parked)) === 1);
+    // Older than the real one: a job that is gone (it ran while the tenant had no cap), whose
+    // promotion finds nothing. The freed slot must not wait out the real job's 60 s delay.
+    await inspect.zadd(parked, 0, 'gone-job');
+
+    releaseFirst();
+    await waitFor(() => runs.ran.includes('stale/second'), { timeoutMs: 15_000 });
+    expect(await inspect.zcard(parked)).toBe(0);
+    expect(runs.most.get('stale')).toBe(1);
+    await env.close();
+  });
+
   it('a run ending between a refusal and the park cannot strand the parked job', async () => {
     // The interleaving no timing reliably hits, step by step through the cap's own scripts: the
     // release finds nothing parked yet, so the park must see the free slot and say "promote it".
