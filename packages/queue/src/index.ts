@@ -11,6 +11,7 @@ export {
 export { TaskQueue, type BacklogSlot, type Dispatch } from './task-queue.ts';
 export { TaskConsumer, type TaskConsumerOptions } from './task-consumer.ts';
 export { TenantRunCap, type HeldSlot, type TenantRunCapOptions } from './tenant-run-cap.ts';
+export { readRunCapUsage, type RunCapUsage } from './run-cap-usage.ts';
 export {
   MaintenanceScheduler,
   type MaintenanceJob,

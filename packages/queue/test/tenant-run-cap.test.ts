@@ -1,6 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestRedis, waitFor } from '@switchyard/testing';
-import { createQueueKeys, TaskConsumer, TaskQueue, TenantRunCap, type RunTaskJob } from '../src/index.ts';
+import {
+  createQueueKeys,
+  readRunCapUsage,
+  TaskConsumer,
+  TaskQueue,
+  TenantRunCap,
+  type RunTaskJob,
+} from '../src/index.ts';
 
 // The per-tenant run cap (tenant-run-cap.ts) against a real Redis and real consumers: the cap
 // holds across processes' consumers, other tenants run past a capped one, parked jobs come back
@@ -106,6 +113,17 @@ describe('per-tenant run cap', () => {
     // The quiet tenant's task runs though the consumer took (and parked) the flood's others.
     await waitFor(() => runs.ran.includes('quiet/q0'));
     expect(runs.ran.filter((r) => r.startsWith('flood/'))).toHaveLength(1);
+    // What operators see (the console's tenants page): one run holding the flood's slot, four parked.
+    await waitFor(async () => (await inspect.zcard(env.keys.tenantParkedRuns('flood'))) === 4);
+    await waitFor(
+      async () => (await readRunCapUsage(inspect, env.keys, ['quiet'])).get('quiet')?.running === 0,
+    );
+    expect(await readRunCapUsage(inspect, env.keys, ['flood', 'quiet'])).toEqual(
+      new Map([
+        ['flood', { running: 1, parked: 4 }],
+        ['quiet', { running: 0, parked: 0 }],
+      ]),
+    );
 
     // Each run of the flood that ends lets the next parked one in, one at a time.
     releaseFlood();
