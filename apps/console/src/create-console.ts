@@ -24,6 +24,7 @@ import { createLinks } from './links.ts';
 import { StreamRegistry } from './live/sse-stream.ts';
 import { closeWithin, opsHandler, serviceReadiness } from '@switchyard/runtime';
 import { queueRoutes } from './queues/queue-routes.ts';
+import { tenantRoutes } from './tenants/tenant-routes.ts';
 import { taskRoutes } from './tasks/task-routes.ts';
 
 const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -130,6 +131,7 @@ export function createConsole(deps: ConsoleDeps): Console {
   app.use(taskRoutes(services));
   app.use(contextRoutes(services));
   app.use(queueRoutes(services));
+  app.use(tenantRoutes(services));
   app.use(() => {
     throw notFound();
   });

@@ -27,6 +27,8 @@ export const paths = {
   context: (tenantId: string, contextId: string) =>
     `/contexts/${encodeURIComponent(tenantId)}/${encodeURIComponent(contextId)}`,
   queues: (query: Record<string, string | undefined> = {}) => withQuery('/queues', query),
+  tenants: () => '/tenants',
+  tenantRunCap: (tenantId: string) => `/tenants/${encodeURIComponent(tenantId)}/run-cap`,
 };
 
 function withQuery(path: string, query: Record<string, string | undefined>): string {

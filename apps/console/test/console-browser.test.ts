@@ -9,8 +9,8 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium, skipReason } from './supp
 import { ADMIN_TOKEN, startConsoleHarness, type ConsoleHarness } from './support/console-harness.ts';
 
 // End to end in headless Chromium (Debian's, driven by playwright-core): log in, filter, watch a
-// task's timeline grow live while a real worker runs it, cancel from the UI, the threads view and
-// the queues view. Screenshots go to test-results/console/ as artifacts.
+// task's timeline grow live while a real worker runs it, cancel from the UI, the threads view,
+// the queues view and the tenants view. Screenshots go to test-results/console/ as artifacts.
 const available = ensureChromium();
 if (!available) console.warn(skipReason());
 
@@ -201,5 +201,23 @@ describe.skipIf(!available)('console in headless Chromium', { timeout: 90_000 },
     await page.getByText('Delivery queued for another attempt.').waitFor();
     const deliveries = await h.outbox.listDeliveries('globex', task.id);
     expect(deliveries.some((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);
+  });
+
+  it("sets a tenant's run cap from the tenants view", async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Tenants' }).click();
+    await page.getByRole('heading', { name: 'Tenants' }).waitFor();
+    const row = page.getByTestId('tenants').locator('tr[data-tenant="acme"]');
+    const cap = row.getByLabel('Run cap of acme');
+    expect(await cap.inputValue()).toBe('default');
+    await cap.fill('3');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Run cap saved.').waitFor();
+    await page
+      .getByTestId('tenants')
+      .locator('tr[data-tenant="acme"]')
+      .getByText('at most 3 runs at once')
+      .waitFor();
+    expect((await h.admin.getTenant('acme'))?.maxRunning).toBe(3);
+    await shot('09-tenants');
   });
 });

@@ -8,6 +8,9 @@ import { loadQueueOverview } from '../queues/queue-overview.ts';
 import { replayAllDeadLetters, replayDeadLetter } from '../queues/replay-dead-letters.ts';
 import { cancelTaskAsAdmin } from '../tasks/cancel-task.ts';
 import { parseTaskListQuery } from '../tasks/task-filter-query.ts';
+import { runCapOfJson } from '../tenants/run-cap-text.ts';
+import { loadTenantOverview } from '../tenants/tenant-overview.ts';
+import { setRunCap } from '../tenants/tenant-routes.ts';
 import { loadTimeline } from '../timeline/load-timeline.ts';
 
 /**
@@ -19,7 +22,16 @@ export function apiRoutes(services: ConsoleServices): Router {
   const router = Router();
 
   router.get('/tenants', async (_req, res) => {
-    res.json({ tenants: await admin.listTenants() });
+    res.json({ tenants: await loadTenantOverview(services) });
+  });
+
+  // As the admin API's PATCH /admin/v1/tenants/{id}: {"maxRunning": N | 0 (no cap) | null (default)}.
+  router.patch('/tenants/:tenantId', async (req, res) => {
+    const tenantId = tenantParam(req);
+    await setRunCap(services, tenantId, runCapOfJson(req.body));
+    const [tenant] = await loadTenantOverview(services, tenantId);
+    if (!tenant) throw notFound('tenant');
+    res.json(tenant);
   });
 
   router.get('/tenants/:tenantId/agents', async (req, res) => {

@@ -1,6 +1,6 @@
 import { html, raw, type SafeHtml } from './html.ts';
 
-export type Section = 'tasks' | 'queues' | 'none';
+export type Section = 'tasks' | 'queues' | 'tenants' | 'none';
 
 export interface LayoutOptions {
   title: string;
@@ -36,6 +36,7 @@ export function layout({ title, section, body, csrf, signedIn }: LayoutOptions):
       : html`<nav aria-label="Sections">
     <a href="/tasks"${ariaCurrent(section, 'tasks')}>Tasks</a>
     <a href="/queues"${ariaCurrent(section, 'queues')}>Queues</a>
+    <a href="/tenants"${ariaCurrent(section, 'tenants')}>Tenants</a>
   </nav>
   <form class="goto" action="/find" method="get" role="search">
     <label for="goto-id" class="visually-hidden">Go to task id</label>

@@ -33,7 +33,7 @@ ${ctx.replayed !== undefined ? html`<p class="notice notice-ok" role="status">${
     </tr></tbody>
   </table></div>`
   }
-  <p class="muted small">Delayed jobs are retries waiting out their backoff. Failed jobs are dispatches the queue itself gave up on (the reaper re-dispatches their tasks from Postgres).</p>
+  <p class="muted small">Delayed jobs are retries waiting out their backoff, and runs parked behind their tenant's run cap (the Tenants view shows them per tenant). Failed jobs are dispatches the queue itself gave up on (the reaper re-dispatches their tasks from Postgres).</p>
 </section>
 <section aria-labelledby="backlog-h">
   <h2 id="backlog-h">Tasks waiting for a worker, per tenant</h2>

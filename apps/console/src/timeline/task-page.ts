@@ -11,6 +11,7 @@ export const NOTICES = {
   'not-cancelable': { kind: 'warn', text: 'The task had already finished; nothing was canceled.' },
   replayed: { kind: 'ok', text: 'Delivery queued for another attempt.' },
   'not-dead': { kind: 'warn', text: 'That delivery is no longer dead-lettered; nothing was replayed.' },
+  'run-cap-set': { kind: 'ok', text: 'Run cap saved. Workers apply it to runs that start within 5 s.' },
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -1,0 +1,135 @@
+import { waitFor } from '@switchyard/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TenantView } from '../src/tenants/tenant-overview.ts';
+import { startConsoleHarness, type ConsoleHarness } from './support/console-harness.ts';
+import { bearer, getJson, session, type Session } from './support/http-client.ts';
+
+// The tenants view: each tenant's backlog and run cap (the admin API's maxRunning), what the cap
+// holds right now in Redis, and setting the cap from the page and the JSON API.
+
+let h: ConsoleHarness;
+let base: string;
+let browser: Session;
+
+beforeAll(async () => {
+  h = await startConsoleHarness();
+  base = h.baseUrl;
+  browser = await session(base);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const tenantsOf = async () => (await getJson<{ tenants: TenantView[] }>(`${base}/api/tenants`)).body.tenants;
+
+function patch(tenantId: string, body: unknown) {
+  return fetch(`${base}/api/tenants/${tenantId}`, {
+    method: 'PATCH',
+    headers: { ...bearer(), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+function postCap(tenantId: string, cap: string, s: Session = browser) {
+  return fetch(`${base}/tenants/${tenantId}/run-cap`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: s.cookie, origin: base },
+    body: new URLSearchParams({ _csrf: s.csrf, cap }),
+  });
+}
+
+describe('tenants view', () => {
+  it('lists every tenant with its cap, backlog and run counts', async () => {
+    await h.send('globex', 'echo', 'waiting for a worker');
+    const tenants = await tenantsOf();
+    expect(tenants.map((t) => t.id)).toEqual(['acme', 'globex']);
+    const globex = tenants.find((t) => t.id === 'globex')!;
+    expect(globex).toMatchObject({
+      name: 'globex Inc.',
+      maxRunning: null,
+      disabledAt: null,
+      queued: { count: 1, capped: false },
+      runs: { running: 0, parked: 0 },
+    });
+  });
+
+  it('sets a cap over the JSON API and refuses bad values without changing it', async () => {
+    const set = await patch('acme', { maxRunning: 2 });
+    expect(set.status).toBe(200);
+    expect(((await set.json()) as TenantView).maxRunning).toBe(2);
+    expect((await h.admin.getTenant('acme'))?.maxRunning).toBe(2);
+
+    for (const bad of [
+      { maxRunning: -1 },
+      { maxRunning: 1.5 },
+      { maxRunning: '3' },
+      {},
+      { maxRunning: 2_000_000 },
+    ]) {
+      const res = await patch('acme', bad);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /maxRunning must be/,
+      );
+    }
+    expect((await h.admin.getTenant('acme'))?.maxRunning).toBe(2);
+
+    expect((await patch('initech', { maxRunning: 1 })).status).toBe(404);
+    expect((await patch('acme', { maxRunning: null })).status).toBe(200);
+    expect((await h.admin.getTenant('acme'))?.maxRunning).toBeNull();
+  });
+
+  it('sets a cap from the page form, in the CLI words, with the CSRF token', async () => {
+    const res = await postCap('globex', 'none');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/tenants?notice=run-cap-set');
+    expect((await h.admin.getTenant('globex'))?.maxRunning).toBe(0);
+
+    expect((await postCap('globex', '0')).status).toBe(400);
+    expect((await postCap('globex', 'lots')).status).toBe(400);
+    const withoutToken = await postCap('globex', '5', { cookie: browser.cookie, csrf: 'forged' });
+    expect(withoutToken.status).toBe(403);
+    expect((await h.admin.getTenant('globex'))?.maxRunning).toBe(0);
+
+    expect((await postCap('globex', '7')).status).toBe(303);
+    const page = await fetch(`${base}/tenants?notice=run-cap-set`, {
+      headers: { cookie: browser.cookie, accept: 'text/html' },
+    });
+    const text = await page.text();
+    expect(text).toContain('Run cap saved.');
+    expect(text).toMatch(/<tr data-tenant="globex">[\s\S]*?value="7"[\s\S]*?at most 7 runs at once/);
+    expect(text).toMatch(/<tr data-tenant="acme">[\s\S]*?value="default"/);
+
+    expect((await postCap('globex', 'default')).status).toBe(303);
+    expect((await h.admin.getTenant('globex'))?.maxRunning).toBeNull();
+  });
+
+  it("shows a capped tenant's run going on and the runs parked behind it, from a real worker", async () => {
+    // A tenant no worker has read yet, so its cap applies from its first task.
+    await h.admin.ensureTenant({ id: 'initech', name: 'Initech' });
+    await h.admin.upsertAgent({
+      tenantId: 'initech',
+      id: 'slow-long',
+      card: { name: 'slow-long', description: 'runs for a minute', version: '1.0.0' },
+      executor: 'slow',
+      settings: { delayMs: 60_000, steps: 60, progress: 'status' },
+    });
+    expect((await patch('initech', { maxRunning: 1 })).status).toBe(200);
+    h.startWorker();
+    for (let i = 0; i < 3; i++) await h.send('initech', 'slow-long', `run ${i}`);
+
+    await waitFor(
+      async () => {
+        const initech = (await tenantsOf()).find((t) => t.id === 'initech');
+        return initech?.runs?.running === 1 && initech.runs.parked === 2;
+      },
+      { timeoutMs: 15_000 },
+    );
+    const page = await fetch(`${base}/tenants`, { headers: { cookie: browser.cookie, accept: 'text/html' } });
+    const row = /<tr data-tenant="initech">[\s\S]*?<\/tr>/.exec(await page.text())?.[0] ?? '';
+    expect(row).toMatch(/data-metric="running">1</);
+    expect(row).toMatch(/data-metric="parked">2</);
+    expect(row).toContain('at most 1 run at once');
+  });
+});
