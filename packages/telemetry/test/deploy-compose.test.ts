@@ -45,13 +45,15 @@ describe('docker-compose.yml', () => {
     expect(composeErrors(broken).join('\n')).toContain('healthcheck/interval');
   });
 
-  it('brings up the whole platform: stores, migrations, every process and a tracing backend', () => {
+  it('brings up the whole platform: stores, migrations, every process, tracing and (by profile) metrics', () => {
     expect(Object.keys(services).sort()).toEqual([
       'console',
       'gateway',
+      'grafana',
       'jaeger',
       'migrate',
       'postgres',
+      'prometheus',
       'pusher',
       'redis',
       'worker',
