@@ -261,6 +261,7 @@ describe('observability of the real processes (issue 6)', () => {
       'switchyard_queue_oldest_age_seconds',
       'switchyard_lease_expiries_total',
       'switchyard_reaper_actions_total',
+      'switchyard_dispatch_latency_seconds_bucket',
     ]) {
       expect(worker).toContain(family);
     }

@@ -121,6 +121,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     config,
     workerId,
     log,
+    ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
   });
   const reaper = new Reaper({
     store,

@@ -59,6 +59,21 @@ describe('createMetrics: the families of issue 6 after a known workload', () => 
     expect((await unlabeled.text()).body).toContain(`${METRIC_NAMES.runsParked}{service="worker"} 1`);
   });
 
+  it('records how long runs waited for a worker, by agent, up to minutes', async () => {
+    const metrics = createMetrics({ service: 'worker', ...quiet });
+    metrics.tasks.dispatched({ agent: 'echo' }, 0.004);
+    metrics.tasks.dispatched({ agent: 'echo' }, 42);
+    metrics.tasks.dispatched({ agent: 'slow' }, 400);
+    const body = (await metrics.text()).body;
+    const buckets = samples(body, `${METRIC_NAMES.dispatchLatency}_bucket`);
+    expect(buckets['le="0.005",agent="echo"']).toBe(1);
+    expect(buckets['le="30",agent="echo"']).toBe(1);
+    expect(buckets['le="60",agent="echo"']).toBe(2);
+    expect(buckets['le="300",agent="slow"']).toBe(0);
+    expect(buckets['le="+Inf",agent="slow"']).toBe(1);
+    expect(samples(body, `${METRIC_NAMES.dispatchLatency}_sum`)['agent="echo"']).toBeCloseTo(42.004);
+  });
+
   it('puts service on every series', async () => {
     const metrics = createMetrics({ service: 'worker', ...quiet });
     metrics.tasks.leaseExpired();

@@ -1,6 +1,6 @@
 import type { Agent } from '@switchyard/agents';
 import type { TaskStore } from '@switchyard/store';
-import type { Logger } from '@switchyard/telemetry';
+import type { Logger, TaskMetrics } from '@switchyard/telemetry';
 import type { EngineConfig } from '../engine-config.ts';
 import type { AgentDirectory, Dispatcher, HintSource } from '../ports.ts';
 import type { TaskWriter } from '../task-writer.ts';
@@ -19,4 +19,6 @@ export interface RunnerDeps {
   /** Unique per process: the lease owner written to Postgres. */
   workerId: string;
   log: Logger;
+  /** Dispatch latency of each run claimed (the task families). */
+  metrics?: Pick<TaskMetrics, 'dispatched'>;
 }

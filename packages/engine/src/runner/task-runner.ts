@@ -128,6 +128,14 @@ export class TaskRunner {
     }
     if (waits) return;
     if (!claim) return this.afterRefusedClaim(job);
+    // A run leaving SUBMITTED: how long it waited for a worker since it became due. Both times are
+    // the database's (run_after, and the claim's updated_at), so worker clocks do not skew it. A
+    // re-claim after a lapsed lease is not a dispatch of new work and is not counted.
+    if (claim.movedToWorking)
+      this.deps.metrics?.dispatched(
+        { agent: claim.task.agentId },
+        Math.max(0, claim.task.updatedAt.getTime() - claim.task.runAfter.getTime()) / 1000,
+      );
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
     // would.

@@ -9,6 +9,7 @@ export const METRIC_NAMES = {
   leaseExpiries: 'switchyard_lease_expiries_total',
   reaperActions: 'switchyard_reaper_actions_total',
   runsParked: 'switchyard_runs_parked_total',
+  dispatchLatency: 'switchyard_dispatch_latency_seconds',
   sseConnections: 'switchyard_sse_connections',
   sseEvents: 'switchyard_sse_events_total',
   pushDeliveries: 'switchyard_push_deliveries_total',
@@ -23,6 +24,12 @@ export const METRIC_NAMES = {
 
 /** Seconds. Requests span fast reads to blocking sends that wait up to BLOCKING_TIMEOUT_MS (30 s). */
 export const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Seconds. A run waits for a worker from milliseconds (idle fleet) to minutes (a backlog, a
+ * tenant at its run cap, a disabled tenant enabled again).
+ */
+export const DISPATCH_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /** Seconds. A webhook POST is cut at PUSH_TIMEOUT_MS (default 10 s, at most 120 s). */
 export const PUSH_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];

@@ -1,6 +1,6 @@
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { FamilyContext } from './family-context.ts';
-import { METRIC_NAMES } from './metric-names.ts';
+import { DISPATCH_BUCKETS, METRIC_NAMES } from './metric-names.ts';
 
 export interface QueueStats {
   /** BullMQ queue name (`tasks`, `maintenance`): a handful, never per tenant. */
@@ -22,6 +22,11 @@ export interface TaskMetrics {
   reaperAction(action: string, count?: number): void;
   /** A job was parked: its tenant was at its cap of runs at once (TENANT_MAX_RUNNING). */
   runParked(labels: { tenant: string }): void;
+  /**
+   * A worker claimed a run `seconds` after it became due (the task was created or continued, or
+   * its retry's backoff ended), both read on Postgres's clock.
+   */
+  dispatched(labels: { agent: string }, seconds: number): void;
   /**
    * The queue gauges' source, called once per scrape. Queue depth is global, so attach it in one
    * kind of process (the worker) and aggregate with `max by (queue)` across replicas. Attaching
@@ -65,6 +70,13 @@ export function taskMetrics(
     labelNames: tenantLabel ? ['tenant'] : [],
     registers: [registry],
   });
+  const dispatch = new Histogram({
+    name: METRIC_NAMES.dispatchLatency,
+    help: 'From when a run became due (created, continued, backoff over) to its claim by a worker, in seconds, by agent.',
+    labelNames: ['agent'],
+    buckets: DISPATCH_BUCKETS,
+    registers: [registry],
+  });
   // The gauges exist only once a source is attached: a process that does not watch the queues
   // must not report an empty queue.
   let stats: (() => Promise<QueueStats[] | undefined>) | undefined;
@@ -81,6 +93,7 @@ export function taskMetrics(
     },
     leaseExpired: (count = 1) => leases.inc(count),
     reaperAction: (action, count = 1) => reaper.inc({ action: label('action', action) }, count),
+    dispatched: ({ agent }, seconds) => dispatch.observe({ agent: label('agent', agent) }, seconds),
     runParked: ({ tenant }) => (tenantLabel ? parked.inc({ tenant: label('tenant', tenant) }) : parked.inc()),
     collectQueues(fn) {
       const first = stats === undefined;
