@@ -7,7 +7,7 @@ import { TenantStatus } from '@switchyard/engine';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { apiKeyCredentialId } from './auth/authenticator.ts';
 import { recheckOpenStreams } from './auth/recheck-streams.ts';
-import { RevocationChannel } from './auth/revocation-channel.ts';
+import { RevocationChannel } from '@switchyard/events';
 import { CardBuilder } from './cards/card-builder.ts';
 import { buildApp } from './compose/build-app.ts';
 import { buildServices } from './compose/build-services.ts';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createQueueKeys } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { createTestRedis, waitFor } from '@switchyard/testing';
-import { RevocationChannel, type Revocation } from '../src/auth/revocation-channel.ts';
+import { RevocationChannel, type Revocation } from '@switchyard/events';
 
 // Key ids are uuids; the API-key cache and the stream registry compare them as strings with the
 // store's lowercase form. An announcement naming a key in capitals (an admin call passing the path

@@ -3,7 +3,7 @@ import { createQueueKeys } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { Redis } from 'ioredis';
 import { createTestRedis, startTcpProxy } from '@switchyard/testing';
-import { RevocationChannel, type Revocation } from '../src/auth/revocation-channel.ts';
+import { RevocationChannel, type Revocation } from '@switchyard/events';
 
 const redis = createTestRedis();
 const channels: RevocationChannel[] = [];

@@ -17,3 +17,9 @@ export {
   type VersionSweepOptions,
 } from './version-sweep.ts';
 export { WakeSignal } from './wake-signal.ts';
+export {
+  RevocationChannel,
+  type Announced,
+  type Revocation,
+  type RevocationChannelOptions,
+} from './revocation-channel.ts';

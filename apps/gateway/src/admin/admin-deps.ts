@@ -1,6 +1,5 @@
-import type { HintPublisher } from '@switchyard/events';
+import type { HintPublisher, RevocationChannel } from '@switchyard/events';
 import type { UrlPolicy } from '@switchyard/engine';
-import type { RevocationChannel } from '../auth/revocation-channel.ts';
 import type { PostgresAdminStore, PostgresOutboxStore, SecretBox } from '@switchyard/store';
 
 export interface AdminDeps {

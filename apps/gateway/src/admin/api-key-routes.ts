@@ -6,7 +6,7 @@ import { newApiKeyBody, readAdminBody } from './admin-schemas.ts';
 
 /**
  * API keys. The plaintext is in the create and rotate replies only (the store keeps its hash).
- * Revoking or rotating announces the old key (revocation-channel.ts), so every gateway replica has
+ * Revoking or rotating announces the old key (@switchyard/events, revocation-channel.ts), so every gateway replica has
  * dropped it from its cache before the reply, instead of honouring it until the entry expires. The
  * key id is announced in the store's form (lowercase): the gateways compare it as a string.
  */

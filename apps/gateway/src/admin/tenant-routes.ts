@@ -30,7 +30,7 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps):
     res.json(tenant);
   });
   // A disabled tenant keeps its data, but none of its credentials authenticate; every replica
-  // has dropped its cached keys and tenant status before the reply (revocation-channel.ts). Tenant
+  // has dropped its cached keys and tenant status before the reply (@switchyard/events, revocation-channel.ts). Tenant
   // ids are lowercase slugs, compared exactly everywhere (the store's text column included), so
   // the id announced is the one the store matched.
   for (const [action, disabled] of [

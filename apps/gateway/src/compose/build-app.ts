@@ -8,7 +8,7 @@ import { ListTaskSlots } from '../a2a/list-slots.ts';
 import { A2AOperations } from '../a2a/operations.ts';
 import { adminRouter } from '../admin/admin-router.ts';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
-import type { RevocationChannel } from '../auth/revocation-channel.ts';
+import type { RevocationChannel } from '@switchyard/events';
 import { AuthFailureThrottle } from '../auth/auth-failure-throttle.ts';
 import { authChallenges, Authenticator } from '../auth/authenticator.ts';
 import { createJwtVerifier } from '../auth/jwt-verifier.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { QueueKeys } from '@switchyard/queue';
-import { z } from '@switchyard/runtime';
+import { z } from 'zod';
 import type { Logger } from '@switchyard/telemetry';
 
 /** What the admin API announces on `keys.authChannel` when a credential stops being valid. */
