@@ -1,5 +1,5 @@
 import type { TaskService } from '@switchyard/engine';
-import type { HintPublisher, SubscriptionHub } from '@switchyard/events';
+import type { HintPublisher, RevocationChannel, SubscriptionHub } from '@switchyard/events';
 import type { QueueKeys, TaskQueue } from '@switchyard/queue';
 import type {
   PostgresAdminStore,
@@ -36,4 +36,6 @@ export interface ConsoleServices {
   signer: SessionSigner;
   links: ConsoleLinks;
   streams: StreamRegistry;
+  /** Disabling a tenant is announced to every gateway (their credential caches). */
+  revocations: Pick<RevocationChannel, 'announce' | 'start' | 'stop'>;
 }

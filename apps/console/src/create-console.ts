@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createTaskService } from '@switchyard/engine';
-import { HintPublisher } from '@switchyard/events';
+import { HintPublisher, RevocationChannel } from '@switchyard/events';
 import type { QueueKeys } from '@switchyard/queue';
 import { PostgresConsoleStore, PostgresOutboxStore, type SecretBox } from '@switchyard/store';
 import { createMetrics, type Logger, type Metrics } from '@switchyard/telemetry';
@@ -96,6 +96,17 @@ export function createConsole(deps: ConsoleDeps): Console {
       gatewayUrl: config.GATEWAY_PUBLIC_URL,
     }),
     streams: new StreamRegistry(),
+    // A tenant disabled here must be refused on every gateway before the answer, as one disabled
+    // through the admin API is: the console announces it on the gateways' channel and collects
+    // their acks. It caches no credentials, so there is nothing for it to apply or forget.
+    revocations: new RevocationChannel({
+      redis: commands,
+      subscriber,
+      keys,
+      apply: () => undefined,
+      resync: () => undefined,
+      log,
+    }),
   };
   let accepting = true;
 
@@ -149,6 +160,11 @@ export function createConsole(deps: ConsoleDeps): Console {
         listening.once('error', reject);
       });
       const bound = (listening.address() as AddressInfo).port;
+      // Not awaited: with Redis away the SUBSCRIBE waits for it, and the pages from Postgres must
+      // not. Until it is subscribed, a disable waits out the acks' time limit (2 s) and says so.
+      services.revocations
+        .start()
+        .catch((err: unknown) => log.warn({ err }, 'could not subscribe to the revocation channel'));
       log.info({ port: bound }, 'console listening');
       return bound;
     },
@@ -163,6 +179,7 @@ export function createConsole(deps: ConsoleDeps): Console {
         await closed;
         clearTimeout(timer);
       }
+      await services.revocations.stop();
       // Its queue and hub need Redis, and with Redis away a close would wait for it.
       await closeWithin('task service', () => bundle.close(), log);
     },

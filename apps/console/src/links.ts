@@ -29,6 +29,8 @@ export const paths = {
   queues: (query: Record<string, string | undefined> = {}) => withQuery('/queues', query),
   tenants: () => '/tenants',
   tenantRunCap: (tenantId: string) => `/tenants/${encodeURIComponent(tenantId)}/run-cap`,
+  tenantStatus: (tenantId: string, action: 'disable' | 'enable') =>
+    `/tenants/${encodeURIComponent(tenantId)}/${action}`,
 };
 
 function withQuery(path: string, query: Record<string, string | undefined>): string {

@@ -220,4 +220,16 @@ describe.skipIf(!available)('console in headless Chromium', { timeout: 90_000 },
     expect((await h.admin.getTenant('acme'))?.maxRunning).toBe(3);
     await shot('09-tenants');
   });
+
+  it('disables a tenant after a confirmation, and enables it again', async () => {
+    const row = () => page.getByTestId('tenants').locator('tr[data-tenant="globex"]');
+    await row().getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Tenant disabled:').waitFor();
+    await row().locator('[data-status="disabled"]').waitFor();
+    expect((await h.admin.getTenant('globex'))?.disabledAt).toBeInstanceOf(Date);
+    await shot('10-tenant-disabled');
+    await row().getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Tenant enabled:').waitFor();
+    expect((await h.admin.getTenant('globex'))?.disabledAt).toBeNull();
+  });
 });

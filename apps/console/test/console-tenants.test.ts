@@ -1,3 +1,5 @@
+import { RevocationChannel, type Revocation } from '@switchyard/events';
+import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantView } from '../src/tenants/tenant-overview.ts';
@@ -5,7 +7,8 @@ import { startConsoleHarness, type ConsoleHarness } from './support/console-harn
 import { bearer, getJson, session, type Session } from './support/http-client.ts';
 
 // The tenants view: each tenant's backlog and run cap (the admin API's maxRunning), what the cap
-// holds right now in Redis, and setting the cap from the page and the JSON API.
+// holds right now in Redis, setting the cap from the page and the JSON API, and disabling and
+// enabling a tenant, announced to the gateways before the answer as the admin API does.
 
 let h: ConsoleHarness;
 let base: string;
@@ -131,5 +134,77 @@ describe('tenants view', () => {
     expect(row).toMatch(/data-metric="running">1</);
     expect(row).toMatch(/data-metric="parked">2</);
     expect(row).toContain('at most 1 run at once');
+  });
+});
+
+describe('disabling and enabling a tenant', () => {
+  // A gateway's side of the revocation channel: what it applied, and when.
+  const applied: Revocation[] = [];
+  let gateway: RevocationChannel;
+  beforeAll(async () => {
+    gateway = new RevocationChannel({
+      redis: h.redis.connect(),
+      subscriber: h.redis.connect(),
+      keys: h.keys,
+      apply: (r) => applied.push(r),
+      resync: () => undefined,
+      log: silentLogger(),
+    });
+    await gateway.start();
+  });
+  afterAll(() => gateway.stop());
+
+  const apiPost = (path: string) => fetch(`${base}/api${path}`, { method: 'POST', headers: bearer() });
+
+  it('holds on every gateway before the JSON API answers, and undoes it', async () => {
+    const disabled = await apiPost('/tenants/globex/disable');
+    expect(disabled.status).toBe(200);
+    expect(((await disabled.json()) as TenantView).disabledAt).not.toBeNull();
+    // Applied by the gateway before the console answered: no wait here.
+    expect(applied).toContainEqual({ kind: 'tenant', tenantId: 'globex', disabled: true });
+    expect((await h.admin.getTenant('globex'))?.disabledAt).toBeInstanceOf(Date);
+
+    const enabled = await apiPost('/tenants/globex/enable');
+    expect(((await enabled.json()) as TenantView).disabledAt).toBeNull();
+    expect(applied.at(-1)).toEqual({ kind: 'tenant', tenantId: 'globex', disabled: false });
+    expect((await h.admin.getTenant('globex'))?.disabledAt).toBeNull();
+  });
+
+  it('answers 404 for an unknown tenant and announces nothing', async () => {
+    const before = applied.length;
+    expect((await apiPost('/tenants/nobody/disable')).status).toBe(404);
+    expect((await apiPost('/tenants/Not_A_Slug/disable')).status).toBe(404);
+    expect(applied).toHaveLength(before);
+  });
+
+  it('works from the page with the CSRF token, and the page says so', async () => {
+    const post = (action: string, csrf = browser.csrf) =>
+      fetch(`${base}/tenants/acme/${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: browser.cookie,
+          origin: base,
+        },
+        body: new URLSearchParams({ _csrf: csrf }),
+      });
+    expect((await post('disable', 'forged')).status).toBe(403);
+    expect((await h.admin.getTenant('acme'))?.disabledAt).toBeNull();
+
+    const res = await post('disable');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/tenants?notice=tenant-disabled');
+    const page = await fetch(`${base}/tenants?notice=tenant-disabled`, {
+      headers: { cookie: browser.cookie, accept: 'text/html' },
+    });
+    const text = await page.text();
+    expect(text).toContain('Tenant disabled:');
+    const row = /<tr data-tenant="acme">[\s\S]*?<\/tr>/.exec(text)?.[0] ?? '';
+    expect(row).toContain('data-status="disabled"');
+    expect(row).toContain('action="/tenants/acme/enable"');
+
+    expect((await post('enable')).headers.get('location')).toBe('/tenants?notice=tenant-enabled');
+    expect((await h.admin.getTenant('acme'))?.disabledAt).toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import { cancelTaskAsAdmin } from '../tasks/cancel-task.ts';
 import { parseTaskListQuery } from '../tasks/task-filter-query.ts';
 import { runCapOfJson } from '../tenants/run-cap-text.ts';
 import { loadTenantOverview } from '../tenants/tenant-overview.ts';
-import { setRunCap } from '../tenants/tenant-routes.ts';
+import { setRunCap, setTenantDisabled } from '../tenants/tenant-routes.ts';
 import { loadTimeline } from '../timeline/load-timeline.ts';
 
 /**
@@ -33,6 +33,18 @@ export function apiRoutes(services: ConsoleServices): Router {
     if (!tenant) throw notFound('tenant');
     res.json(tenant);
   });
+
+  for (const [action, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    router.post(`/tenants/:tenantId/${action}`, async (req, res) => {
+      const tenantId = tenantParam(req);
+      await setTenantDisabled(services, tenantId, disabled);
+      const [tenant] = await loadTenantOverview(services, tenantId);
+      res.json(tenant);
+    });
+  }
 
   router.get('/tenants/:tenantId/agents', async (req, res) => {
     // Sealed upstream credentials are shown masked, as the gateway's admin API shows them.

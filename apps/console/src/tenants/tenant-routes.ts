@@ -9,7 +9,7 @@ import { parseRunCap } from './run-cap-text.ts';
 import { loadTenantOverview } from './tenant-overview.ts';
 import { renderTenantsPage } from './tenants-page.ts';
 
-/** Tenants with their backlog and run cap, and setting a tenant's cap (as the admin API's PATCH). */
+/** Tenants with their backlog and run cap: setting the cap, disabling and enabling (as the admin API). */
 export function tenantRoutes(services: ConsoleServices): Router {
   const router = Router();
 
@@ -23,6 +23,19 @@ export function tenantRoutes(services: ConsoleServices): Router {
       }),
     });
   });
+
+  for (const [action, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    router.post(`/tenants/:tenantId/${action}`, async (req, res) => {
+      await setTenantDisabled(services, tenantParam(req), disabled);
+      res.redirect(
+        303,
+        withParam(paths.tenants(), 'notice', disabled ? 'tenant-disabled' : 'tenant-enabled'),
+      );
+    });
+  }
 
   router.post('/tenants/:tenantId/run-cap', async (req, res) => {
     const tenantId = tenantParam(req);
@@ -43,4 +56,23 @@ export async function setRunCap(
   const tenant = await services.admin.setTenantMaxRunning(tenantId, maxRunning);
   if (!tenant) throw notFound('tenant');
   services.log.info({ tenantId, maxRunning, action: 'set-run-cap' }, 'console: tenant run cap set');
+}
+
+/**
+ * Disables or enables a tenant as the admin API does: the store first, then the announcement,
+ * which returns once every gateway has dropped the tenant's cached keys and status (or after the
+ * acks' time limit, logged). A disabled tenant keeps its data; its keys stop working, its queued
+ * and new tasks wait, its runs going on finish.
+ */
+export async function setTenantDisabled(
+  services: ConsoleServices,
+  tenantId: string,
+  disabled: boolean,
+): Promise<void> {
+  if (!(await services.admin.setTenantDisabled(tenantId, disabled))) throw notFound('tenant');
+  await services.revocations.announce({ kind: 'tenant', tenantId, disabled });
+  services.log.info(
+    { tenantId, action: disabled ? 'disable-tenant' : 'enable-tenant' },
+    `console: tenant ${disabled ? 'disabled' : 'enabled'}`,
+  );
 }

@@ -31,7 +31,8 @@ function tenantRow(t: TenantView, csrf: string): SafeHtml {
   return html`<tr data-tenant="${t.id}">
     <th scope="row"><a href="${paths.tasks({ tenant: t.id })}">${t.id}</a></th>
     <td>${t.name}</td>
-    <td>${t.disabledAt ? html`<span class="tag" data-status="disabled">disabled</span> <span class="muted small">since ${timeTag(t.disabledAt)}</span>` : html`<span data-status="enabled">enabled</span>`}</td>
+    <td><div class="row-actions">${t.disabledAt ? html`<span class="tag" data-status="disabled">disabled</span> <span class="muted small">since ${timeTag(t.disabledAt)}</span>` : html`<span data-status="enabled">enabled</span>`}
+      ${statusForm(t, csrf)}</div></td>
     <td class="num" data-metric="waiting">${number(t.queued.count)}${t.queued.capped ? '+' : ''}</td>
     <td class="num" data-metric="running">${t.runs ? number(t.runs.running) : '—'}</td>
     <td class="num" data-metric="parked">${t.runs ? number(t.runs.parked) : '—'}</td>
@@ -43,4 +44,12 @@ function tenantRow(t: TenantView, csrf: string): SafeHtml {
       <span class="muted small" data-run-cap>${runCapLabel(t.maxRunning)}</span>
     </form></td>
   </tr>`;
+}
+
+/** Disable (with a confirmation: it refuses the tenant's keys at once) or enable again. */
+function statusForm(t: TenantView, csrf: string): SafeHtml {
+  const token = html`<input type="hidden" name="_csrf" value="${csrf}">`;
+  return t.disabledAt
+    ? html`<form method="post" action="${paths.tenantStatus(t.id, 'enable')}">${token}<button type="submit">Enable</button></form>`
+    : html`<form method="post" action="${paths.tenantStatus(t.id, 'disable')}" data-confirm="Disable ${t.id}? Its API keys are refused at once and its tasks wait until it is enabled.">${token}<button type="submit" class="danger">Disable</button></form>`;
 }

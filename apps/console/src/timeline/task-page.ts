@@ -12,6 +12,14 @@ export const NOTICES = {
   replayed: { kind: 'ok', text: 'Delivery queued for another attempt.' },
   'not-dead': { kind: 'warn', text: 'That delivery is no longer dead-lettered; nothing was replayed.' },
   'run-cap-set': { kind: 'ok', text: 'Run cap saved. Workers apply it to runs that start within 5 s.' },
+  'tenant-disabled': {
+    kind: 'ok',
+    text: 'Tenant disabled: its API keys are refused on every gateway, and its tasks wait until it is enabled.',
+  },
+  'tenant-enabled': {
+    kind: 'ok',
+    text: 'Tenant enabled: its keys work again and its waiting tasks are dispatched.',
+  },
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;
