@@ -100,7 +100,9 @@ export function createConsole(deps: ConsoleDeps): Console {
     // through the admin API is: the console announces it on the gateways' channel and collects
     // their acks. It caches no credentials, so there is nothing for it to apply or forget.
     revocations: new RevocationChannel({
-      redis: commands,
+      // The queue's connection, as the gateway's: with Redis away a PUBLISH waits for it within
+      // the acks' time limit rather than failing at once as the guarded command connection does.
+      redis,
       subscriber,
       keys,
       apply: () => undefined,
@@ -161,7 +163,8 @@ export function createConsole(deps: ConsoleDeps): Console {
       });
       const bound = (listening.address() as AddressInfo).port;
       // Not awaited: with Redis away the SUBSCRIBE waits for it, and the pages from Postgres must
-      // not. Until it is subscribed, a disable waits out the acks' time limit (2 s) and says so.
+      // not. Until it is subscribed, a disable waits out the acks' time limit (2 s) and says that
+      // not every gateway confirmed.
       services.revocations
         .start()
         .catch((err: unknown) => log.warn({ err }, 'could not subscribe to the revocation channel'));
@@ -179,7 +182,7 @@ export function createConsole(deps: ConsoleDeps): Console {
         await closed;
         clearTimeout(timer);
       }
-      await services.revocations.stop();
+      await closeWithin('revocation channel', () => services.revocations.stop(), log);
       // Its queue and hub need Redis, and with Redis away a close would wait for it.
       await closeWithin('task service', () => bundle.close(), log);
     },

@@ -21,6 +21,8 @@ let h: ConsoleHarness;
 let context: BrowserContext;
 let page: Page;
 let profile: string;
+/** The confirmations the pages asked for (each accepted). */
+const dialogs: string[] = [];
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -45,7 +47,10 @@ describe.skipIf(!available)('console in headless Chromium', { timeout: 90_000 },
     });
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(LIVE_TIMEOUT);
-    page.on('dialog', (dialog) => void dialog.accept());
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -223,8 +228,12 @@ describe.skipIf(!available)('console in headless Chromium', { timeout: 90_000 },
 
   it('disables a tenant after a confirmation, and enables it again', async () => {
     const row = () => page.getByTestId('tenants').locator('tr[data-tenant="globex"]');
+    const asked = dialogs.length;
     await row().getByRole('button', { name: 'Disable' }).click();
     await page.getByText('Tenant disabled:').waitFor();
+    expect(dialogs.slice(asked)).toEqual([
+      'Disable globex? Its API keys are refused at once and its tasks wait until it is enabled.',
+    ]);
     await row().locator('[data-status="disabled"]').waitFor();
     expect((await h.admin.getTenant('globex'))?.disabledAt).toBeInstanceOf(Date);
     await shot('10-tenant-disabled');

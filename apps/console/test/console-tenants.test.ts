@@ -159,7 +159,10 @@ describe('disabling and enabling a tenant', () => {
   it('holds on every gateway before the JSON API answers, and undoes it', async () => {
     const disabled = await apiPost('/tenants/globex/disable');
     expect(disabled.status).toBe(200);
-    expect(((await disabled.json()) as TenantView).disabledAt).not.toBeNull();
+    const body = (await disabled.json()) as TenantView & { confirmed: boolean };
+    expect(body.disabledAt).not.toBeNull();
+    // Every subscriber (this gateway's side and the console's own) acked within the time limit.
+    expect(body.confirmed).toBe(true);
     // Applied by the gateway before the console answered: no wait here.
     expect(applied).toContainEqual({ kind: 'tenant', tenantId: 'globex', disabled: true });
     expect((await h.admin.getTenant('globex'))?.disabledAt).toBeInstanceOf(Date);
@@ -206,5 +209,32 @@ describe('disabling and enabling a tenant', () => {
 
     expect((await post('enable')).headers.get('location')).toBe('/tenants?notice=tenant-enabled');
     expect((await h.admin.getTenant('acme'))?.disabledAt).toBeNull();
+  });
+
+  it('commits and says so when the gateways cannot be told (Redis away), instead of failing', async () => {
+    const { services } = h.console;
+    const real = services.revocations;
+    services.revocations = { ...real, announce: () => Promise.reject(new Error('Redis is away')) };
+    try {
+      const api = await apiPost('/tenants/globex/disable');
+      expect(api.status).toBe(200);
+      expect(((await api.json()) as { confirmed: boolean }).confirmed).toBe(false);
+      expect((await h.admin.getTenant('globex'))?.disabledAt).toBeInstanceOf(Date);
+
+      const form = await fetch(`${base}/tenants/globex/enable`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: browser.cookie,
+          origin: base,
+        },
+        body: new URLSearchParams({ _csrf: browser.csrf }),
+      });
+      expect(form.headers.get('location')).toBe('/tenants?notice=tenant-enabled-unconfirmed');
+      expect((await h.admin.getTenant('globex'))?.disabledAt).toBeNull();
+    } finally {
+      services.revocations = real;
+    }
   });
 });

@@ -40,9 +40,11 @@ export function apiRoutes(services: ConsoleServices): Router {
   ] as const) {
     router.post(`/tenants/:tenantId/${action}`, async (req, res) => {
       const tenantId = tenantParam(req);
-      await setTenantDisabled(services, tenantId, disabled);
+      const { confirmed } = await setTenantDisabled(services, tenantId, disabled);
       const [tenant] = await loadTenantOverview(services, tenantId);
-      res.json(tenant);
+      if (!tenant) throw notFound('tenant');
+      // confirmed: every gateway dropped its cached keys and status before this answer.
+      res.json({ ...tenant, confirmed });
     });
   }
 

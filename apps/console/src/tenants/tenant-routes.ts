@@ -29,11 +29,9 @@ export function tenantRoutes(services: ConsoleServices): Router {
     ['enable', false],
   ] as const) {
     router.post(`/tenants/:tenantId/${action}`, async (req, res) => {
-      await setTenantDisabled(services, tenantParam(req), disabled);
-      res.redirect(
-        303,
-        withParam(paths.tenants(), 'notice', disabled ? 'tenant-disabled' : 'tenant-enabled'),
-      );
+      const { confirmed } = await setTenantDisabled(services, tenantParam(req), disabled);
+      const notice = `tenant-${disabled ? 'disabled' : 'enabled'}${confirmed ? '' : '-unconfirmed'}`;
+      res.redirect(303, withParam(paths.tenants(), 'notice', notice));
     });
   }
 
@@ -60,19 +58,28 @@ export async function setRunCap(
 
 /**
  * Disables or enables a tenant as the admin API does: the store first, then the announcement,
- * which returns once every gateway has dropped the tenant's cached keys and status (or after the
- * acks' time limit, logged). A disabled tenant keeps its data; its keys stop working, its queued
- * and new tasks wait, its runs going on finish.
+ * which returns once every gateway has dropped the tenant's cached keys and status, or after the
+ * acks' time limit. Says whether every gateway confirmed: the change is committed either way, and
+ * a gateway that did not confirm (Redis away, a stalled replica) drops its cached entries within
+ * their TTL (10 s). A disabled tenant keeps its data; its keys stop working, its queued and new
+ * tasks wait, its runs going on finish.
  */
 export async function setTenantDisabled(
   services: ConsoleServices,
   tenantId: string,
   disabled: boolean,
-): Promise<void> {
+): Promise<{ confirmed: boolean }> {
   if (!(await services.admin.setTenantDisabled(tenantId, disabled))) throw notFound('tenant');
-  await services.revocations.announce({ kind: 'tenant', tenantId, disabled });
+  const announced = await services.revocations
+    .announce({ kind: 'tenant', tenantId, disabled })
+    .catch((err: unknown) => {
+      services.log.warn({ err, tenantId }, 'could not announce a tenant change to the gateways');
+      return { receivers: 0, confirmed: -1 };
+    });
+  const confirmed = announced.confirmed >= announced.receivers;
   services.log.info(
-    { tenantId, action: disabled ? 'disable-tenant' : 'enable-tenant' },
+    { tenantId, action: disabled ? 'disable-tenant' : 'enable-tenant', ...announced },
     `console: tenant ${disabled ? 'disabled' : 'enabled'}`,
   );
+  return { confirmed };
 }

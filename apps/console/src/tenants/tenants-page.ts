@@ -39,7 +39,7 @@ function tenantRow(t: TenantView, csrf: string): SafeHtml {
     <td><form method="post" action="${paths.tenantRunCap(t.id)}" class="row-actions">
       <input type="hidden" name="_csrf" value="${csrf}">
       <label class="visually-hidden" for="${capId}">Run cap of ${t.id}</label>
-      <input id="${capId}" name="cap" value="${runCapText(t.maxRunning)}" size="9" required pattern="[Dd][Ee][Ff][Aa][Uu][Ll][Tt]|[Nn][Oo][Nn][Ee]|[1-9][0-9]{0,6}" title="default, none or a number of runs">
+      <input id="${capId}" name="cap" value="${runCapText(t.maxRunning)}" size="9" required pattern="[Dd][Ee][Ff][Aa][Uu][Ll][Tt]|[Nn][Oo][Nn][Ee]|1000000|[1-9][0-9]{0,5}" title="default, none or a number of runs">
       <button type="submit">Save</button>
       <span class="muted small" data-run-cap>${runCapLabel(t.maxRunning)}</span>
     </form></td>

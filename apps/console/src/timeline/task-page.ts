@@ -20,6 +20,14 @@ export const NOTICES = {
     kind: 'ok',
     text: 'Tenant enabled: its keys work again and its waiting tasks are dispatched.',
   },
+  'tenant-disabled-unconfirmed': {
+    kind: 'warn',
+    text: 'Tenant disabled, but not every gateway confirmed in time (Redis away or a gateway stalled): its keys may work for up to 10 s more where they were cached.',
+  },
+  'tenant-enabled-unconfirmed': {
+    kind: 'warn',
+    text: 'Tenant enabled, but not every gateway confirmed in time: its keys may be refused for up to 10 s more where that was cached.',
+  },
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;
