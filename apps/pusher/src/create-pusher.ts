@@ -95,6 +95,7 @@ export function createPusher(options: PusherOptions) {
     resolve: options.resolve,
   });
   const metrics = options.metrics ?? createMetrics({ service: 'pusher', defaultMetrics: false });
+  metrics.push.initOutcomes();
   metrics.push.collectOutbox(async () => {
     const [pending, ageMs] = await Promise.all([outbox.countPending(), outbox.oldestPendingAgeMs()]);
     return { pending, oldestAgeSeconds: ageMs / 1000 };

@@ -39,6 +39,9 @@ const SCAN_POSITION_WAIT_MS = 1000;
  */
 const MAX_HELD_SWEEPS = 3;
 
+/** What a sweep does, as switchyard_reaper_actions_total's `action` label. */
+const REAPER_ACTIONS = ['requeued', 'failed', 'dispatched', 'cancel-notice'] as const;
+
 export const LEASE_EXHAUSTED_MESSAGE = 'The task could not be completed: its workers stopped responding.';
 
 export interface ReaperStats {
@@ -90,6 +93,9 @@ export class Reaper {
 
   constructor(deps: Reaper['deps']) {
     this.deps = deps;
+    // Every action's series at 0 from the start: a counter born at its first increment shows no
+    // increase() for it, and an alert on tasks failed by the reaper would miss the first one.
+    for (const action of REAPER_ACTIONS) deps.metrics?.reaperAction(action, 0);
   }
 
   start(): void {

@@ -8,6 +8,11 @@ export interface RunTaskJob {
   /** W3C traceparent of the request that created the work, so the worker's spans join its trace. */
   traceparent?: string;
   tracestate?: string;
+  /**
+   * When the job was first parked behind its tenant's run cap (TenantRunCap), epoch ms: its wait
+   * from then on was the cap's, not the fleet's (the dispatch-latency metric leaves it out).
+   */
+  parkedAt?: number;
 }
 
 /**

@@ -149,6 +149,10 @@ export class TenantRunCap {
       Math.max(MAX_PARK_MS, minParkMs),
       Math.max(minParkMs, parkedAhead * PARK_MS_PER_PARKED),
     );
+    // Marked for the run that takes it later (RunTaskJob.parkedAt); a mark lost to Redis only
+    // leaves its wait counted as the fleet's.
+    if ((job.data as { parkedAt?: number }).parkedAt === undefined)
+      await job.updateData({ ...job.data, parkedAt: now }).catch(() => undefined);
     await job.moveToDelayed(now + backIn, token);
     // The job is no longer this take's: whatever fails from here, it comes back by its delay.
     try {
@@ -220,8 +224,10 @@ export class TenantRunCap {
 
   /**
    * Back to waiting, at its place in the fair order. Says whether the job will use the slot it was
-   * given: a job no longer delayed that is waiting or running (its own delay ran out) will, one
-   * that finished or is gone will not. When Redis fails it says yes: the delays are the backstop.
+   * given: one no longer delayed but waiting (its own delay ran out) will; one running, finished or
+   * gone will not (a running one either ran while its tenant had no cap, or is being admitted on
+   * its own, and then the next parked job is only promoted one too many and parked again). When
+   * Redis fails it says yes: the delays are the backstop.
    */
   async #promote(jobId: string): Promise<boolean> {
     try {
@@ -232,7 +238,7 @@ export class TenantRunCap {
         return true;
       } catch {
         const state = await job.getState();
-        return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+        return state === 'waiting' || state === 'prioritized';
       }
     } catch {
       return true;

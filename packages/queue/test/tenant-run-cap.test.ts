@@ -57,10 +57,13 @@ function runTracker() {
   const now = new Map<string, number>();
   const most = new Map<string, number>();
   const ran: string[] = [];
+  const parked = new Map<string, number | undefined>();
   return {
     ran,
     most,
+    parked,
     async during(job: RunTaskJob, work: () => Promise<void>) {
+      parked.set(job.taskId, job.parkedAt);
       const n = (now.get(job.tenantId) ?? 0) + 1;
       now.set(job.tenantId, n);
       most.set(job.tenantId, Math.max(most.get(job.tenantId) ?? 0, n));
@@ -133,6 +136,9 @@ describe('per-tenant run cap', () => {
     expect(runs.ran.filter((r) => r.startsWith('flood/'))).toEqual(
       ['f0', 'f1', 'f2', 'f3', 'f4'].map((f) => `flood/${f}`),
     );
+    // Each parked job came back marked with when it was first parked; the first ran unmarked.
+    expect(runs.parked.get('f0')).toBeUndefined();
+    for (const f of ['f1', 'f2', 'f3', 'f4']) expect(runs.parked.get(f)).toEqual(expect.any(Number));
     await env.close();
   });
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkExpr, knownSeries } from './deploy-support/promql-check.ts';
+import { checkExpr, knownSeries, type KnownSeries } from './deploy-support/promql-check.ts';
 import { findPromtool, promtoolSkipReason } from './deploy-support/promtool.ts';
 import {
   loadYamlDocuments,
@@ -59,7 +59,7 @@ const compose = parseYaml('docker-compose.yml')[0]!.object as {
 };
 const services = compose.services;
 
-let series: Map<string, Set<string>>;
+let series: KnownSeries;
 beforeAll(async () => {
   series = await knownSeries();
 });
@@ -73,6 +73,10 @@ describe('the PromQL check', () => {
     expect(checkExpr('switchyard_push_pending{outcome="dead"}', series).errors).toEqual([
       'switchyard_push_pending has no label outcome',
     ]);
+    expect(checkExpr('increase(switchyard_reaper_actions_total{action="faild"}[5m])', series).errors).toEqual(
+      ['switchyard_reaper_actions_total{action} is never "faild"'],
+    );
+    expect(checkExpr('switchyard_push_deliveries_total{outcome="dead"}', series).errors).toEqual([]);
     expect(checkExpr('sum by (tenant) (rate(switchyard_requests_total[5m]))', series).errors[0]).toMatch(
       /grouped by tenant/,
     );

@@ -128,10 +128,11 @@ export class TaskRunner {
     }
     if (waits) return;
     if (!claim) return this.afterRefusedClaim(job);
-    // A run leaving SUBMITTED: how long it waited for a worker since it became due. Both times are
-    // the database's (run_after, and the claim's updated_at), so worker clocks do not skew it. A
-    // re-claim after a lapsed lease is not a dispatch of new work and is not counted.
-    if (claim.movedToWorking)
+    // A run leaving SUBMITTED: how long it waited for a worker since it became due (created or
+    // continued). Both times are the database's (run_after, and the claim's updated_at), so worker
+    // clocks do not skew it. Not counted: a re-claim after a lapsed lease or a retry (the task
+    // stayed WORKING), and a run parked behind its tenant's run cap (the cap held it, not the fleet).
+    if (claim.movedToWorking && job.parkedAt === undefined)
       this.deps.metrics?.dispatched(
         { agent: claim.task.agentId },
         Math.max(0, claim.task.updatedAt.getTime() - claim.task.runAfter.getTime()) / 1000,

@@ -79,11 +79,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const context: FamilyContext = {
     registry,
     label: createLabelGuard(maxLabelValues),
-    source: (collector, fn) =>
-      sharedSource(fn, (err) => {
+    source: (collector, fn) => {
+      // At 0 from the start, so that an alert on increase() sees the source's first failure.
+      collectErrors.inc({ collector }, 0);
+      return sharedSource(fn, (err) => {
         collectErrors.inc({ collector });
         onCollectError?.(err, collector);
-      }),
+      });
+    },
   };
   return {
     registry,

@@ -22,7 +22,15 @@ export interface PushMetrics {
    * the same value, aggregate with `max`. Attaching again replaces the source.
    */
   collectOutbox(source: () => Promise<OutboxStats> | OutboxStats): void;
+  /**
+   * Starts every outcome's series at 0 (the pusher, once it runs). A labelled counter is born at
+   * its first increment, and a series that first appears at 1 shows no increase(): an alert on
+   * dead letters would miss the first, often the only one.
+   */
+  initOutcomes(): void;
 }
+
+const OUTCOMES: readonly PushOutcome[] = ['delivered', 'retry', 'dead', 'abandoned'];
 
 export function pushMetrics({ registry, source }: FamilyContext): PushMetrics {
   const deliveries = new Counter({
@@ -44,6 +52,9 @@ export function pushMetrics({ registry, source }: FamilyContext): PushMetrics {
     attempt(outcome, seconds) {
       deliveries.inc({ outcome });
       duration.observe({ outcome }, seconds);
+    },
+    initOutcomes() {
+      for (const outcome of OUTCOMES) deliveries.inc({ outcome }, 0);
     },
     inFlight(count) {
       inFlight ??= new Gauge({

@@ -23,8 +23,8 @@ export interface TaskMetrics {
   /** A job was parked: its tenant was at its cap of runs at once (TENANT_MAX_RUNNING). */
   runParked(labels: { tenant: string }): void;
   /**
-   * A worker claimed a run `seconds` after it became due (the task was created or continued, or
-   * its retry's backoff ended), both read on Postgres's clock.
+   * A worker claimed a run `seconds` after it became due (the task was created or continued),
+   * both read on Postgres's clock. Runs parked behind their tenant's run cap are not recorded.
    */
   dispatched(labels: { agent: string }, seconds: number): void;
   /**
@@ -72,7 +72,7 @@ export function taskMetrics(
   });
   const dispatch = new Histogram({
     name: METRIC_NAMES.dispatchLatency,
-    help: 'From when a run became due (created, continued, backoff over) to its claim by a worker, in seconds, by agent.',
+    help: 'From when a task became due (created or continued) to its claim by a worker, in seconds, by agent; runs parked by a tenant run cap left out.',
     labelNames: ['agent'],
     buckets: DISPATCH_BUCKETS,
     registers: [registry],

@@ -12,19 +12,46 @@ const SYNTHETIC: Record<string, string[]> = {
   scrape_samples_scraped: [],
 };
 
+/** Series names with their label names, and the values of labels whose values are a fixed set. */
+export class KnownSeries extends Map<string, Set<string>> {
+  /** series → label → every value it can take (only labels the processes start at 0). */
+  readonly labelValues = new Map<string, Map<string, Set<string>>>();
+}
+
+/** The reaper's actions, which engine's Reaper starts at 0 (reaper.ts REAPER_ACTIONS). */
+const REAPER_ACTIONS = ['requeued', 'failed', 'dispatched', 'cancel-notice'];
+
 /**
  * Every series name a Switchyard process can expose, with its labels: the real registry of
- * createMetrics, with every source attached as the apps attach them, and Node's default metrics.
- * A histogram family F is queried as F_bucket (with `le`), F_sum and F_count.
+ * createMetrics, with every source attached and every fixed label set started as the apps do,
+ * and Node's default metrics. A histogram family F is queried as F_bucket (with `le`), F_sum and
+ * F_count.
  */
-export async function knownSeries(): Promise<Map<string, Set<string>>> {
+export async function knownSeries(): Promise<KnownSeries> {
   const metrics = createMetrics({ service: 'check' });
   metrics.tasks.collectQueues(() => []);
   metrics.push.collectOutbox(() => ({ pending: 0, oldestAgeSeconds: 0 }));
+  metrics.push.initOutcomes();
   metrics.push.inFlight(0);
   metrics.resources.observePgPool({ totalCount: 0, idleCount: 0, waitingCount: 0 });
   metrics.resources.observeRedis(() => true);
-  const series = new Map<string, Set<string>>();
+  for (const action of REAPER_ACTIONS) metrics.tasks.reaperAction(action, 0);
+  const series = new KnownSeries();
+  for (const family of await metrics.registry.getMetricsAsJSON()) {
+    const byLabel = new Map<string, Set<string>>();
+    for (const { labels } of family.values)
+      for (const [label, value] of Object.entries(labels)) {
+        if (label === 'le' || label === 'service') continue;
+        const set = byLabel.get(label) ?? new Set<string>();
+        set.add(String(value));
+        byLabel.set(label, set);
+      }
+    const names =
+      String(family.type) === 'histogram'
+        ? ['_bucket', '_sum', '_count'].map((s) => family.name + s)
+        : [family.name];
+    for (const name of names) series.labelValues.set(name, byLabel);
+  }
   for (const metric of metrics.registry.getMetricsAsArray()) {
     // prom-client's metric objects: the family's name, its label names, and get() for its type.
     const { name, labelNames = [] } = metric as unknown as { name: string; labelNames?: string[] };
@@ -60,7 +87,7 @@ export interface ExprReport {
  * syntax error, every metric known, every label matched on is one of its metric's labels, and
  * every `by (...)` label is one the expression's metrics carry.
  */
-export function checkExpr(rawExpr: string, series: Map<string, Set<string>>): ExprReport {
+export function checkExpr(rawExpr: string, series: KnownSeries): ExprReport {
   const expr = withGrafanaVariables(rawExpr);
   const errors: string[] = [];
   const metrics: string[] = [];
@@ -87,7 +114,18 @@ export function checkExpr(rawExpr: string, series: Map<string, Set<string>>): Ex
         for (const label of known) labels.add(label);
         for (const matcher of node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
           const label = matcher.getChild('LabelName');
-          if (label && !known.has(text(label))) errors.push(`${name} has no label ${text(label)}`);
+          if (!label) continue;
+          if (!known.has(text(label))) {
+            errors.push(`${name} has no label ${text(label)}`);
+            continue;
+          }
+          // An exact match on a label whose values are a fixed set must name one of them.
+          const exact = matcher.getChild('MatchOp')?.getChild('EqlSingle');
+          const literal = matcher.getChild('StringLiteral');
+          const values = series.labelValues.get(name)?.get(text(label));
+          const value = literal ? (JSON.parse(text(literal)) as string) : undefined;
+          if (exact && values && value !== undefined && !values.has(value))
+            errors.push(`${name}{${text(label)}} is never ${JSON.stringify(value)}`);
         }
       }
       if (node.name === 'GroupingLabels')
@@ -107,7 +145,7 @@ export function checkExpr(rawExpr: string, series: Map<string, Set<string>>): Ex
  * aggregation keeps its `by` labels (or none), a binary operation its left side's, a function
  * its vector argument's (histogram_quantile without `le`), a selector its metric's.
  */
-function outputLabels(node: SyntaxNode, expr: string, series: Map<string, Set<string>>): Set<string> {
+function outputLabels(node: SyntaxNode, expr: string, series: KnownSeries): Set<string> {
   const text = (n: SyntaxNode) => expr.slice(n.from, n.to);
   const exprChildren = (n: SyntaxNode) => {
     const out: SyntaxNode[] = [];
