@@ -1,4 +1,6 @@
+import { PARKED_RELEASE_AFTER_MS } from '@switchyard/engine';
 import { RevocationChannel, type Revocation } from '@switchyard/events';
+import { TaskState } from '@switchyard/protocol';
 import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,7 +122,8 @@ describe('tenants view', () => {
     });
     expect((await patch('initech', { maxRunning: 1 })).status).toBe(200);
     h.startWorker();
-    for (let i = 0; i < 3; i++) await h.send('initech', 'slow-long', `run ${i}`);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await h.send('initech', 'slow-long', `run ${i}`)).id);
 
     await waitFor(
       async () => {
@@ -134,6 +137,23 @@ describe('tenants view', () => {
     expect(row).toMatch(/data-metric="running">1</);
     expect(row).toMatch(/data-metric="parked">2</);
     expect(row).toContain('at most 1 run at once');
+
+    // No cap any more: the parked runs come back once the worker has read it (a few seconds),
+    // not after their own delays (10 s at least), and all three run.
+    const parkedIds = await h.redis.connect().zrange(h.keys.tenantParkedRuns('initech'), '0', '-1');
+    expect(parkedIds).toHaveLength(2);
+    expect((await patch('initech', { maxRunning: 0 })).status).toBe(200);
+    for (const id of parkedIds) {
+      const job = await h.console.services.queue.queue.getJob(id);
+      expect(job?.delay).toBe(PARKED_RELEASE_AFTER_MS);
+    }
+    await waitFor(
+      async () =>
+        (await Promise.all(ids.map((id) => h.tasks.getTaskRecord('initech', id)))).every(
+          (r) => r?.state === TaskState.WORKING,
+        ),
+      { timeoutMs: 20_000 },
+    );
   });
 });
 

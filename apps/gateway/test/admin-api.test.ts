@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoAgent } from '@switchyard/agents';
+import { PARKED_RELEASE_AFTER_MS } from '@switchyard/engine';
+import { JOB_NAMES, TaskQueue } from '@switchyard/queue';
 import { createDb, PostgresOutboxStore } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.ts';
@@ -87,6 +89,28 @@ describe('tenants', () => {
     expect((await admin('PATCH', '/tenants/globex', { body: { maxRunning: null } })).body).toMatchObject({
       maxRunning: null,
     });
+  });
+
+  it('brings the runs parked under the old cap back once workers know the new one', async () => {
+    // A run parked by a worker under globex's cap: a delayed job, noted in the tenant's parked set.
+    const queue = new TaskQueue({ connection: h.redis.connect(), keys: h.keys });
+    try {
+      await queue.queue.add(
+        JOB_NAMES.runTask,
+        { tenantId: 'globex', taskId: 'parked-1' },
+        {
+          jobId: 'parked-1',
+          delay: 60_000,
+        },
+      );
+      await h.redis.connect().zadd(h.keys.tenantParkedRuns('globex'), Date.now(), 'parked-1');
+      expect((await admin('PATCH', '/tenants/globex', { body: { maxRunning: 5 } })).status).toBe(200);
+      const job = await queue.queue.getJob('parked-1');
+      expect(job?.delay).toBe(PARKED_RELEASE_AFTER_MS);
+      expect(await job?.isDelayed()).toBe(true);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('rotates the webhook secret', async () => {

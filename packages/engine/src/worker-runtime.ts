@@ -36,7 +36,7 @@ import { TaskWriter } from './task-writer.ts';
 import { TenantStatus } from './tenant-status.ts';
 
 /** How long a worker trusts what it read of a tenant's status: disabling reaches runs within it. */
-const TENANT_STATUS_TTL_MS = 5_000;
+export const TENANT_STATUS_TTL_MS = 5_000;
 
 export interface WorkerOptions {
   pool: pg.Pool;

@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/telemetry';
 import { JOB_NAMES, runTaskJobId, type RunTaskJob, type TaskCanceledJob } from './job-catalog.ts';
@@ -130,6 +130,9 @@ interface PendingAdd {
  * tenant's backlog depth) ran a tenant's new tasks ahead of its own older ones once its backlog
  * had shrunk, so under steady load the tail of a burst waited until arrivals stopped.
  */
+/** Parked jobs rescheduled at once by releaseParked (each a lookup and a script). */
+const RELEASE_CONCURRENCY = 16;
+
 export class TaskQueue {
   readonly queue: Queue;
   #pendingAdds: PendingAdd[] = [];
@@ -295,6 +298,34 @@ export class TaskQueue {
     void (this.redis as FairOrderCommands)
       .syFairTaken(this.keys.fairLevelFloor, level)
       .catch(() => undefined);
+  }
+
+  /**
+   * Brings a tenant's parked runs (TenantRunCap) back in `afterMs`, oldest first, at most
+   * `limit` of them: after its run cap was raised or removed they would otherwise wait out their
+   * own delays (10 s to 5 min). `afterMs` must outlast the workers' cached read of the tenant's
+   * cap, or they would park the jobs again under the old one; those still over the new cap are
+   * parked again when taken, keeping their place. Returns how many were rescheduled.
+   */
+  async releaseParked(tenantId: string, afterMs: number, limit = 1000): Promise<number> {
+    const ids = await this.redis.zrange(this.keys.tenantParkedRuns(tenantId), '0', String(limit - 1));
+    let rescheduled = 0;
+    for (let i = 0; i < ids.length; i += RELEASE_CONCURRENCY) {
+      await Promise.all(
+        ids.slice(i, i + RELEASE_CONCURRENCY).map(async (id) => {
+          // Gone, or no longer delayed (its own delay brought it back): nothing to do.
+          const job = await Job.fromId(this.queue, id).catch(() => undefined);
+          if (
+            await job?.changeDelay(afterMs).then(
+              () => true,
+              () => false,
+            )
+          )
+            rescheduled++;
+        }),
+      );
+    }
+    return rescheduled;
   }
 
   /** Depth and age of the oldest waiting job, for metrics and the console. */

@@ -25,7 +25,13 @@ function setup() {
   const errors: unknown[] = [];
   const consumer = (
     handle: (job: RunTaskJob) => Promise<void>,
-    options: { maxRunning: number; concurrency?: number; lockMs?: number; minParkMs?: number },
+    options: {
+      maxRunning: number;
+      concurrency?: number;
+      lockMs?: number;
+      minParkMs?: number;
+      capFor?: (tenantId: string) => Promise<number | null>;
+    },
   ) => {
     const c = new TaskConsumer({
       connection: redis.connect(),
@@ -36,6 +42,7 @@ function setup() {
       tenantRunCap: {
         maxRunning: options.maxRunning,
         ...(options.minParkMs ? { minParkMs: options.minParkMs } : {}),
+        ...(options.capFor ? { capFor: options.capFor } : {}),
       },
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });
@@ -49,7 +56,7 @@ function setup() {
     await Promise.all(consumers.map((c) => c.close(true)));
     await queue.close();
   };
-  return { keys, consumer, enqueue, errors, close };
+  return { keys, queue, consumer, enqueue, errors, close };
 }
 
 /** Counts each tenant's runs going at once, the most seen, and every run. */
@@ -199,6 +206,35 @@ describe('per-tenant run cap', () => {
     await waitFor(() => runs.ran.includes('stale/second'), { timeoutMs: 15_000 });
     expect(await inspect.zcard(parked)).toBe(0);
     expect(runs.most.get('stale')).toBe(1);
+    await env.close();
+  });
+
+  it("brings a tenant's parked runs back soon after its cap is raised, not by their own delays", async () => {
+    const env = setup();
+    const runs = runTracker();
+    let cap = 1;
+    let releaseAll!: () => void;
+    const held = new Promise<void>((r) => (releaseAll = r));
+    env.consumer((job) => runs.during(job, () => held), {
+      maxRunning: 1,
+      concurrency: 8,
+      minParkMs: 60_000,
+      capFor: () => Promise.resolve(cap),
+    });
+    for (let i = 0; i < 4; i++) await env.enqueue('raised', `r${i}`);
+    const parked = env.keys.tenantParkedRuns('raised');
+    await waitFor(async () => (await inspect.zcard(parked)) === 3);
+    expect(runs.ran).toHaveLength(1);
+
+    cap = 4;
+    expect(await env.queue.releaseParked('raised', 200)).toBe(3);
+    // All four at once under the new cap, long before the parked jobs' own 60 s delay.
+    await waitFor(() => runs.ran.length === 4, { timeoutMs: 15_000 });
+    expect(runs.most.get('raised')).toBe(4);
+    // Nothing parked is left to release.
+    await waitFor(async () => (await inspect.zcard(parked)) === 0);
+    expect(await env.queue.releaseParked('raised', 200)).toBe(0);
+    releaseAll();
     await env.close();
   });
 

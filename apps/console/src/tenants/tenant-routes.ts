@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { PARKED_RELEASE_AFTER_MS } from '@switchyard/engine';
 import { csrfOf } from '../auth/request-auth.ts';
 import type { ConsoleServices } from '../console-services.ts';
 import { notFound } from '../http/http-error.ts';
@@ -45,7 +46,11 @@ export function tenantRoutes(services: ConsoleServices): Router {
   return router;
 }
 
-/** Stores a tenant's own cap and logs who asked (the console acts with the admin credential). */
+/**
+ * Stores a tenant's own cap and logs who asked (the console acts with the admin credential). Its
+ * runs parked under the old cap come back once the workers know the new one (as after the admin
+ * API's PATCH), not by their own delays; when Redis fails, they do come back by those.
+ */
 export async function setRunCap(
   services: ConsoleServices,
   tenantId: string,
@@ -53,7 +58,13 @@ export async function setRunCap(
 ): Promise<void> {
   const tenant = await services.admin.setTenantMaxRunning(tenantId, maxRunning);
   if (!tenant) throw notFound('tenant');
-  services.log.info({ tenantId, maxRunning, action: 'set-run-cap' }, 'console: tenant run cap set');
+  const released = await services.queue
+    .releaseParked(tenantId, PARKED_RELEASE_AFTER_MS)
+    .catch((err: unknown) => {
+      services.log.warn({ err, tenantId }, 'could not release parked runs; they return by their delays');
+      return 0;
+    });
+  services.log.info({ tenantId, maxRunning, released, action: 'set-run-cap' }, 'console: tenant run cap set');
 }
 
 /**

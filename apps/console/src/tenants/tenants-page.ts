@@ -23,7 +23,7 @@ ${
   <tbody>${tenants.map((t) => tenantRow(t, ctx.csrf))}</tbody>
 </table></div>`
 }
-<p class="muted small">A run cap is the most runs of one tenant at once across the worker fleet: the rest of its tasks wait, parked, and other tenants' tasks go past them. Write <code>default</code> to follow the workers' <code>TENANT_MAX_RUNNING</code>, <code>none</code> for no cap, or a number. Workers apply a change to runs that start within 5 s; runs going on keep their slots. Running counts only runs under a cap (an uncapped tenant's runs hold no slot); waiting counts live tasks no worker has leased.</p>`;
+<p class="muted small">A run cap is the most runs of one tenant at once across the worker fleet: the rest of its tasks wait, parked, and other tenants' tasks go past them. Write <code>default</code> to follow the workers' <code>TENANT_MAX_RUNNING</code>, <code>none</code> for no cap, or a number. Workers apply a change to runs that start within 5 s, and the runs parked under the old cap come back about 6 s after it; runs going on keep their slots. Running counts only runs under a cap (an uncapped tenant's runs hold no slot); waiting counts live tasks no worker has leased.</p>`;
 }
 
 function tenantRow(t: TenantView, csrf: string): SafeHtml {

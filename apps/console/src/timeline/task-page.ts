@@ -11,7 +11,10 @@ export const NOTICES = {
   'not-cancelable': { kind: 'warn', text: 'The task had already finished; nothing was canceled.' },
   replayed: { kind: 'ok', text: 'Delivery queued for another attempt.' },
   'not-dead': { kind: 'warn', text: 'That delivery is no longer dead-lettered; nothing was replayed.' },
-  'run-cap-set': { kind: 'ok', text: 'Run cap saved. Workers apply it to runs that start within 5 s.' },
+  'run-cap-set': {
+    kind: 'ok',
+    text: 'Run cap saved. Workers apply it to runs that start within 5 s; runs parked under the old cap come back about 6 s from now.',
+  },
   'tenant-disabled': {
     kind: 'ok',
     text: 'Tenant disabled: its API keys are refused on every gateway, and its tasks wait until it is enabled.',

@@ -7,6 +7,8 @@ export interface AdminDeps {
   outbox: PostgresOutboxStore;
   /** Revoked credentials stop working on every gateway before the admin call answers. */
   revocations: Pick<RevocationChannel, 'announce'>;
+  /** A tenant's parked runs, brought back when its run cap changes (TaskQueue.releaseParked). */
+  parkedRuns: { releaseParked(tenantId: string, afterMs: number): Promise<number> };
   /** Wakes pushers after a replay. */
   hints: HintPublisher;
   bodyLimitBytes: number;

@@ -1,4 +1,7 @@
 import { Router } from 'express';
+import { PARKED_RELEASE_AFTER_MS } from '@switchyard/engine';
+import type { Logger } from '@switchyard/telemetry';
+import { stateOf } from '../http/request-state.ts';
 import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -6,7 +9,7 @@ import { slugParam } from './admin-params.ts';
 import { newTenantBody, readAdminBody, tenantUpdateBody } from './admin-schemas.ts';
 
 /** Tenants and their webhook signing secrets. A secret is shown when created or rotated, never listed. */
-export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps): Router {
+export function tenantRoutes({ admin, bodyLimitBytes, revocations, parkedRuns }: AdminDeps): Router {
   const router = Router();
   router.post('/tenants', async (req, res) => {
     const body = await readAdminBody(req, newTenantBody, bodyLimitBytes);
@@ -21,12 +24,14 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps):
     res.json({ tenants: await admin.listTenants() });
   });
   // Workers read a tenant's settings at most 5 s old (worker-runtime.ts): a new cap applies
-  // to the runs that start after that; runs going on keep their slots.
+  // to the runs that start after that; runs going on keep their slots. The runs parked under
+  // the old cap come back once workers know the new one, rather than by their own delays.
   router.patch('/tenants/:tenantId', async (req, res) => {
     const tenantId = slugParam(req, 'tenantId');
     const { maxRunning } = await readAdminBody(req, tenantUpdateBody, bodyLimitBytes);
     const tenant = await admin.setTenantMaxRunning(tenantId, maxRunning);
     if (!tenant) throw adminNotFound('tenant');
+    await releaseParkedRuns(parkedRuns, tenantId, stateOf(req).log);
     res.json(tenant);
   });
   // A disabled tenant keeps its data, but none of its credentials authenticate; every replica
@@ -50,4 +55,24 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations }: AdminDeps):
     res.json({ webhookSecret });
   });
   return router;
+}
+
+/**
+ * Brings a tenant's parked runs back after its cap changed (PARKED_RELEASE_AFTER_MS). Advisory,
+ * like the cap: when Redis fails, they come back by their own delays, and the cap is saved.
+ */
+export async function releaseParkedRuns(
+  parkedRuns: AdminDeps['parkedRuns'],
+  tenantId: string,
+  log: Logger,
+): Promise<void> {
+  await parkedRuns
+    .releaseParked(tenantId, PARKED_RELEASE_AFTER_MS)
+    .then(
+      (released) =>
+        released > 0 && log.info({ tenantId, released }, 'parked runs released after a cap change'),
+    )
+    .catch((err: unknown) =>
+      log.warn({ err, tenantId }, 'could not release parked runs; they return by their delays'),
+    );
 }

@@ -108,6 +108,7 @@ export function buildApp(
         outbox,
         revocations,
         hints,
+        parkedRuns: services.dispatcher,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         secrets: deps.secrets,
         urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: true },
