@@ -35,14 +35,18 @@ function patch(tenantId: string, body: unknown) {
   });
 }
 
-function postCap(tenantId: string, cap: string, s: Session = browser) {
-  return fetch(`${base}/tenants/${tenantId}/run-cap`, {
+/** A form the page posts, from the signed-in browser session (its cookie and CSRF token). */
+function postForm(path: string, fields: Record<string, string> = {}, s: Session = browser) {
+  return fetch(`${base}${path}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: s.cookie, origin: base },
-    body: new URLSearchParams({ _csrf: s.csrf, cap }),
+    body: new URLSearchParams({ _csrf: s.csrf, ...fields }),
   });
 }
+
+const postCap = (tenantId: string, cap: string, s: Session = browser) =>
+  postForm(`/tenants/${tenantId}/run-cap`, { cap }, s);
 
 describe('tenants view', () => {
   it('lists every tenant with its cap, backlog and run counts', async () => {
@@ -202,16 +206,7 @@ describe('disabling and enabling a tenant', () => {
 
   it('works from the page with the CSRF token, and the page says so', async () => {
     const post = (action: string, csrf = browser.csrf) =>
-      fetch(`${base}/tenants/acme/${action}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          cookie: browser.cookie,
-          origin: base,
-        },
-        body: new URLSearchParams({ _csrf: csrf }),
-      });
+      postForm(`/tenants/acme/${action}`, {}, { cookie: browser.cookie, csrf });
     expect((await post('disable', 'forged')).status).toBe(403);
     expect((await h.admin.getTenant('acme'))?.disabledAt).toBeNull();
 
@@ -241,16 +236,7 @@ describe('disabling and enabling a tenant', () => {
       expect(((await api.json()) as { confirmed: boolean }).confirmed).toBe(false);
       expect((await h.admin.getTenant('globex'))?.disabledAt).toBeInstanceOf(Date);
 
-      const form = await fetch(`${base}/tenants/globex/enable`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          cookie: browser.cookie,
-          origin: base,
-        },
-        body: new URLSearchParams({ _csrf: browser.csrf }),
-      });
+      const form = await postForm('/tenants/globex/enable');
       expect(form.headers.get('location')).toBe('/tenants?notice=tenant-enabled-unconfirmed');
       expect((await h.admin.getTenant('globex'))?.disabledAt).toBeNull();
     } finally {
