@@ -23,15 +23,9 @@ export { CachedAgentDirectory, type LoadAgent } from './cached-agent-directory.t
 export { TenantStatus, type LoadTenant } from './tenant-status.ts';
 export {
   createWorkerRuntime,
-  TENANT_STATUS_TTL_MS,
+  PARKED_RELEASE_AFTER_MS,
   type WorkerOptions,
   type WorkerRuntime,
   type WorkerState,
 } from './worker-runtime.ts';
 export { createTaskService, type TaskServiceOptions, type TaskServiceBundle } from './create-task-service.ts';
-
-/**
- * How long after a tenant's run cap changes its parked runs are brought back: past the workers'
- * cached read of the cap (TENANT_STATUS_TTL_MS), so they are admitted under the new one.
- */
-export const PARKED_RELEASE_AFTER_MS = 6_000;

@@ -36,7 +36,13 @@ import { TaskWriter } from './task-writer.ts';
 import { TenantStatus } from './tenant-status.ts';
 
 /** How long a worker trusts what it read of a tenant's status: disabling reaches runs within it. */
-export const TENANT_STATUS_TTL_MS = 5_000;
+const TENANT_STATUS_TTL_MS = 5_000;
+
+/**
+ * How long after a tenant's run cap changes its parked runs are brought back (admin API, console):
+ * past the workers' cached read of the cap, so they are admitted under the new one.
+ */
+export const PARKED_RELEASE_AFTER_MS = TENANT_STATUS_TTL_MS + 1_000;
 
 export interface WorkerOptions {
   pool: pg.Pool;

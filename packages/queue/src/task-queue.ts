@@ -120,6 +120,9 @@ interface PendingAdd {
   reject: (err: unknown) => void;
 }
 
+/** Parked jobs rescheduled at once by releaseParked (each a lookup and a script). */
+const RELEASE_CONCURRENCY = 16;
+
 /**
  * The producer side of task dispatch.
  *
@@ -130,9 +133,6 @@ interface PendingAdd {
  * tenant's backlog depth) ran a tenant's new tasks ahead of its own older ones once its backlog
  * had shrunk, so under steady load the tail of a burst waited until arrivals stopped.
  */
-/** Parked jobs rescheduled at once by releaseParked (each a lookup and a script). */
-const RELEASE_CONCURRENCY = 16;
-
 export class TaskQueue {
   readonly queue: Queue;
   #pendingAdds: PendingAdd[] = [];
@@ -315,13 +315,13 @@ export class TaskQueue {
         ids.slice(i, i + RELEASE_CONCURRENCY).map(async (id) => {
           // Gone, or no longer delayed (its own delay brought it back): nothing to do.
           const job = await Job.fromId(this.queue, id).catch(() => undefined);
-          if (
-            await job?.changeDelay(afterMs).then(
-              () => true,
-              () => false,
-            )
-          )
-            rescheduled++;
+          const moved = job
+            ? await job.changeDelay(afterMs).then(
+                () => true,
+                () => false,
+              )
+            : false;
+          if (moved) rescheduled++;
         }),
       );
     }
