@@ -10,6 +10,7 @@ import { statusEvent } from '../task-events.ts';
 import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
 import { buildRunContext } from './build-run-context.ts';
 import type { RunContext } from './run-context.ts';
+import { recordDispatchLatency } from './dispatch-latency.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 import { watchForCancel } from './cancel-watch.ts';
 import { noticeCanceled, noticeUnheardCancel, releaseHeardCancel } from './cancel-notices.ts';
@@ -128,15 +129,7 @@ export class TaskRunner {
     }
     if (waits) return;
     if (!claim) return this.afterRefusedClaim(job);
-    // A run leaving SUBMITTED: how long it waited for a worker since it became due (created or
-    // continued). Both times are the database's (run_after, and the claim's updated_at), so worker
-    // clocks do not skew it. Not counted: a re-claim after a lapsed lease or a retry (the task
-    // stayed WORKING), and a run parked behind its tenant's run cap (the cap held it, not the fleet).
-    if (claim.movedToWorking && job.parkedAt === undefined)
-      this.deps.metrics?.dispatched(
-        { agent: claim.task.agentId },
-        Math.max(0, claim.task.updatedAt.getTime() - claim.task.runAfter.getTime()) / 1000,
-      );
+    recordDispatchLatency(this.deps, claim, job);
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
     // would.
