@@ -28,4 +28,5 @@ export {
   type WorkerRuntime,
   type WorkerState,
 } from './worker-runtime.ts';
+export { releaseParkedRuns, type ParkedRuns } from './parked-runs.ts';
 export { createTaskService, type TaskServiceOptions, type TaskServiceBundle } from './create-task-service.ts';

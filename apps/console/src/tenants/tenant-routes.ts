@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { PARKED_RELEASE_AFTER_MS } from '@switchyard/engine';
+import { releaseParkedRuns } from '@switchyard/engine';
 import { csrfOf } from '../auth/request-auth.ts';
 import type { ConsoleServices } from '../console-services.ts';
 import { notFound } from '../http/http-error.ts';
@@ -58,12 +58,7 @@ export async function setRunCap(
 ): Promise<void> {
   const tenant = await services.admin.setTenantMaxRunning(tenantId, maxRunning);
   if (!tenant) throw notFound('tenant');
-  const released = await services.queue
-    .releaseParked(tenantId, PARKED_RELEASE_AFTER_MS)
-    .catch((err: unknown) => {
-      services.log.warn({ err, tenantId }, 'could not release parked runs; they return by their delays');
-      return 0;
-    });
+  const released = await releaseParkedRuns(services.queue, tenantId, services.log);
   services.log.info({ tenantId, maxRunning, released, action: 'set-run-cap' }, 'console: tenant run cap set');
 }
 

@@ -1,5 +1,5 @@
 import type { HintPublisher, RevocationChannel } from '@switchyard/events';
-import type { UrlPolicy } from '@switchyard/engine';
+import type { ParkedRuns, UrlPolicy } from '@switchyard/engine';
 import type { PostgresAdminStore, PostgresOutboxStore, SecretBox } from '@switchyard/store';
 
 export interface AdminDeps {
@@ -8,7 +8,7 @@ export interface AdminDeps {
   /** Revoked credentials stop working on every gateway before the admin call answers. */
   revocations: Pick<RevocationChannel, 'announce'>;
   /** A tenant's parked runs, brought back when its run cap changes (TaskQueue.releaseParked). */
-  parkedRuns: { releaseParked(tenantId: string, afterMs: number): Promise<number> };
+  parkedRuns: ParkedRuns;
   /** Wakes pushers after a replay. */
   hints: HintPublisher;
   bodyLimitBytes: number;

@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import { PARKED_RELEASE_AFTER_MS } from '@switchyard/engine';
-import type { Logger } from '@switchyard/telemetry';
+import { releaseParkedRuns } from '@switchyard/engine';
 import { stateOf } from '../http/request-state.ts';
 import { TenantExistsError } from '@switchyard/store';
 import { adminConflict, adminNotFound } from './admin-error.ts';
@@ -55,24 +54,4 @@ export function tenantRoutes({ admin, bodyLimitBytes, revocations, parkedRuns }:
     res.json({ webhookSecret });
   });
   return router;
-}
-
-/**
- * Brings a tenant's parked runs back after its cap changed (PARKED_RELEASE_AFTER_MS). Advisory,
- * like the cap: when Redis fails, they come back by their own delays, and the cap is saved.
- */
-export async function releaseParkedRuns(
-  parkedRuns: AdminDeps['parkedRuns'],
-  tenantId: string,
-  log: Logger,
-): Promise<void> {
-  await parkedRuns
-    .releaseParked(tenantId, PARKED_RELEASE_AFTER_MS)
-    .then(
-      (released) =>
-        released > 0 && log.info({ tenantId, released }, 'parked runs released after a cap change'),
-    )
-    .catch((err: unknown) =>
-      log.warn({ err, tenantId }, 'could not release parked runs; they return by their delays'),
-    );
 }
