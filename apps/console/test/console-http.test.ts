@@ -2,21 +2,24 @@ import { isTerminal, TaskState } from '@switchyard/protocol';
 import type { CappedCount, ConsoleTaskRow, DeliveryRecord } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startConsoleHarness, type ConsoleHarness } from './support/console-harness.ts';
-import { bearer, getJson, login, session, type Session } from './support/http-client.ts';
+import { ADMIN_TOKEN, type ConsoleHarness } from './support/console-harness.ts';
+import {
+  bearer,
+  getJson,
+  login,
+  session,
+  startSignedInConsole,
+  type Session,
+} from './support/http-client.ts';
 
 let h: ConsoleHarness;
 let base: string;
 let browser: Session;
 
 beforeAll(async () => {
-  h = await startConsoleHarness();
-  base = h.baseUrl;
-  browser = await session(base);
+  ({ h, base, browser } = await startSignedInConsole());
 });
-afterAll(async () => {
-  await h.close();
-});
+afterAll(() => h.close());
 
 type TaskList = { tasks: ConsoleTaskRow[]; nextCursor: string | null; count: CappedCount };
 

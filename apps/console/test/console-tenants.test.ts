@@ -5,8 +5,8 @@ import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantView } from '../src/tenants/tenant-overview.ts';
-import { startConsoleHarness, type ConsoleHarness } from './support/console-harness.ts';
-import { bearer, getJson, session, type Session } from './support/http-client.ts';
+import type { ConsoleHarness } from './support/console-harness.ts';
+import { bearer, getJson, startSignedInConsole, type Session } from './support/http-client.ts';
 
 // The tenants view: each tenant's backlog and run cap (the admin API's maxRunning), what the cap
 // holds right now in Redis, setting the cap from the page and the JSON API, and disabling and
@@ -17,13 +17,9 @@ let base: string;
 let browser: Session;
 
 beforeAll(async () => {
-  h = await startConsoleHarness();
-  base = h.baseUrl;
-  browser = await session(base);
+  ({ h, base, browser } = await startSignedInConsole());
 });
-afterAll(async () => {
-  await h.close();
-});
+afterAll(() => h.close());
 
 const tenantsOf = async () => (await getJson<{ tenants: TenantView[] }>(`${base}/api/tenants`)).body.tenants;
 

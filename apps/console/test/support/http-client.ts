@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN } from './console-harness.ts';
+import { ADMIN_TOKEN, startConsoleHarness, type ConsoleHarness } from './console-harness.ts';
 
 /** A signed-in browser session against the console, for HTTP tests: cookie + CSRF token. */
 export interface Session {
@@ -35,4 +35,10 @@ export async function getJson<T>(
 ): Promise<{ status: number; body: T }> {
   const res = await fetch(url, { headers: { accept: 'application/json', ...headers } });
   return { status: res.status, body: (await res.json()) as T };
+}
+
+/** A started console harness with a browser session signed in to it (most HTTP tests' set-up). */
+export async function startSignedInConsole(): Promise<{ h: ConsoleHarness; base: string; browser: Session }> {
+  const h = await startConsoleHarness();
+  return { h, base: h.baseUrl, browser: await session(h.baseUrl) };
 }
