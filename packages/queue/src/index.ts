@@ -24,4 +24,5 @@ export {
   redisAnswers,
 } from './commands-connection.ts';
 export { resultWithin } from './result-within.ts';
+export { maxmemoryPolicyOf, watchEvictionPolicy } from './eviction-policy.ts';
 export { closeWithin, REDIS_CLOSE_TIMEOUT_MS } from './close-within.ts';

@@ -4,6 +4,7 @@ import {
   COMMANDS_CONNECTION_OPTIONS,
   createQueueKeys,
   guardCommands,
+  watchEvictionPolicy,
   type QueueKeys,
 } from '@switchyard/queue';
 import { createPool, createSecretBox, type SecretBox } from '@switchyard/store';
@@ -99,7 +100,17 @@ export async function openProcessResources(
     metrics,
     pool,
     get redis() {
-      return (redis ??= connect({ maxRetriesPerRequest: null }, 'queue', 'Redis'));
+      if (!redis) {
+        redis = connect({ maxRetriesPerRequest: null }, 'queue', 'Redis');
+        // The queue's connection, so every process that dispatches or consumes says so.
+        watchEvictionPolicy(redis, (maxmemoryPolicy) =>
+          log.warn(
+            { maxmemoryPolicy },
+            `Redis may evict keys (maxmemory-policy ${maxmemoryPolicy}): set it to noeviction, or queued jobs, their locks and run-cap slots can vanish under memory pressure (the reaper re-dispatches lost tasks from Postgres, late)`,
+          ),
+        );
+      }
+      return redis;
     },
     get commands() {
       return (commands ??= guardCommands(
