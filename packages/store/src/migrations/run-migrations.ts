@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { buildOnlineIndex, parseOnlineIndex, type OnlineIndex } from './online-index.ts';
 
 /** The repository's frozen, numbered SQL migrations. */
 export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL('../../../../migrations', import.meta.url));
@@ -15,6 +16,8 @@ export interface Migration {
   name: string;
   sql: string;
   checksum: string;
+  /** Set for an online index build (online-index.ts), applied outside a transaction. */
+  online?: OnlineIndex;
 }
 
 export interface MigrationResult {
@@ -51,11 +54,14 @@ export async function loadMigrations(dir = DEFAULT_MIGRATIONS_DIR): Promise<Migr
   return Promise.all(
     files.map(async (file) => {
       const sql = await readFile(join(dir, file), 'utf8');
+      const name = file.replace(/\.sql$/, '');
+      const online = parseOnlineIndex(name, sql);
       return {
         version: Number(file.slice(0, 6)),
-        name: file.replace(/\.sql$/, ''),
+        name,
         sql,
         checksum: createHash('sha256').update(sql).digest('hex'),
+        ...(online ? { online } : {}),
       };
     }),
   );
@@ -72,7 +78,7 @@ export async function runMigrations(
   options: MigrationOptions = {},
 ): Promise<MigrationResult> {
   const migrations = await loadMigrations(dir);
-  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+  await takeMigrationLock(client);
   const applied: string[] = [];
   try {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -90,7 +96,7 @@ export async function runMigrations(
         }
         continue;
       }
-      await applyMigration(client, m, options);
+      await (m.online ? applyOnlineIndex(client, m, m.online, options) : applyMigration(client, m, options));
       applied.push(m.name);
     }
   } catch (err) {
@@ -101,6 +107,25 @@ export async function runMigrations(
   }
   await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
   return { applied, current: migrations.at(-1)?.version ?? 0 };
+}
+
+/** How often a migrate command waiting for another's migrations asks for the lock again. */
+const LOCK_POLL_MS = 200;
+
+/**
+ * The session-level lock that serialises migrate commands, taken by asking until it is free
+ * rather than by waiting in pg_advisory_lock: a waiting statement holds a snapshot, and an
+ * online index build (CREATE INDEX CONCURRENTLY) waits for every older snapshot to go, so a
+ * second migrate command blocked on the lock would deadlock with the build holding it.
+ */
+async function takeMigrationLock(client: pg.ClientBase): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
+      MIGRATION_LOCK_KEY,
+    ]);
+    if (rows[0]?.ok) return;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+  }
 }
 
 /**
@@ -136,6 +161,54 @@ async function applyMigration(client: pg.ClientBase, m: Migration, options: Migr
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
     }
   }
+}
+
+/**
+ * An online index build (online-index.ts), then its ledger row. It runs outside a transaction,
+ * so it commits step by step; a try that fails on a lock wait or a deadlock is made again after
+ * a pause, as a migration's is, and resumes where the last one stopped, as does the next migrate
+ * command after a crash (the ledger row is written last).
+ */
+async function applyOnlineIndex(
+  client: pg.ClientBase,
+  m: Migration,
+  index: OnlineIndex,
+  options: MigrationOptions,
+): Promise<void> {
+  const { attempts = 20, retryDelayMs = 1000, onLockWait } = options;
+  const lockTimeoutMs = Math.max(1, Math.trunc(options.lockTimeoutMs ?? 3000));
+  const shortStep = async (sql: string) => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+      await client.query(sql);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await buildOnlineIndex(client, index, shortStep);
+      break;
+    } catch (err) {
+      const lockWait = LOCK_WAIT_CODES.has(String((err as { code?: unknown }).code));
+      if (!lockWait || attempt >= attempts) {
+        const why = lockWait ? ` (no lock after ${attempt} tries, each waiting at most ${lockTimeoutMs} ms)` : '';
+        throw new Error(`migration ${m.name} failed${why}`, { cause: err });
+      }
+      onLockWait?.(m.name, attempt);
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+    } finally {
+      await client.query('RESET lock_timeout').catch(() => undefined);
+    }
+  }
+  await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+    m.version,
+    m.name,
+    m.checksum,
+  ]);
 }
 
 /** SQLSTATE undefined_table: here, the ledger table does not exist yet. */
