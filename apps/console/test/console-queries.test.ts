@@ -206,6 +206,11 @@ describe('lookups and counts', () => {
     }
     expect(await queued()).toEqual({ count: before + 3, capped: false });
     expect(await queued(before + 2)).toEqual({ count: before + 2, capped: true });
+    // One tenant's alone, as the JSON API reads it after a change to that tenant.
+    expect(await countQueuedByTenant(h.kdb, undefined, 'globex')).toEqual([
+      { tenantId: 'globex', queued: { count: before + 3, capped: false } },
+    ]);
+    expect(await countQueuedByTenant(h.kdb, undefined, 'nobody')).toEqual([]);
   });
 
   it('answers readiness pings', async () => {

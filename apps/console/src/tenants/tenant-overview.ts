@@ -12,13 +12,17 @@ export interface TenantView extends TenantRecord {
 /** As on the queues page: Redis may be away or hung while operators look, Postgres answers the rest. */
 const RUN_COUNTS_WAIT_MS = 2000;
 
-/** Every tenant (or only `onlyId`) with its settings, its backlog and what its run cap holds now. */
+/**
+ * Every tenant (or only `onlyId`, read alone: the JSON API answers a change to one tenant with
+ * it) with its settings, its backlog and what its run cap holds now.
+ */
 export async function loadTenantOverview(services: ConsoleServices, onlyId?: string): Promise<TenantView[]> {
-  const [all, backlogs] = await Promise.all([
-    services.admin.listTenants(),
-    services.reads.countQueuedByTenant(),
+  const [tenants, backlogs] = await Promise.all([
+    onlyId === undefined
+      ? services.admin.listTenants()
+      : services.admin.getTenant(onlyId).then((t) => (t ? [t] : [])),
+    services.reads.countQueuedByTenant(undefined, onlyId),
   ]);
-  const tenants = onlyId === undefined ? all : all.filter((t) => t.id === onlyId);
   const ids = tenants.map((t) => t.id);
   const usage = isRedisAway(services.redis)
     ? null

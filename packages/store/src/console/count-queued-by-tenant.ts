@@ -7,9 +7,9 @@ import type { TenantQueued } from './console-types.ts';
  * Per tenant, its tasks waiting for a worker (live, unleased, not a Message reply: SUBMITTED
  * tasks, answered continuations, retries in their backoff), each count capped at `cap` (+1 tells
  * "more"). Read from the store, the only truth, on the partial index of unleased live tasks
- * (tasks_live_dispatch_order), one capped probe per tenant.
+ * (tasks_live_dispatch_order), one capped probe per tenant; only `tenantId`'s when given.
  */
-export async function countQueuedByTenant(db: Db, cap = 10_000): Promise<TenantQueued[]> {
+export async function countQueuedByTenant(db: Db, cap = 10_000, tenantId?: string): Promise<TenantQueued[]> {
   const rows = await db
     .selectFrom('tenants as t')
     .select((eb) => [
@@ -29,6 +29,7 @@ export async function countQueuedByTenant(db: Db, cap = 10_000): Promise<TenantQ
         .select((c) => c.fn.countAll<number>().as('n'))
         .as('n'),
     ])
+    .$if(tenantId !== undefined, (qb) => qb.where('t.id', '=', tenantId!))
     .orderBy('t.id')
     .execute();
   return rows.map((r) => {

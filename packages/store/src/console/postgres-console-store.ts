@@ -51,8 +51,8 @@ export class PostgresConsoleStore {
   countDeadLettersByTenant(cap?: number): Promise<TenantDeadLetters[]> {
     return countDeadLettersByTenant(this.#db, cap);
   }
-  countQueuedByTenant(cap?: number): Promise<TenantQueued[]> {
-    return countQueuedByTenant(this.#db, cap);
+  countQueuedByTenant(cap?: number, tenantId?: string): Promise<TenantQueued[]> {
+    return countQueuedByTenant(this.#db, cap, tenantId);
   }
   findTaskTenants(taskId: string): Promise<TaskLocation[]> {
     return findTaskTenants(this.#db, taskId);
