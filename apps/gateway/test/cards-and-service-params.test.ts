@@ -140,7 +140,9 @@ describe('agent cards (digest §4.4)', () => {
   it('an unknown agent has no card (404 google.rpc.Status)', async () => {
     const reply = await send('GET', cardUrl('acme/nobody'), { noVersion: true });
     expect(reply.status).toBe(404);
-    expect(reply.body).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+    expect(reply.body).toMatchObject({
+      error: { code: 404, status: 'NOT_FOUND', message: 'No agent acme/nobody' },
+    });
   });
 });
 

@@ -39,7 +39,7 @@ export function a2aGuard(
     const tenantId = pathParam(req, 'tenantId');
     const agentId = pathParam(req, 'agentId');
     const agent = tenantId === identity.caller.tenantId ? await resolveAgent(tenantId, agentId) : null;
-    if (!agent) throw notFound();
+    if (!agent) throw notFound({ tenantId, agentId });
     state.agent = agent;
     state.addLogFields({ tenantId, principal: identity.caller.principal, agentId });
     next();

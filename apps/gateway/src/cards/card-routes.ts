@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AgentRegistration } from '@switchyard/engine';
 import { isV03Version } from '@switchyard/protocol';
 import { requestedVersion } from '../a2a/service-params.ts';
-import { notFound } from '../http/edge-error.ts';
+import { agentCardNotFound } from '../http/edge-error.ts';
 import { pathParam } from '../http/path-param.ts';
 import type { CardBuilder, ServedCard } from './card-builder.ts';
 
@@ -29,7 +29,7 @@ export function cardRoutes({
   const router = Router();
   const serveAgent = async (tenantId: string, agentId: string, req: Request, res: Response) => {
     const agent = await resolveAgent(tenantId, agentId);
-    if (!agent) throw notFound();
+    if (!agent) throw agentCardNotFound(tenantId, agentId);
     res.append('Vary', 'A2A-Version');
     const v03 = wantsV03Card(req, versionWithoutHeader);
     sendCard(req, res, v03 ? cards.publicCardV03(agent) : cards.publicCard(agent));

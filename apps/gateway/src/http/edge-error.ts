@@ -34,9 +34,31 @@ export function forcedGrpcStatus(error: A2AError): GrpcStatusName | undefined {
   return forced.get(error)?.grpc;
 }
 
-/** Unknown agent, or a tenant segment that is not the caller's: 404 with no hint (digest §9 rule 4). */
-export function notFound(): A2AError {
-  return withHttpStatus(new A2AError('TaskNotFound', { message: 'Not found' }), 404);
+/**
+ * Unknown agent, or a tenant segment that is not the caller's: 404 with no hint (digest §9 rule
+ * 4). Given the agent the URL names, the message names it back (a mistyped name then reads as
+ * one, not as a missing task); it says the same whether the agent is missing or another
+ * tenant's, so it tells the caller nothing the URL did not.
+ */
+export function notFound(agent?: { tenantId: string; agentId: string }): A2AError {
+  const message = agent
+    ? `No agent ${agentPath(agent.tenantId, agent.agentId)} is served to this caller`
+    : 'Not found';
+  return withHttpStatus(new A2AError('TaskNotFound', { message }), 404);
+}
+
+/** The card of an agent that does not exist: cards are public, so the message names it plainly. */
+export function agentCardNotFound(tenantId: string, agentId: string): A2AError {
+  return withHttpStatus(
+    new A2AError('TaskNotFound', { message: `No agent ${agentPath(tenantId, agentId)}` }),
+    404,
+  );
+}
+
+/** The URL's tenant and agent as a message shows them: cut short, since a URL may hold anything. */
+function agentPath(tenantId: string, agentId: string): string {
+  const cut = (segment: string) => (segment.length > 64 ? `${segment.slice(0, 64)}…` : segment);
+  return `${cut(tenantId)}/${cut(agentId)}`;
 }
 
 /**
