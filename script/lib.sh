@@ -50,3 +50,16 @@ setup_env() {
   ensure_pnpm
   export PATH="$ROOT/node_modules/.bin:$PATH"
 }
+
+# The demo key script/server seeds when SWITCHYARD_DEMO_API_KEY is not set: made once and kept in
+# a file only this user can read (default .switchyard/demo-api-key, ignored by git), so a restart
+# seeds the same key and an exported KEY keeps working. Delete the file for a new key (the seed
+# revokes the old one). Prints the key.
+demo_api_key_from_file() {
+  local file=${1:-$ROOT/.switchyard/demo-api-key}
+  if [[ ! -s "$file" ]]; then
+    mkdir -p "$(dirname "$file")"
+    (umask 077 && node -e "process.stdout.write('sy_demo_' + require('node:crypto').randomBytes(24).toString('base64url'))" >"$file")
+  fi
+  cat "$file"
+}

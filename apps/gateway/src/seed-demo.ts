@@ -24,10 +24,14 @@ export interface SeedDemoResult {
   agents: SeededAgent[];
   apiKey: string;
   principal: string;
+  /** Earlier demo keys this run revoked: one demo key is live at a time. */
+  replaced: number;
 }
 
 export const DEMO_TENANT = 'demo';
 export const DEMO_PRINCIPAL = 'demo-user';
+/** How the seed's keys are described, and so found again to be replaced. */
+const DEMO_KEY_DESCRIPTION = 'demo key (seed-demo)';
 
 /** Agent id per bundled executor; the invoice reconciler is registered under a shorter id. */
 const AGENT_IDS: Record<string, string> = {
@@ -68,8 +72,10 @@ export function demoApiKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * Idempotent demo setup: tenant `demo`, every bundled agent with its own card, and a tenant-admin
- * API key for `demo-user`. Running it again changes nothing except issuing another key when no
- * fixed key is given.
+ * API key for `demo-user`. Running it again with the same fixed key changes nothing. Without one
+ * it issues a new key, and either way the seed's earlier keys are revoked: each start of a setup
+ * that seeds (script/server without a key, compose's migrate service) used to leave one more
+ * tenant-admin key that never expired.
  */
 export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions): Promise<SeedDemoResult> {
   const keyProblem = demoApiKey ? demoApiKeyProblem(demoApiKey) : undefined;
@@ -98,8 +104,19 @@ export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions
     tenantId: DEMO_TENANT,
     principal: DEMO_PRINCIPAL,
     role: 'tenant_admin',
-    description: 'demo key (seed-demo)',
+    description: DEMO_KEY_DESCRIPTION,
     ...(demoApiKey ? { plaintext: demoApiKey } : {}),
   });
-  return { tenantId: DEMO_TENANT, agents, apiKey: issued.plaintext, principal: DEMO_PRINCIPAL };
+  // Not brought back: a revoked key may have been revoked because it leaked.
+  if (issued.key.revokedAt !== null)
+    throw new RangeError(
+      'the demo API key (SWITCHYARD_DEMO_API_KEY) was revoked; choose another key (or leave it unset for a generated one)',
+    );
+  let replaced = 0;
+  for (const key of await admin.listApiKeys(DEMO_TENANT)) {
+    const earlier = key.principal === DEMO_PRINCIPAL && key.description === DEMO_KEY_DESCRIPTION;
+    if (earlier && key.id !== issued.key.id && key.revokedAt === null)
+      if (await admin.revokeApiKey(DEMO_TENANT, key.id)) replaced++;
+  }
+  return { tenantId: DEMO_TENANT, agents, apiKey: issued.plaintext, principal: DEMO_PRINCIPAL, replaced };
 }

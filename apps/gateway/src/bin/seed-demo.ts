@@ -1,7 +1,13 @@
 // CLI: seeds the demo tenant, agents and API key, then prints where to reach them.
 // Usage: node apps/gateway/src/bin/seed-demo.ts   (env: DATABASE_URL, SWITCHYARD_SECRET_KEY, PUBLIC_URL, SWITCHYARD_DEMO_API_KEY)
 import { loadConfigOrExit } from '@switchyard/runtime';
-import { createDb, createPool, createSecretBox, PostgresAdminStore } from '@switchyard/store';
+import {
+  ApiKeyConflictError,
+  createDb,
+  createPool,
+  createSecretBox,
+  PostgresAdminStore,
+} from '@switchyard/store';
 import { loadGatewayConfig } from '../config.ts';
 import { demoApiKeyFrom, seedDemo } from '../seed-demo.ts';
 
@@ -31,6 +37,15 @@ try {
     `\nAPI key for ${result.principal} (tenant_admin)${demoApiKey ? '' : ', generated: store it now, it is not shown again'}:`,
   );
   console.log(`  X-API-Key: ${result.apiKey}`);
+  if (result.replaced > 0)
+    console.log(
+      `  (it replaces ${result.replaced} earlier demo key${result.replaced > 1 ? 's' : ''}, now revoked)`,
+    );
+} catch (err) {
+  // The key's own problems (revoked, another principal's) are the operator's to fix: said plainly.
+  if (!(err instanceof RangeError || err instanceof ApiKeyConflictError)) throw err;
+  console.error(`seed-demo: ${err.message}`);
+  process.exitCode = 1;
 } finally {
   await pool.end();
 }
