@@ -191,6 +191,10 @@ describe('API keys', () => {
     expect(
       (await admin('POST', '/tenants/acme/api-keys', { body: { principal: 'eve', role: 'root' } })).status,
     ).toBe(400);
+    // No role: the least a key can see, as the CLI's --role defaults to.
+    const plain = await admin('POST', '/tenants/acme/api-keys', { body: { principal: 'frank' } });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toMatchObject({ key: { principal: 'frank', role: 'user' } });
   });
 });
 

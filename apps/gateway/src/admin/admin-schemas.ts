@@ -29,7 +29,8 @@ export const agentBody = z.strictObject({
 
 export const newApiKeyBody = z.strictObject({
   principal: z.string().min(1).max(200),
-  role: z.enum(['user', 'tenant_admin']),
+  /** The least a key can see, when not given (as the CLI's --role). */
+  role: z.enum(['user', 'tenant_admin']).default('user'),
   description: z.string().max(500).optional(),
   /** When the key stops working (RFC 3339 with an offset or Z); never, when absent. */
   expiresAt: z.iso

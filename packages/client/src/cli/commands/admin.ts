@@ -61,10 +61,10 @@ export const adminCommands: Command[] = [
   },
   {
     words: ['admin', 'tenants', 'cap'],
-    args: ['tenant-id', 'runs'],
+    args: ['tenant-id', 'N|none|default'],
     options: base,
-    usage: 'N|none|default [--json]',
-    summary: "Cap a tenant's runs at once across the workers (none: no cap; default: the fleet's).",
+    usage: '[--json]',
+    summary: "Cap a tenant's runs at once across the workers at N (none: no cap; default: the fleet's).",
     async run(ctx, [tenantId = '', runs = '']) {
       const tenant = await admin(ctx).setTenantMaxRunning(tenantId, parseRunCap(runs));
       return print(ctx, tenant, () => [
