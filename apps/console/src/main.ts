@@ -2,6 +2,7 @@
 import {
   handleProcessErrors,
   handleSignals,
+  listenOrExit,
   loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
@@ -14,7 +15,7 @@ const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close, f
   await openProcessResources('console', config, process.env);
 handleProcessErrors(log);
 const app = createConsole({ pool, redis, commands, subscriber, keys, secrets, log, config, metrics });
-await app.start(config.CONSOLE_PORT);
+await listenOrExit(log, { CONSOLE_PORT: config.CONSOLE_PORT }, () => app.start(config.CONSOLE_PORT));
 handleSignals(
   {
     async stop() {

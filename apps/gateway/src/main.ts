@@ -2,6 +2,7 @@
 import {
   handleProcessErrors,
   handleSignals,
+  listenOrExit,
   loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
@@ -27,4 +28,6 @@ handleSignals(
   log,
   { deadlineMs: shutdownDeadlineMs(config, config.SHUTDOWN_GRACE_MS), beforeForcedExit: flushTracing },
 );
-await gateway.start(config.PORT);
+await listenOrExit(log, { PORT: config.PORT, GATEWAY_OPS_PORT: config.GATEWAY_OPS_PORT }, () =>
+  gateway.start(config.PORT),
+);

@@ -2,6 +2,7 @@
 import {
   handleProcessErrors,
   handleSignals,
+  listenOrExit,
   loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
@@ -26,14 +27,16 @@ const pusher = createPusher({
   settings: pusherSettings(config),
   metrics,
 });
-const ops = await startOpsServer(config.PUSHER_OPS_PORT, {
-  health: () => pusher.health(),
-  ready: () => pusher.ready(),
-  // Reported, not required: the pusher delivers by polling Postgres, and Redis's wake-ups only
-  // speed it up. Requiring it would stall every rollout through a Redis outage.
-  advisory: ['redis'],
-  metrics: () => pusher.metrics(),
-});
+const ops = await listenOrExit(log, { PUSHER_OPS_PORT: config.PUSHER_OPS_PORT }, () =>
+  startOpsServer(config.PUSHER_OPS_PORT, {
+    health: () => pusher.health(),
+    ready: () => pusher.ready(),
+    // Reported, not required: the pusher delivers by polling Postgres, and Redis's wake-ups only
+    // speed it up. Requiring it would stall every rollout through a Redis outage.
+    advisory: ['redis'],
+    metrics: () => pusher.metrics(),
+  }),
+);
 handleSignals(
   {
     async stop() {

@@ -5,6 +5,7 @@ import { createUpstreamAgent, UPSTREAM_EXECUTOR } from '@switchyard/upstream';
 import {
   handleProcessErrors,
   handleSignals,
+  listenOrExit,
   loadConfigOrExit,
   openProcessResources,
   shutdownDeadlineMs,
@@ -52,13 +53,15 @@ const worker = createWorkerRuntime({
     taskMaxArtifactBytes: config.TASK_MAX_ARTIFACT_BYTES,
   },
 });
-// Consumes once the schema is current; until then alive (it is waiting, not stuck) but unready.
+const ops = await listenOrExit(log, { WORKER_OPS_PORT: config.WORKER_OPS_PORT }, () =>
+  startOpsServer(config.WORKER_OPS_PORT, {
+    health: () => worker.state === 'starting' || worker.state === 'running' || worker.state === 'draining',
+    ready: () => worker.ready(),
+    metrics: () => metrics.text(),
+  }),
+);
+// After the ops port is bound: a port that cannot be ends the process before it takes any work.
 worker.start();
-const ops = await startOpsServer(config.WORKER_OPS_PORT, {
-  health: () => worker.state === 'starting' || worker.state === 'running' || worker.state === 'draining',
-  ready: () => worker.ready(),
-  metrics: () => metrics.text(),
-});
 handleSignals(
   {
     async stop() {

@@ -29,4 +29,5 @@ export { handleProcessErrors, type ProcessErrorOptions } from './process-errors.
 export { closeWithin, REDIS_CLOSE_TIMEOUT_MS } from '@switchyard/queue';
 export { migrationsProbe, postgresProbe, PROBE_TIMEOUT_MS } from './readiness-probes.ts';
 export { opsHandler, serviceReadiness, startOpsServer, type OpsHandlers } from './ops-server.ts';
+export { listenOrExit } from './listen-or-exit.ts';
 export { openProcessResources, type ProcessResources } from './process-resources.ts';
