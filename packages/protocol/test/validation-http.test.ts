@@ -140,6 +140,10 @@ describe('§4.2 GET /tasks query (§11.5 query rules)', () => {
       'pageSize',
       'must be an integer between 1 and 100',
     ));
+  it('a pageSize that is no integer says so, as the JSON-RPC binding does', () => {
+    for (const pageSize of ['1.5', 'ten'])
+      expectViolation(() => parseListTasksQuery({ pageSize }), 'pageSize', 'must be an integer');
+  });
   it('§7.4 rule 22 pageSize=0 is InvalidParams', () =>
     expectViolation(() => parseListTasksQuery({ pageSize: '0' }), 'pageSize'));
   it('§7.4 rule 23 an unknown status name is InvalidParams', () =>

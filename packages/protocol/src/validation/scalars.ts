@@ -57,7 +57,15 @@ export const tenantSchema = (maxLength: number) =>
 export function int32(min: number, max: number = INT32_MAX) {
   const range =
     max === INT32_MAX ? `must be an integer >= ${min}` : `must be an integer between ${min} and ${max}`;
-  return z.preprocess(numericStringToNumber, z.int().min(min, range).max(max, range));
+  // A query's "1.5" stays a string, which zod calls not a number: an integer is what is wanted,
+  // and the JSON-RPC binding's 1.5 says so too.
+  return z.preprocess(
+    numericStringToNumber,
+    z
+      .int({ error: orRequired('must be an integer') })
+      .min(min, range)
+      .max(max, range),
+  );
 }
 
 /** Role of a message; ProtoJSON readers also accept the enum numbers 1 and 2 (digest §1). */
