@@ -125,6 +125,8 @@ describe.each(variants)('%s', (_name, binding, twin) => {
       message: { ...userMessage('x'), parts: [{ raw: 'aGVsbG8=', mediaType: 'image/png' }] },
     });
     expect(!reply.ok && reply.reason).toBe('CONTENT_TYPE_NOT_SUPPORTED');
+    // What it does take, so the client can choose (echo's card: text and JSON).
+    expect(JSON.stringify(!reply.ok && reply.body)).toMatch(/does not take image\/png; it takes text\/plain/);
   });
 
   it('§7.4 rule 19: GetTask of an unknown id is TaskNotFound', async () => {

@@ -66,6 +66,11 @@ describe('factories', () => {
       state: 'TASK_STATE_COMPLETED',
     });
     expect(contentTypeNotSupported('image/gif').metadata).toEqual({ mediaType: 'image/gif' });
+    const listed = contentTypeNotSupported('image/gif', ['text/plain', 'application/json']);
+    expect(listed.metadata).toEqual({ mediaType: 'image/gif', accepted: 'text/plain,application/json' });
+    expect(listed.message).toBe(
+      'Incompatible content types: this agent does not take image/gif; it takes text/plain, application/json',
+    );
     expect(extensionSupportRequired(['urn:a', 'urn:b']).metadata).toEqual({ extensions: 'urn:a,urn:b' });
     expect(methodNotFound('Nope').metadata).toEqual({ method: 'Nope' });
     expect(payloadTooLarge(1024).metadata).toEqual({ limitBytes: '1024' });

@@ -26,6 +26,7 @@ export function checkContentTypes(message: Message, card: Record<string, unknown
   if (modes.size === 0) return;
   for (const part of message.parts) {
     const type = partMediaType(part);
-    if (type && ![...modes].some((mode) => accepts(mode, type))) throw contentTypeNotSupported(type);
+    if (type && ![...modes].some((mode) => accepts(mode, type)))
+      throw contentTypeNotSupported(type, [...modes]);
   }
 }

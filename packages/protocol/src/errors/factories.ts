@@ -22,8 +22,24 @@ export const pushNotificationNotSupported = (): A2AError => new A2AError('PushNo
 export const unsupportedOperation = (message?: string): A2AError =>
   new A2AError('UnsupportedOperation', message === undefined ? {} : { message });
 
-export const contentTypeNotSupported = (mediaType?: string): A2AError =>
-  new A2AError('ContentTypeNotSupported', mediaType ? { metadata: { mediaType: clip(mediaType) } } : {});
+/**
+ * A part's media type the agent does not take. Given what it takes (its card's input modes), the
+ * message lists them, and so does `metadata.accepted` (comma-separated, as ErrorInfo metadata is
+ * strings), so a client can pick a type it may send.
+ */
+export const contentTypeNotSupported = (mediaType?: string, accepted?: readonly string[]): A2AError => {
+  const metadata: Record<string, string> = {};
+  if (mediaType) metadata['mediaType'] = clip(mediaType);
+  if (accepted?.length) metadata['accepted'] = clip(accepted.join(','));
+  const message =
+    mediaType && accepted?.length
+      ? `Incompatible content types: this agent does not take ${clip(mediaType)}; it takes ${clip(accepted.join(', '))}`
+      : undefined;
+  return new A2AError('ContentTypeNotSupported', {
+    ...(message ? { message } : {}),
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+  });
+};
 
 export const invalidAgentResponse = (message?: string, cause?: unknown): A2AError =>
   new A2AError('InvalidAgentResponse', { ...(message === undefined ? {} : { message }), cause });
