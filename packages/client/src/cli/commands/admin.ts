@@ -78,7 +78,7 @@ export const adminCommands: Command[] = [
     options: [...base, 'executor', 'card', 'settings'],
     usage:
       '--executor echo|booking|invoice-reconciler|slow|conformance|a2a-upstream [--card JSON|FILE] [--settings JSON|FILE] [--json]',
-    summary: 'Create or replace an agent registration; prints its card URL.',
+    summary: 'Create or replace an agent registration (without --card, a minimal card); prints its card URL.',
     async run(ctx, [tenantId = '', agentId = '']) {
       const executor = ctx.values.executor;
       if (!executor) throw new UsageError('--executor is required');
