@@ -53,13 +53,16 @@ setup_env() {
 
 # The demo key script/server seeds when SWITCHYARD_DEMO_API_KEY is not set: made once and kept in
 # a file only this user can read (default .switchyard/demo-api-key, ignored by git), so a restart
-# seeds the same key and an exported KEY keeps working. Delete the file for a new key (the seed
-# revokes the old one). Prints the key.
+# seeds the same key and an exported KEY keeps working. Delete the file for a new key. Prints the
+# key; fails (and keeps no file) when none could be made, since a caller's $(...) does not stop at
+# a failed command inside it.
 demo_api_key_from_file() {
   local file=${1:-$ROOT/.switchyard/demo-api-key}
   if [[ ! -s "$file" ]]; then
-    mkdir -p "$(dirname "$file")"
-    (umask 077 && node -e "process.stdout.write('sy_demo_' + require('node:crypto').randomBytes(24).toString('base64url'))" >"$file")
+    mkdir -p "$(dirname "$file")" || return 1
+    local made="$file.new.$$"
+    (umask 077 && node -e "process.stdout.write('sy_demo_' + require('node:crypto').randomBytes(24).toString('base64url'))" >"$made") &&
+      [[ -s "$made" ]] && mv "$made" "$file" || { rm -f "$made"; echo "cannot make a demo key in $file" >&2; return 1; }
   fi
   cat "$file"
 }

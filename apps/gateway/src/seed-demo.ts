@@ -24,14 +24,16 @@ export interface SeedDemoResult {
   agents: SeededAgent[];
   apiKey: string;
   principal: string;
-  /** Earlier demo keys this run revoked: one demo key is live at a time. */
+  /** Earlier generated demo keys this run revoked (only a generated key replaces any). */
   replaced: number;
 }
 
 export const DEMO_TENANT = 'demo';
 export const DEMO_PRINCIPAL = 'demo-user';
-/** How the seed's keys are described, and so found again to be replaced. */
-const DEMO_KEY_DESCRIPTION = 'demo key (seed-demo)';
+/** How the seed describes a fixed key (SWITCHYARD_DEMO_API_KEY): never revoked by a seed. */
+const FIXED_DEMO_KEY_DESCRIPTION = 'demo key (seed-demo)';
+/** How it describes a key it generated, and so finds it again to be replaced. */
+const GENERATED_DEMO_KEY_DESCRIPTION = 'demo key (seed-demo, generated)';
 
 /** Agent id per bundled executor; the invoice reconciler is registered under a shorter id. */
 const AGENT_IDS: Record<string, string> = {
@@ -72,10 +74,11 @@ export function demoApiKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * Idempotent demo setup: tenant `demo`, every bundled agent with its own card, and a tenant-admin
- * API key for `demo-user`. Running it again with the same fixed key changes nothing. Without one
- * it issues a new key, and either way the seed's earlier keys are revoked: each start of a setup
- * that seeds (script/server without a key, compose's migrate service) used to leave one more
- * tenant-admin key that never expired.
+ * API key for `demo-user`. Running it again with the same fixed key changes nothing, and a fixed
+ * key is never revoked by a later seed: script/server's kept key and the TCK recipe's key are both
+ * fixed, and each start must not lock the other out. Without a fixed key it issues a new one and
+ * revokes the keys earlier keyless seeds generated, so that a setup seeding at every start
+ * (compose's migrate service) does not pile up tenant-admin keys that never expire.
  */
 export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions): Promise<SeedDemoResult> {
   const keyProblem = demoApiKey ? demoApiKeyProblem(demoApiKey) : undefined;
@@ -104,19 +107,21 @@ export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions
     tenantId: DEMO_TENANT,
     principal: DEMO_PRINCIPAL,
     role: 'tenant_admin',
-    description: DEMO_KEY_DESCRIPTION,
+    description: demoApiKey ? FIXED_DEMO_KEY_DESCRIPTION : GENERATED_DEMO_KEY_DESCRIPTION,
     ...(demoApiKey ? { plaintext: demoApiKey } : {}),
   });
   // Not brought back: a revoked key may have been revoked because it leaked.
   if (issued.key.revokedAt !== null)
     throw new RangeError(
-      'the demo API key (SWITCHYARD_DEMO_API_KEY) was revoked; choose another key (or leave it unset for a generated one)',
+      'the demo API key (SWITCHYARD_DEMO_API_KEY) was revoked; choose another key (script/server: delete .switchyard/demo-api-key for a new one)',
     );
   let replaced = 0;
-  for (const key of await admin.listApiKeys(DEMO_TENANT)) {
-    const earlier = key.principal === DEMO_PRINCIPAL && key.description === DEMO_KEY_DESCRIPTION;
-    if (earlier && key.id !== issued.key.id && key.revokedAt === null)
-      if (await admin.revokeApiKey(DEMO_TENANT, key.id)) replaced++;
-  }
+  if (!demoApiKey)
+    for (const key of await admin.listApiKeys(DEMO_TENANT)) {
+      const generated =
+        key.principal === DEMO_PRINCIPAL && key.description === GENERATED_DEMO_KEY_DESCRIPTION;
+      if (generated && key.id !== issued.key.id && key.revokedAt === null)
+        if (await admin.revokeApiKey(DEMO_TENANT, key.id)) replaced++;
+    }
   return { tenantId: DEMO_TENANT, agents, apiKey: issued.plaintext, principal: DEMO_PRINCIPAL, replaced };
 }

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '@switchyard/testing';
 
 // script/server seeds the demo key kept in a file when SWITCHYARD_DEMO_API_KEY is not set, so a
-// restart seeds the same key (the seed revokes the keys it replaces) and an exported KEY keeps
-// working. The helper it calls, run as script/server runs it.
+// restart seeds the same key and an exported KEY keeps working. The helper it calls, run as script/server runs it.
 const run = promisify(execFile);
 let dir = '';
 beforeAll(async () => {
@@ -18,10 +17,11 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true });
 });
 
-const keyFrom = async (file: string) =>
+const keyFrom = async (file: string, env: NodeJS.ProcessEnv = process.env) =>
   (
     await run('bash', ['-c', `source script/lib.sh && demo_api_key_from_file "$1"`, 'demo-key', file], {
       cwd: REPO_ROOT,
+      env,
     })
   ).stdout;
 
@@ -39,5 +39,15 @@ describe('demo_api_key_from_file (script/lib.sh)', () => {
     const first = await keyFrom(file);
     await rm(file);
     expect(await keyFrom(file)).not.toBe(first);
+  });
+
+  it('fails, keeping no empty file, when no key can be made', async () => {
+    const file = join(dir, 'failing', 'demo-api-key');
+    // Node refuses to start with an unknown option: the key's maker fails as a broken node would.
+    await expect(keyFrom(file, { ...process.env, NODE_OPTIONS: '--no-such-option' })).rejects.toMatchObject({
+      stderr: expect.stringContaining(`cannot make a demo key in ${file}`),
+    });
+    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await keyFrom(file)).toMatch(/^sy_demo_/);
   });
 });

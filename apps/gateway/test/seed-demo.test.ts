@@ -47,31 +47,45 @@ describe('seedDemo', () => {
     ]);
   });
 
-  it('generates a key when none is given, and each seed leaves one live demo key', async () => {
+  it('generates a key when none is given, replacing only keys earlier keyless seeds generated', async () => {
     const fixed = 'sy_demo-key-for-tests-0123456789';
-    const result = await seedDemo({ admin, publicUrl: 'http://localhost:8080' });
-    expect(result.apiKey).toMatch(/^sy_/);
-    expect(await admin.authenticateApiKey(result.apiKey)).toMatchObject({ principal: 'demo-user' });
-    // The fixed key of the test before is replaced, not kept beside it.
-    expect(result.replaced).toBe(1);
-    expect(await admin.authenticateApiKey(fixed)).toBeNull();
-    const again = await seedDemo({ admin, publicUrl: 'http://localhost:8080' });
-    expect(again.replaced).toBe(1);
-    expect(await admin.authenticateApiKey(result.apiKey)).toBeNull();
-    // A revoked fixed key is not brought back (it may have leaked): the seed says so instead.
-    await expect(seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: fixed })).rejects.toThrow(
-      'the demo API key (SWITCHYARD_DEMO_API_KEY) was revoked',
-    );
-    expect(await admin.authenticateApiKey(fixed)).toBeNull();
+    const seed = (demoApiKey?: string) => seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey });
+    const first = await seed();
+    expect(first.apiKey).toMatch(/^sy_/);
+    expect(await admin.authenticateApiKey(first.apiKey)).toMatchObject({ principal: 'demo-user' });
+    // A fixed key (script/server's kept one, the TCK recipe's) is never a seed's to revoke.
+    expect(first.replaced).toBe(0);
+    expect(await admin.authenticateApiKey(fixed)).toMatchObject({ principal: 'demo-user' });
+    const second = await seed();
+    expect(second.replaced).toBe(1);
+    expect(await admin.authenticateApiKey(first.apiKey)).toBeNull();
+    // Seeding a fixed key revokes nothing: two setups with their own fixed keys both keep working.
+    const another = 'sy_another-demo-key-0123456789';
+    expect((await seed(another)).replaced).toBe(0);
+    expect((await seed(fixed)).replaced).toBe(0);
+    for (const key of [fixed, another, second.apiKey])
+      expect(await admin.authenticateApiKey(key)).toMatchObject({ principal: 'demo-user' });
     // A key an operator issued to the same principal is not the seed's: it stays.
     const own = await admin.createApiKey({ tenantId: 'demo', principal: 'demo-user', role: 'user' });
-    const another = 'sy_another-demo-key-0123456789';
-    const fixedAgain = await seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: another });
-    expect(fixedAgain.replaced).toBe(1);
+    const third = await seed();
+    expect(third.replaced).toBe(1);
     const live = (await admin.listApiKeys('demo')).filter((k) => k.revokedAt === null);
+    const idOf = async (key: string) => (await admin.authenticateApiKey(key))!.keyId;
     expect(live.map((k) => k.id).sort()).toEqual(
-      [own.key.id, (await admin.authenticateApiKey(another))!.keyId].sort(),
+      [own.key.id, await idOf(fixed), await idOf(another), await idOf(third.apiKey)].sort(),
     );
-    expect(await admin.authenticateApiKey(again.apiKey)).toBeNull();
+  });
+
+  it('refuses a fixed key an operator revoked (it may have leaked), and writes no key', async () => {
+    const leaked = 'sy_leaked-demo-key-0123456789';
+    await seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: leaked });
+    const { keyId } = (await admin.authenticateApiKey(leaked))!;
+    await admin.revokeApiKey('demo', keyId);
+    const before = await admin.listApiKeys('demo');
+    await expect(seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: leaked })).rejects.toThrow(
+      'the demo API key (SWITCHYARD_DEMO_API_KEY) was revoked',
+    );
+    expect(await admin.authenticateApiKey(leaked)).toBeNull();
+    expect(await admin.listApiKeys('demo')).toEqual(before);
   });
 });
