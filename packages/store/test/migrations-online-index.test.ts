@@ -199,6 +199,47 @@ describe('an online index migration', () => {
     expect(await oidOf(partitionIndexName(INDEX, second))).not.toBe(secondOid);
   });
 
+  it("keeps a partition's index that Postgres made for it, as for a partition added mid-build", async () => {
+    const db = await database();
+    const c = await connect(db);
+    const [first] = (await partitionsOfTasks(c)) as [string];
+    const definition = `(updated_at, tenant_id) WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
+    // As Postgres leaves it for a partition attached after the parent's index was made: an index
+    // of its own name, already attached.
+    await c.query(`CREATE INDEX ${INDEX} ON ONLY tasks ${definition}`);
+    await c.query(`CREATE INDEX postgres_named_probe ON ${first} ${definition}`);
+    await c.query(`ALTER INDEX ${INDEX} ATTACH PARTITION postgres_named_probe`);
+
+    const { applied } = await runMigrations(await connect(db), dir);
+    expect(applied).toEqual([PROBE]);
+    const state = await indexState(c);
+    expect(state.parentValid).toBe(true);
+    // The first partition has no index of the runner's name: its own one serves.
+    expect(state.partitions.find((p) => p.partition === first)).toMatchObject({ valid: undefined });
+    expect(state.partitions.filter((p) => p.partition !== first).every((p) => p.valid && p.attached)).toBe(
+      true,
+    );
+    const { rows } = await c.query<{ indexes: string }>(
+      `SELECT count(*)::int AS indexes FROM pg_index WHERE indrelid = to_regclass($1)
+          AND pg_get_indexdef(indexrelid) LIKE '%(updated_at, tenant_id)%'`,
+      [first],
+    );
+    expect(rows[0]!.indexes).toBe(1);
+  });
+
+  it('stops, recording nothing, when an index of its name exists on another table', async () => {
+    const db = await database();
+    const c = await connect(db);
+    await c.query('CREATE TABLE probe_other (x int)');
+    await c.query(`CREATE INDEX ${INDEX} ON probe_other (x)`);
+    await expect(runMigrations(await connect(db), dir)).rejects.toMatchObject({
+      message: `migration ${PROBE} failed`,
+      cause: { message: `an index named ${INDEX} already exists on probe_other, not on tasks` },
+    });
+    const ledger = await c.query('SELECT 1 FROM schema_migrations WHERE name = $1', [PROBE]);
+    expect(ledger.rowCount).toBe(0);
+  });
+
   it('is applied once by migrate commands started together, none of them deadlocked by the build', async () => {
     const db = await database();
     const migrators = await Promise.all([1, 2, 3].map(() => connect(db)));

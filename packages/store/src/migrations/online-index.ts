@@ -67,6 +67,10 @@ export async function buildOnlineIndex(
   shortStep: ShortLockStep,
 ): Promise<void> {
   await buildOn(client, index.table, index.name, index, shortStep);
+  // Recorded as applied only once Postgres holds it valid: an index that is not would be used by
+  // no query, and the ledger row would hide that for good.
+  if ((await indexOn(client, index.name, index.table)) !== true)
+    throw new Error(`index ${index.name} on ${index.table} is not valid after its build`);
 }
 
 async function buildOn(
@@ -77,8 +81,8 @@ async function buildOn(
   shortStep: ShortLockStep,
 ): Promise<void> {
   const create = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX`;
+  const valid = await indexOn(client, indexName, relation);
   if (!(await isPartitioned(client, relation))) {
-    const valid = await indexValidity(client, indexName);
     if (valid === true) return;
     if (valid === false) await client.query(`DROP INDEX CONCURRENTLY ${quote(indexName)}`);
     // Its lock (SHARE UPDATE EXCLUSIVE) conflicts with no writer, so waiting for it holds up
@@ -87,11 +91,15 @@ async function buildOn(
     await client.query(`${create} CONCURRENTLY ${quote(indexName)} ON ${quote(relation)} ${index.definition}`);
     return;
   }
-  await shortStep(`${create} IF NOT EXISTS ${quote(indexName)} ON ONLY ${quote(relation)} ${index.definition}`);
+  if (valid === undefined)
+    await shortStep(`${create} IF NOT EXISTS ${quote(indexName)} ON ONLY ${quote(relation)} ${index.definition}`);
   for (const partition of await partitionsOf(client, relation)) {
-    const partitionIndex = partitionIndexName(indexName, partition);
+    // A partition created or attached since the step above got a copy of the index from
+    // Postgres, under a name of Postgres's choosing: that one is this partition's.
+    const attached = await attachedIndexOn(client, indexName, partition);
+    const partitionIndex = attached ?? partitionIndexName(indexName, partition);
     await buildOn(client, partition, partitionIndex, index, shortStep);
-    if (!(await isAttached(client, partitionIndex)))
+    if (attached === undefined)
       await shortStep(`ALTER INDEX ${quote(indexName)} ATTACH PARTITION ${quote(partitionIndex)}`);
   }
 }
@@ -127,20 +135,37 @@ async function partitionsOf(client: pg.ClientBase, relation: string): Promise<st
   return rows.map((r) => r.relname);
 }
 
-/** True for a valid index of that name, false for one a cut-off build left invalid, else undefined. */
-async function indexValidity(client: pg.ClientBase, indexName: string): Promise<boolean | undefined> {
-  const { rows } = await client.query<{ valid: boolean }>(
-    'SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass($1)',
-    [quote(indexName)],
+/**
+ * True for a valid index of that name on `relation`, false for one a cut-off build left invalid,
+ * undefined for none. An index of that name on another table is refused: taking it for this
+ * build's own would skip the build and record it applied.
+ */
+async function indexOn(client: pg.ClientBase, indexName: string, relation: string): Promise<boolean | undefined> {
+  const { rows } = await client.query<{ valid: boolean; ours: boolean; table: string }>(
+    `SELECT indisvalid AS valid, indrelid = to_regclass($2) AS ours, indrelid::regclass::text AS table
+       FROM pg_index WHERE indexrelid = to_regclass($1)`,
+    [quote(indexName), quote(relation)],
   );
-  return rows[0]?.valid;
+  const found = rows[0];
+  if (found && !found.ours)
+    throw new Error(`an index named ${indexName} already exists on ${found.table}, not on ${relation}`);
+  return found?.valid;
 }
 
-async function isAttached(client: pg.ClientBase, indexName: string): Promise<boolean> {
-  const { rowCount } = await client.query('SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1)', [
-    quote(indexName),
-  ]);
-  return rowCount === 1;
+/** The index on `partition` attached to the parent index `parentIndex`, if any. */
+async function attachedIndexOn(
+  client: pg.ClientBase,
+  parentIndex: string,
+  partition: string,
+): Promise<string | undefined> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i
+       JOIN pg_index x ON x.indexrelid = i.inhrelid
+       JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = to_regclass($1) AND x.indrelid = to_regclass($2)`,
+    [quote(parentIndex), quote(partition)],
+  );
+  return rows[0]?.name;
 }
 
 /** Names here match IDENTIFIER or come from pg_class, so quoting is all they need. */
