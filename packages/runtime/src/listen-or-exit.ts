@@ -28,11 +28,13 @@ export async function listenOrExit<T>(
     const { code, port } = err as ListenError;
     const reason = typeof code === 'string' ? REASONS[code] : undefined;
     if (reason === undefined) throw err;
-    const setting = Object.keys(ports).find((name) => ports[name] === port);
-    log.fatal(
-      { code, port, setting },
-      `cannot listen: port ${String(port)} ${reason}; ${setting ? `set ${setting} to another port` : 'choose another port'}`,
-    );
+    const settings = Object.keys(ports).filter((name) => ports[name] === port);
+    // Two settings on one port: the second listen fails against the process's own first one.
+    const message =
+      code === 'EADDRINUSE' && settings.length > 1
+        ? `cannot listen: port ${String(port)} is set by ${settings.join(' and ')}; give each its own port`
+        : `cannot listen: port ${String(port)} ${reason}; ${settings.length ? `set ${settings.join(' or ')} to another port` : 'choose another port'}`;
+    log.fatal({ code, port, setting: settings.join(',') || undefined }, message);
     process.exit(1);
   }
 }

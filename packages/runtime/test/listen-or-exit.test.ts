@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startProcess, type RunningProcess } from '@switchyard/testing';
+import { freePort, startProcess, type RunningProcess } from '@switchyard/testing';
 
 // A port another process holds: the process ends with one line naming the port and its setting,
 // exit code 1, instead of an uncaught exception's stack.
@@ -36,6 +36,20 @@ describe('listenOrExit', () => {
       msg: `cannot listen: port ${port} is already in use (another process listens on it); set OPS_PORT to another port`,
     });
     expect(lines[0]).not.toHaveProperty('err');
+  });
+
+  it('names both settings when two of them give the same port', async () => {
+    const port = await freePort();
+    const proc = startProcess(fixture, { APP_PORT: String(port), OPS_PORT: String(port) });
+    procs.push(proc);
+    expect(await proc.exited).toBe(1);
+    expect(proc.logs()).toEqual([
+      expect.objectContaining({
+        level: 60,
+        setting: 'APP_PORT,OPS_PORT',
+        msg: `cannot listen: port ${port} is set by APP_PORT and OPS_PORT; give each its own port`,
+      }),
+    ]);
   });
 
   it('lets a free port be listened on', async () => {
