@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { spawnRedisServer, waitForRedis } from '@switchyard/testing';
 import { freePort, sleep } from './free-port.ts';
 
-const REDIS_SERVER = process.env.CHAOS_REDIS_SERVER ?? '/usr/bin/redis-server';
+export { hasRedisServer } from '@switchyard/testing';
 
 /**
  * A redis-server of the run's own, without persistence: restarting it loses everything, like a
@@ -25,32 +25,13 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export function hasRedisServer(): boolean {
-  return existsSync(REDIS_SERVER);
-}
-
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(
-      REDIS_SERVER,
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--loglevel',
-        'warning',
-      ],
-      { stdio: 'ignore' },
-    );
-    await waitForPing(url);
+    child = spawnRedisServer(port);
+    await waitForRedis(url);
   };
   const kill = async () => {
     const c = child;
@@ -91,22 +72,4 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     },
     stop: kill,
   };
-}
-
-async function waitForPing(url: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const client = new Redis(url, { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`redis-server on ${url} did not start`, { cause: err });
-      await sleep(50);
-    } finally {
-      client.disconnect();
-    }
-  }
 }

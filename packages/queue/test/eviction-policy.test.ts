@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, waitFor } from '@switchyard/testing';
+import { freePort, hasRedisServer, spawnRedisServer, waitFor, waitForRedis } from '@switchyard/testing';
 import { maxmemoryPolicyOf, watchEvictionPolicy } from '../src/index.ts';
 
 // BullMQ needs a Redis that never evicts keys; a process connecting to one that may says so in
 // its own log (watchEvictionPolicy), at every connect. The policy is flipped on a redis-server of
 // this test's own: the shared one serves every other test file at the same time, and a run cut
 // off mid-test must not leave it evicting.
-const REDIS_SERVER = '/usr/bin/redis-server';
 let server: ChildProcess | undefined;
 let url = '';
 const clients: Redis[] = [];
@@ -20,30 +18,11 @@ const connect = (options: { lazyConnect?: boolean } = {}) => {
 };
 
 beforeAll(async () => {
-  if (!existsSync(REDIS_SERVER)) return;
+  if (!hasRedisServer()) return;
   const port = await freePort();
-  server = spawn(
-    REDIS_SERVER,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--loglevel',
-      'warning',
-    ],
-    { stdio: 'ignore' },
-  );
+  server = spawnRedisServer(port);
   url = `redis://127.0.0.1:${port}`;
-  // Ready once it answers: a connection refused meanwhile is tried again.
-  const probe = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  await probe.ping();
-  probe.disconnect();
+  await waitForRedis(url);
 });
 afterAll(() => {
   for (const c of clients) c.disconnect();
@@ -53,7 +32,7 @@ afterAll(() => {
 /** Resolves after `ms`: the check's INFO reply has long come back by then on a local Redis. */
 const settle = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(!existsSync(REDIS_SERVER))('watchEvictionPolicy', () => {
+describe.skipIf(!hasRedisServer())('watchEvictionPolicy', () => {
   it('reads the policy from a real INFO reply', async () => {
     const c = connect();
     const [, policy] = (await c.config('GET', 'maxmemory-policy')) as [string, string];

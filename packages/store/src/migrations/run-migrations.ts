@@ -134,33 +134,19 @@ async function takeMigrationLock(client: pg.ClientBase): Promise<void> {
  * again after a pause, up to `attempts` tries.
  */
 async function applyMigration(client: pg.ClientBase, m: Migration, options: MigrationOptions): Promise<void> {
-  const { attempts = 20, retryDelayMs = 1000, onLockWait } = options;
-  // A whole number of ms (SET LOCAL takes no bind parameters), and never 0, which means no limit.
-  const lockTimeoutMs = Math.max(1, Math.trunc(options.lockTimeoutMs ?? 3000));
-  for (let attempt = 1; ; attempt++) {
+  await withLockRetries(m, options, async (lockTimeoutMs) => {
     await client.query('BEGIN');
     try {
       await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
       await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-        m.version,
-        m.name,
-        m.checksum,
-      ]);
+      await recordApplied(client, m);
       await client.query('COMMIT');
-      return;
     } catch (err) {
       // On a connection that is gone the ROLLBACK fails as well; the error to report is `err`.
       await client.query('ROLLBACK').catch(() => undefined);
-      const lockWait = LOCK_WAIT_CODES.has(String((err as { code?: unknown }).code));
-      if (!lockWait || attempt >= attempts) {
-        const why = lockWait ? ` (no lock after ${attempt} tries, each waiting at most ${lockTimeoutMs} ms)` : '';
-        throw new Error(`migration ${m.name} failed${why}`, { cause: err });
-      }
-      onLockWait?.(m.name, attempt);
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+      throw err;
     }
-  }
+  });
 }
 
 /**
@@ -175,23 +161,43 @@ async function applyOnlineIndex(
   index: OnlineIndex,
   options: MigrationOptions,
 ): Promise<void> {
-  const { attempts = 20, retryDelayMs = 1000, onLockWait } = options;
-  const lockTimeoutMs = Math.max(1, Math.trunc(options.lockTimeoutMs ?? 3000));
-  const shortStep = async (sql: string) => {
-    await client.query('BEGIN');
-    try {
-      await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
-      await client.query(sql);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  };
-  for (let attempt = 1; ; attempt++) {
+  await withLockRetries(m, options, async (lockTimeoutMs) => {
+    const shortStep = async (sql: string) => {
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+        await client.query(sql);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    };
     try {
       await buildOnlineIndex(client, index, shortStep);
-      break;
+    } finally {
+      await client.query('RESET lock_timeout').catch(() => undefined);
+    }
+  });
+  await recordApplied(client, m);
+}
+
+/**
+ * Runs `tryOnce` until it does not fail on a lock wait or a deadlock, pausing between tries, up
+ * to `attempts` tries; any other failure, or the last, ends the migration with its name.
+ */
+async function withLockRetries(
+  m: Migration,
+  options: MigrationOptions,
+  tryOnce: (lockTimeoutMs: number) => Promise<void>,
+): Promise<void> {
+  const { attempts = 20, retryDelayMs = 1000, onLockWait } = options;
+  // A whole number of ms (SET LOCAL takes no bind parameters), and never 0, which means no limit.
+  const lockTimeoutMs = Math.max(1, Math.trunc(options.lockTimeoutMs ?? 3000));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await tryOnce(lockTimeoutMs);
+      return;
     } catch (err) {
       const lockWait = LOCK_WAIT_CODES.has(String((err as { code?: unknown }).code));
       if (!lockWait || attempt >= attempts) {
@@ -200,11 +206,12 @@ async function applyOnlineIndex(
       }
       onLockWait?.(m.name, attempt);
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
-    } finally {
-      await client.query('RESET lock_timeout').catch(() => undefined);
     }
   }
-  await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+}
+
+function recordApplied(client: pg.ClientBase, m: Migration) {
+  return client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
     m.version,
     m.name,
     m.checksum,

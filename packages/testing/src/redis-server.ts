@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { Redis } from 'ioredis';
+
+/** Debian's redis-server, for tests and fault runs that need a Redis of their own. */
+export const REDIS_SERVER = process.env.CHAOS_REDIS_SERVER ?? '/usr/bin/redis-server';
+
+export function hasRedisServer(): boolean {
+  return existsSync(REDIS_SERVER);
+}
+
+/**
+ * A redis-server on `port` that keeps nothing on disk: what a test may reconfigure, freeze or
+ * restart without touching the Redis every other test shares. Wait for it with waitForRedis.
+ */
+export function spawnRedisServer(port: number): ChildProcess {
+  return spawn(
+    REDIS_SERVER,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+    { stdio: 'ignore' },
+  );
+}
+
+/** Resolves once the Redis at `url` answers PING; a connection refused meanwhile is tried again. */
+export async function waitForRedis(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new Redis(url, { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.ping();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`redis-server on ${url} did not start`, { cause: err });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      client.disconnect();
+    }
+  }
+}
