@@ -1,5 +1,5 @@
 import { bundledAgents } from '@switchyard/agents';
-import { ConfigError } from '@switchyard/runtime';
+import { ConfigError, developmentValueOf } from '@switchyard/runtime';
 import type { AdminStore } from '@switchyard/store';
 import { agentBasePath } from './cards/card-builder.ts';
 
@@ -9,6 +9,8 @@ export interface SeedDemoOptions {
   publicUrl: string;
   /** Fixed demo key (SWITCHYARD_DEMO_API_KEY, ≥ 16 characters); a fresh one is issued when absent. */
   demoApiKey?: string | undefined;
+  /** NODE_ENV=production: the development demo key, public in this repository, is revoked. */
+  production?: boolean;
 }
 
 export interface SeededAgent {
@@ -26,6 +28,8 @@ export interface SeedDemoResult {
   principal: string;
   /** Earlier generated demo keys this run revoked (only a generated key replaces any). */
   replaced: number;
+  /** In production: whether a live key of the development demo key's value was revoked. */
+  revokedDevelopmentKey: boolean;
 }
 
 export const DEMO_TENANT = 'demo';
@@ -80,7 +84,12 @@ export function demoApiKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
  * revokes the keys earlier keyless seeds generated, so that a setup seeding at every start
  * (compose's migrate service) does not pile up tenant-admin keys that never expire.
  */
-export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions): Promise<SeedDemoResult> {
+export async function seedDemo({
+  admin,
+  publicUrl,
+  demoApiKey,
+  production = false,
+}: SeedDemoOptions): Promise<SeedDemoResult> {
   const keyProblem = demoApiKey ? demoApiKeyProblem(demoApiKey) : undefined;
   if (keyProblem !== undefined) throw new RangeError(`the demo API key ${keyProblem}; nothing was written`);
   await admin.ensureTenant({ id: DEMO_TENANT, name: 'Demo tenant' });
@@ -115,6 +124,10 @@ export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions
     throw new RangeError(
       'the demo API key (SWITCHYARD_DEMO_API_KEY) was revoked; choose another key (script/server: delete .switchyard/demo-api-key for a new one)',
     );
+  // A key made by a keyless seed and now given as the fixed key (a printed key pinned): fixed
+  // from now on, so that no later keyless seed revokes it.
+  if (demoApiKey && issued.key.description === GENERATED_DEMO_KEY_DESCRIPTION)
+    await admin.describeApiKey(DEMO_TENANT, issued.key.id, FIXED_DEMO_KEY_DESCRIPTION);
   let replaced = 0;
   if (!demoApiKey)
     for (const key of await admin.listApiKeys(DEMO_TENANT)) {
@@ -123,5 +136,24 @@ export async function seedDemo({ admin, publicUrl, demoApiKey }: SeedDemoOptions
       if (generated && key.id !== issued.key.id && key.revokedAt === null)
         if (await admin.revokeApiKey(DEMO_TENANT, key.id)) replaced++;
     }
-  return { tenantId: DEMO_TENANT, agents, apiKey: issued.plaintext, principal: DEMO_PRINCIPAL, replaced };
+  const revokedDevelopmentKey = production && (await revokeDevelopmentKey(admin));
+  return {
+    tenantId: DEMO_TENANT,
+    agents,
+    apiKey: issued.plaintext,
+    principal: DEMO_PRINCIPAL,
+    replaced,
+    revokedDevelopmentKey,
+  };
+}
+
+/**
+ * A database first seeded in development (compose's defaults) holds a tenant-admin key whose
+ * value is in this repository. Production refuses that value as a setting, and here as a key: a
+ * production seed revokes it, so moving a setup to production does not leave it working.
+ */
+async function revokeDevelopmentKey(admin: AdminStore): Promise<boolean> {
+  const known = developmentValueOf('SWITCHYARD_DEMO_API_KEY');
+  const live = known === undefined ? null : await admin.authenticateApiKey(known);
+  return live !== null && (await admin.revokeApiKey(live.tenantId, live.keyId));
 }

@@ -88,4 +88,32 @@ describe('seedDemo', () => {
     expect(await admin.authenticateApiKey(leaked)).toBeNull();
     expect(await admin.listApiKeys('demo')).toEqual(before);
   });
+
+  it('keeps a generated key once it is given as the fixed key (a printed key pinned)', async () => {
+    const printed = await seedDemo({ admin, publicUrl: 'http://localhost:8080' });
+    await seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: printed.apiKey });
+    const later = await seedDemo({ admin, publicUrl: 'http://localhost:8080' });
+    expect(await admin.authenticateApiKey(printed.apiKey)).toMatchObject({ principal: 'demo-user' });
+    expect(await admin.authenticateApiKey(later.apiKey)).toMatchObject({ principal: 'demo-user' });
+  });
+
+  it('in production, revokes the development demo key a development seed left live', async () => {
+    const development = 'switchyard-demo-api-key';
+    const dev = await seedDemo({ admin, publicUrl: 'http://localhost:8080', demoApiKey: development });
+    expect(dev.revokedDevelopmentKey).toBe(false);
+    expect(await admin.authenticateApiKey(development)).not.toBeNull();
+    // The same database, moved to production with a key of its own: the public one stops working.
+    const own = 'sy_production-demo-key-0123456789';
+    const prod = await seedDemo({
+      admin,
+      publicUrl: 'https://a2a.example',
+      demoApiKey: own,
+      production: true,
+    });
+    expect(prod.revokedDevelopmentKey).toBe(true);
+    expect(await admin.authenticateApiKey(development)).toBeNull();
+    expect(await admin.authenticateApiKey(own)).toMatchObject({ principal: 'demo-user' });
+    const again = await seedDemo({ admin, publicUrl: 'https://a2a.example', production: true });
+    expect(again.revokedDevelopmentKey).toBe(false);
+  });
 });

@@ -64,6 +64,11 @@ const DEVELOPMENT_SECRETS = new Map([
   ['SWITCHYARD_DEMO_API_KEY', 'switchyard-demo-api-key'],
 ]);
 
+/** A setting's development value everyone knows (see DEVELOPMENT_SECRETS), if it has one. */
+export function developmentValueOf(name: string): string | undefined {
+  return DEVELOPMENT_SECRETS.get(name);
+}
+
 /**
  * What a config error may echo of a bad value: nothing of a secret, and no credentials of a URL
  * (DATABASE_URL and REDIS_URL carry passwords). The setting is still named, so the message stays

@@ -14,6 +14,7 @@ export {
   listVar,
   urlVar,
   commonEnvSchema,
+  developmentValueOf,
   type CommonConfig,
 } from './env-config.ts';
 export {

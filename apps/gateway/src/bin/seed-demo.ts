@@ -25,7 +25,12 @@ try {
     db: createDb(pool),
     secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
   });
-  const result = await seedDemo({ admin, publicUrl: config.PUBLIC_URL, demoApiKey });
+  const result = await seedDemo({
+    admin,
+    publicUrl: config.PUBLIC_URL,
+    demoApiKey,
+    production: config.NODE_ENV === 'production',
+  });
   console.log(`tenant: ${result.tenantId}`);
   for (const agent of result.agents) {
     console.log(`\nagent ${agent.id} (executor ${agent.executor})`);
@@ -41,6 +46,8 @@ try {
     console.log(
       `  (it replaces ${result.replaced} earlier demo key${result.replaced > 1 ? 's' : ''}, now revoked)`,
     );
+  if (result.revokedDevelopmentKey)
+    console.log('revoked the development demo key (its value is public; NODE_ENV=production)');
 } catch (err) {
   // The key's own problems (revoked, another principal's) are the operator's to fix: said plainly.
   if (!(err instanceof RangeError || err instanceof ApiKeyConflictError)) throw err;

@@ -24,6 +24,7 @@ import { getWebhookSecret } from './get-webhook-secret.ts';
 import { listAgents } from './list-agents.ts';
 import { listApiKeys } from './list-api-keys.ts';
 import { listTenants } from './list-tenants.ts';
+import { describeApiKey } from './describe-api-key.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
 import { rotateApiKey } from './rotate-api-key.ts';
 import { rotateWebhookSecret } from './rotate-webhook-secret.ts';
@@ -96,6 +97,9 @@ export class PostgresAdminStore implements AdminStore {
   }
   revokeApiKey(tenantId: string, keyId: string): Promise<boolean> {
     return revokeApiKey(this.#db, tenantId, keyId);
+  }
+  describeApiKey(tenantId: string, keyId: string, description: string): Promise<boolean> {
+    return describeApiKey(this.#db, tenantId, keyId, description);
   }
   rotateApiKey(tenantId: string, keyId: string): Promise<IssuedApiKey | null> {
     return rotateApiKey(this.#db, tenantId, keyId);
