@@ -31,7 +31,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess | null = null;
   const start = async () => {
     child = spawnRedisServer(port);
-    await waitForRedis(url);
+    await waitForRedis(url, child);
   };
   const kill = async () => {
     const c = child;

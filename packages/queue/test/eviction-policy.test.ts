@@ -22,7 +22,7 @@ beforeAll(async () => {
   const port = await freePort();
   server = spawnRedisServer(port);
   url = `redis://127.0.0.1:${port}`;
-  await waitForRedis(url);
+  await waitForRedis(url, server);
 });
 afterAll(() => {
   for (const c of clients) c.disconnect();

@@ -32,7 +32,7 @@ export async function listenOrExit<T>(
     // Two settings on one port: the second listen fails against the process's own first one.
     const message =
       code === 'EADDRINUSE' && settings.length > 1
-        ? `cannot listen: port ${String(port)} is set by ${settings.join(' and ')}; give each its own port`
+        ? `cannot listen: port ${String(port)} is set by ${settings.join(' and ')} (or another process listens on it); give each its own port`
         : `cannot listen: port ${String(port)} ${reason}; ${settings.length ? `set ${settings.join(' or ')} to another port` : 'choose another port'}`;
     log.fatal({ code, port, setting: settings.join(',') || undefined }, message);
     process.exit(1);

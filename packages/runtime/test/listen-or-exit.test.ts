@@ -47,7 +47,7 @@ describe('listenOrExit', () => {
       expect.objectContaining({
         level: 60,
         setting: 'APP_PORT,OPS_PORT',
-        msg: `cannot listen: port ${port} is set by APP_PORT and OPS_PORT; give each its own port`,
+        msg: `cannot listen: port ${port} is set by APP_PORT and OPS_PORT (or another process listens on it); give each its own port`,
       }),
     ]);
   });

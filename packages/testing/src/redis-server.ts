@@ -14,28 +14,23 @@ export function hasRedisServer(): boolean {
  * restart without touching the Redis every other test shares. Wait for it with waitForRedis.
  */
 export function spawnRedisServer(port: number): ChildProcess {
-  return spawn(
-    REDIS_SERVER,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--loglevel',
-      'warning',
-    ],
-    { stdio: 'ignore' },
-  );
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const child = spawn(REDIS_SERVER, [...args, '--loglevel', 'warning'], { stdio: 'ignore' });
+  // A spawn that fails (not executable) ends the child: waitForRedis reports it.
+  child.on('error', () => undefined);
+  return child;
 }
 
-/** Resolves once the Redis at `url` answers PING; a connection refused meanwhile is tried again. */
-export async function waitForRedis(url: string, timeoutMs = 15_000): Promise<void> {
+/**
+ * Resolves once the Redis at `url` answers PING; a connection refused meanwhile is tried again.
+ * Given the `server` it waits for, it gives up as soon as that process has ended (a port taken
+ * since it was picked), rather than at the timeout or by reaching another Redis on the port.
+ */
+export async function waitForRedis(url: string, server?: ChildProcess, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (server && (server.exitCode !== null || server.signalCode !== null || server.pid === undefined))
+      throw new Error(`redis-server for ${url} ended before it answered`);
     const client = new Redis(url, { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
     client.on('error', () => undefined);
     try {
