@@ -6,4 +6,4 @@ export { readReadiness, waitForReadiness, type Readiness } from './readiness.ts'
 export { REPO_ROOT, startProcess, type RunningProcess } from './child-process.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { freePort } from './free-port.ts';
-export { hasRedisServer, REDIS_SERVER, spawnRedisServer, waitForRedis } from './redis-server.ts';
+export { hasRedisServer, spawnRedisServer, waitForRedis } from './redis-server.ts';

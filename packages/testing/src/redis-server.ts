@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
 
 /** Debian's redis-server, for tests and fault runs that need a Redis of their own. */
-export const REDIS_SERVER = process.env.CHAOS_REDIS_SERVER ?? '/usr/bin/redis-server';
+const REDIS_SERVER = process.env.CHAOS_REDIS_SERVER ?? '/usr/bin/redis-server';
 
 export function hasRedisServer(): boolean {
   return existsSync(REDIS_SERVER);
