@@ -150,10 +150,10 @@ export async function seedDemo({
 /**
  * A database first seeded in development (compose's defaults) holds a tenant-admin key whose
  * value is in this repository. Production refuses that value as a setting, and here as a key: a
- * production seed revokes it, so moving a setup to production does not leave it working.
+ * production seed revokes it, so moving a setup to production does not leave it working. By value,
+ * so a key of a disabled tenant (which would work again once the tenant is enabled) goes too.
  */
 async function revokeDevelopmentKey(admin: AdminStore): Promise<boolean> {
   const known = developmentValueOf('SWITCHYARD_DEMO_API_KEY');
-  const live = known === undefined ? null : await admin.authenticateApiKey(known);
-  return live !== null && (await admin.revokeApiKey(live.tenantId, live.keyId));
+  return known !== undefined && (await admin.revokeApiKeyByValue(known)) !== null;
 }

@@ -116,4 +116,26 @@ describe('seedDemo', () => {
     const again = await seedDemo({ admin, publicUrl: 'https://a2a.example', production: true });
     expect(again.revokedDevelopmentKey).toBe(false);
   });
+
+  it('in production, revokes the development key of a disabled tenant too, for good', async () => {
+    // A database of its own: the test above revoked the development key in the shared one.
+    const other = await createTestDatabase();
+    try {
+      const store = new PostgresAdminStore({
+        db: createDb(other.pool),
+        secrets: createSecretBox('test-secret-key-0123456789'),
+      });
+      const development = 'switchyard-demo-api-key';
+      await seedDemo({ admin: store, publicUrl: 'http://localhost:8080', demoApiKey: development });
+      await store.setTenantDisabled('demo', true);
+      const prod = await seedDemo({ admin: store, publicUrl: 'https://a2a.example', production: true });
+      expect(prod.revokedDevelopmentKey).toBe(true);
+      // Enabling the tenant again does not bring the public key back.
+      await store.setTenantDisabled('demo', false);
+      expect(await store.authenticateApiKey(development)).toBeNull();
+      expect(await store.authenticateApiKey(prod.apiKey)).toMatchObject({ principal: 'demo-user' });
+    } finally {
+      await other.drop();
+    }
+  });
 });

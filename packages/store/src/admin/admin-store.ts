@@ -130,6 +130,8 @@ export interface AdminStore {
   liveApiKeyIds(keyIds: readonly string[]): Promise<Set<string>>;
   /** Idempotent (the first revocation time is kept); false for an unknown key. */
   revokeApiKey(tenantId: string, keyId: string): Promise<boolean>;
+  /** Revokes the unrevoked key of this value in any tenant, enabled or not; null when none. */
+  revokeApiKeyByValue(plaintext: string): Promise<{ tenantId: string; keyId: string } | null>;
   /** Sets a key's description; false for an unknown key. */
   describeApiKey(tenantId: string, keyId: string, description: string): Promise<boolean>;
   /** Revokes a live key and issues its replacement atomically; null when the key is not live. */

@@ -25,7 +25,7 @@ import { listAgents } from './list-agents.ts';
 import { listApiKeys } from './list-api-keys.ts';
 import { listTenants } from './list-tenants.ts';
 import { describeApiKey } from './describe-api-key.ts';
-import { revokeApiKey } from './revoke-api-key.ts';
+import { revokeApiKey, revokeApiKeyByValue } from './revoke-api-key.ts';
 import { rotateApiKey } from './rotate-api-key.ts';
 import { rotateWebhookSecret } from './rotate-webhook-secret.ts';
 import { setTenantDisabled } from './set-tenant-disabled.ts';
@@ -97,6 +97,9 @@ export class PostgresAdminStore implements AdminStore {
   }
   revokeApiKey(tenantId: string, keyId: string): Promise<boolean> {
     return revokeApiKey(this.#db, tenantId, keyId);
+  }
+  revokeApiKeyByValue(plaintext: string): Promise<{ tenantId: string; keyId: string } | null> {
+    return revokeApiKeyByValue(this.#db, plaintext);
   }
   describeApiKey(tenantId: string, keyId: string, description: string): Promise<boolean> {
     return describeApiKey(this.#db, tenantId, keyId, description);
