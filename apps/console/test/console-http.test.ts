@@ -23,6 +23,20 @@ afterAll(() => h.close());
 
 type TaskList = { tasks: ConsoleTaskRow[]; nextCursor: string | null; count: CappedCount };
 
+/** The google.rpc.Status every JSON error of the console answers with, as the admin API's do. */
+function statusBody(code: number, status: string, message: unknown) {
+  return {
+    error: {
+      code,
+      status,
+      message,
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: status, domain: 'switchyard.console' },
+      ],
+    },
+  };
+}
+
 const form = (fields: Record<string, string>) => new URLSearchParams(fields);
 
 function post(path: string, fields: Record<string, string>, headers: Record<string, string>) {
@@ -66,7 +80,7 @@ describe('authentication', () => {
     const res = await fetch(`${base}${path}`, { method, redirect: 'manual' });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('Bearer');
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
+    expect(await res.json()).toEqual(statusBody(401, 'UNAUTHENTICATED', expect.stringContaining('log in')));
   });
 
   it('refuses a wrong bearer token even next to a valid session cookie', async () => {
@@ -215,7 +229,11 @@ describe('task list filters (JSON API)', () => {
   });
 
   it('answers 400 for a bad filter or cursor', async () => {
-    expect((await getJson(`${base}/api/tasks?tenant=globex&state=sleeping`)).status).toBe(400);
+    const state = await getJson(`${base}/api/tasks?tenant=globex&state=sleeping`);
+    expect(state.status).toBe(400);
+    expect(state.body).toEqual(
+      statusBody(400, 'INVALID_ARGUMENT', expect.stringContaining('state must be one of')),
+    );
     expect((await getJson(`${base}/api/tasks?tenant=globex&cursor=bogus`)).status).toBe(400);
     expect((await getJson(`${base}/api/tasks`)).status).toBe(400);
   });
@@ -270,6 +288,9 @@ describe('actions', () => {
       headers: bearer(),
     });
     expect(api.status).toBe(409);
+    expect(await api.json()).toEqual(
+      statusBody(409, 'FAILED_PRECONDITION', 'the task is already in a terminal state'),
+    );
   });
 
   it('answers 404 for a task of another tenant', async () => {

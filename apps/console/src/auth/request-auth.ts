@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { unauthenticated } from '../http/http-error.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import type { Session, SessionSigner } from './session-token.ts';
 
@@ -67,7 +68,5 @@ function refuse(req: Request, res: Response): void {
     return;
   }
   res.set('WWW-Authenticate', 'Bearer realm="switchyard-console"');
-  res.status(401).json({
-    error: { code: 'unauthenticated', message: 'log in or send Authorization: Bearer <admin token>' },
-  });
+  res.status(401).json(unauthenticated('log in or send Authorization: Bearer <admin token>').toBody());
 }
