@@ -48,11 +48,9 @@ export async function deliver(
   // A pusher frozen (SIGSTOP, a stalled event loop) between its claim and this send may wake after
   // its lock lapsed and another pusher sent this event and later ones: sending it now would be a
   // stale duplicate after newer events. Too late to finish inside the lock: leave it to the lapse.
-  if (started > sendBy) {
-    deps.log.warn(keyFields(delivery), 'push delivery claim too old to send; leaving it to lapse');
-    return { outcome: 'abandoned', reason: 'claim too old' };
-  }
-  const sent = await attempt(delivery, deps, new Date(started));
+  if (started > sendBy) return tooOld(delivery, deps);
+  const sent = await attempt(delivery, deps, new Date(started), sendBy);
+  if (sent === 'too late') return tooOld(delivery, deps);
   // Where it went, without path or query: those may carry the receiver's own secrets.
   const fields = {
     ...keyFields(delivery),
@@ -97,7 +95,18 @@ export async function deliver(
   }
 }
 
-async function attempt(delivery: ClaimedDelivery, deps: DeliverDeps, now: Date): Promise<PostOutcome> {
+function tooOld(delivery: ClaimedDelivery, deps: DeliverDeps): DeliveryResult {
+  deps.log.warn(keyFields(delivery), 'push delivery claim too old to send; leaving it to lapse');
+  return { outcome: 'abandoned', reason: 'claim too old' };
+}
+
+/** 'too late': the 0.3 task read ran past `sendBy`, so a POST started now could outlive the lock. */
+async function attempt(
+  delivery: ClaimedDelivery,
+  deps: DeliverDeps,
+  now: Date,
+  sendBy: number,
+): Promise<PostOutcome | 'too late'> {
   let task: Task | undefined;
   if (delivery.config.wireVersion === '0.3' && deps.loadTask) {
     try {
@@ -108,6 +117,8 @@ async function attempt(delivery: ClaimedDelivery, deps: DeliverDeps, now: Date):
       deps.log.warn({ ...keyFields(delivery), err }, 'could not read the task for a 0.3 push delivery');
       return { ok: false, error: 'could not read the task to send' };
     }
+    // The read may wait for a pool connection and Postgres: the deadline is checked again.
+    if (Date.now() > sendBy) return 'too late';
   }
   let request: WebhookRequest;
   try {

@@ -154,4 +154,37 @@ describe('a claim too old to send', () => {
     expect(suite.receiver.requests.filter((r) => r.path === '/stale')).toEqual([]);
     expect((await deliveriesOf(suite.env, tenantId, task.taskId))[0]).toMatchObject({ status: 'pending' });
   });
+
+  it('is not sent when reading the task for a 0.3 receiver took it past the deadline', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, {
+      id: 'hook',
+      url: `${suite.receiver.origin}/slow-read`,
+    });
+    await appendEvents(suite.env, tenantId, task, 1);
+    const pusher = scope.pusher();
+    const [claimed] = await pusher.outbox.claimDueDeliveries({
+      workerId: pusher.workerId,
+      limit: 1,
+      lockMs: 60_000,
+    });
+    const sendBy = Date.now() + 50;
+    const deps = {
+      log: silentLogger(),
+      // Postgres slow to answer: the read ends after the last moment a POST could still finish
+      // inside the lock.
+      loadTask: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return null;
+      },
+    } as Partial<DeliverDeps> as DeliverDeps;
+    const result = await deliver(
+      { ...claimed!, config: { ...claimed!.config, wireVersion: '0.3' } },
+      deps,
+      sendBy,
+    );
+    expect(result).toEqual({ outcome: 'abandoned', reason: 'claim too old' });
+    expect(suite.receiver.requests.filter((r) => r.path === '/slow-read')).toEqual([]);
+    expect((await deliveriesOf(suite.env, tenantId, task.taskId))[0]).toMatchObject({ status: 'pending' });
+  });
 });
