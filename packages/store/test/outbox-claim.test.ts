@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdminStore } from '../src/admin/index.ts';
@@ -142,5 +143,29 @@ describe('claimDueDeliveries', () => {
     expect(claimed.map((d) => d.taskId)).toEqual([good]);
     const rows = await outbox.listDeliveries('acme', bad);
     expect(rows[0]).toMatchObject({ status: 'dead', lastError: expect.stringContaining('cannot decrypt') });
+  });
+
+  it('a dead-letter that fails after the claim committed does not throw the claimed batch away', async () => {
+    const otherKey = createSecretBox('a-different-secret-key');
+    const { taskId: good } = await seedPushedTask(db, secrets, 'acme', [1]);
+    const { taskId: bad } = await seedPushedTask(db, otherKey, 'acme', [1], { token: 'sealed-elsewhere' });
+    // As if Postgres failed the statement that dead-letters the row it cannot decrypt.
+    await sql`CREATE FUNCTION refuse_dead() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.status = 'dead' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`.execute(
+      db,
+    );
+    await sql`CREATE TRIGGER refuse_dead BEFORE UPDATE ON push_deliveries
+      FOR EACH ROW EXECUTE FUNCTION refuse_dead()`.execute(db);
+    try {
+      expect((await claim()).map((d) => d.taskId)).toEqual([good]);
+    } finally {
+      await sql`DROP TRIGGER refuse_dead ON push_deliveries`.execute(db);
+      await sql`DROP FUNCTION refuse_dead()`.execute(db);
+    }
+    // Still claimed by this pusher: it lapses, and a later claim dead-letters it.
+    expect((await outbox.listDeliveries('acme', bad))[0]).toMatchObject({
+      status: 'pending',
+      lockedBy: 'w1',
+    });
   });
 });

@@ -123,17 +123,20 @@ export async function claimDueDeliveries(
       ...(row.trace_context ? { traceContext: row.trace_context } : {}),
     });
   }
-  if (orphans.length > 0) await buryOrphanDeliveries(db, input.workerId, orphans);
+  // The claim has committed: a failure from here on (a Postgres blip) must not throw the batch
+  // away, which would leave every claimed delivery to lapse and spend an attempt. A row these
+  // statements miss stays claimed by this process, lapses, and is dealt with by a later claim.
+  if (orphans.length > 0) await buryOrphanDeliveries(db, input.workerId, orphans).catch(() => 0);
   for (const key of undecryptable) {
     await markFailed(db, {
       ...key,
       workerId: input.workerId,
       error: 'cannot decrypt push secrets (check SWITCHYARD_SECRET_KEY)',
       dead: true,
-    });
+    }).catch(() => false);
   }
-  // Parking only saves later claims a read: one that fails (a Postgres blip) leaves the queue due,
-  // as it was before parking, and must not lose the batch this claim has committed.
+  // Parking only saves later claims a read: one that fails leaves the queue due, as it was
+  // before parking.
   for (const head of heads) await parkWaiting(db, head).catch(() => 0);
   return claimed;
 }
