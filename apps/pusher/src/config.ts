@@ -29,8 +29,12 @@ export const pusherEnvSchema = commonEnvSchema
     PUSHER_MAX_IN_FLIGHT_PER_HOST: optionalCap(),
     /** Whole-attempt timeout per POST (connect, headers, body), in ms. Default 10000 (spec: 10–30 s). */
     PUSH_TIMEOUT_MS: msVar(10_000, 100, 120_000),
-    /** Attempts per delivery (the first send included) before it is dead-lettered. Default 8. */
-    PUSH_MAX_ATTEMPTS: intVar(8, 1, 100),
+    /**
+     * Attempts per delivery (the first send included) before it is dead-lettered. Default 16: with
+     * the backoff below, a receiver may be away for about 20 minutes (at most 38) before its
+     * deliveries are dead-lettered, enough to ride out a deploy or a short outage.
+     */
+    PUSH_MAX_ATTEMPTS: intVar(16, 1, 100),
     /** Backoff ceiling of the first retry, in ms; doubles per attempt, full jitter. Default 1000. */
     PUSH_RETRY_BASE_MS: msVar(1000, 1),
     /** Largest backoff ceiling, in ms. Default 300000 (5 min). */

@@ -10,7 +10,7 @@ describe('loadPusherConfig', () => {
       PUSHER_MAX_IN_FLIGHT_PER_TENANT: 16,
       PUSHER_MAX_IN_FLIGHT_PER_HOST: 16,
       PUSH_TIMEOUT_MS: 10_000,
-      PUSH_MAX_ATTEMPTS: 8,
+      PUSH_MAX_ATTEMPTS: 16,
       PUSH_RETRY_BASE_MS: 1000,
       PUSH_RETRY_MAX_MS: 300_000,
       PUSH_LOCK_MS: 60_000,
@@ -39,7 +39,7 @@ describe('loadPusherConfig', () => {
       timeoutMs: 2000,
       lockMs: 3000,
       pollMs: 1000,
-      retry: { maxAttempts: 8, baseMs: 1000, maxMs: 300_000 },
+      retry: { maxAttempts: 16, baseMs: 1000, maxMs: 300_000 },
       policy: { allowCidrs: ['127.0.0.0/8', '10.1.2.3', 'fd00::/8'], allowHttp: false },
     });
   });
