@@ -21,8 +21,8 @@ import type { RunnerDeps } from './runner-deps.ts';
  * the agent then cleans up twice, so onCanceled must be idempotent.
  *
  * The row holds the debt (the kept lease); the dispatches that settle it are Redis jobs. Should
- * Redis lose them (a flush) before the lease lapses, the lease stays as the record of an agent
- * never told, and nothing looks at it again: a reaper pass over such rows needs an index of its own.
+ * Redis lose them (a flush), the lease stays as the record of an agent never told, and the
+ * reaper's pass over unheard cancels (reaper.ts, findUnheardCancels) dispatches the check again.
  */
 
 const CLEAN_UP_FAILED = 'the agent could not clean up after the cancel';
