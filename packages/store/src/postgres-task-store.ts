@@ -24,7 +24,7 @@ import type {
   TaskStore,
   NewPushConfig,
 } from './task-store.ts';
-import { changeTask } from './tasks/change-task.ts';
+import { changeTask, guardedChange } from './tasks/change-task.ts';
 import { retryIfPushConfigVanished } from './tasks/vanished-push-config.ts';
 import { PushConfigLimitError } from './errors.ts';
 import { addPushConfig, DEFAULT_MAX_PUSH_CONFIGS_PER_TASK } from './push-configs/add-push-config.ts';
@@ -115,7 +115,9 @@ export class PostgresTaskStore implements TaskStore {
   createTask(input: CreateTaskInput): Promise<CreateTaskResult> {
     return input.pushConfig ? createTask(this.#db, this.#secrets, input) : this.#create(input);
   }
-  changeTask(input: ChangeTaskInput): Promise<TaskRecord> {
+  async changeTask(change: ChangeTaskInput): Promise<TaskRecord> {
+    // Narrowed to legal edges first, so the batched run endings refuse illegal ones too.
+    const input = guardedChange(change);
     if (input.registerPushConfig) return this.#changeRegistering(input, input.registerPushConfig);
     return isRunEnding(input)
       ? this.#endRun(input)

@@ -10,6 +10,7 @@ import {
   newTask,
   useTaskTestEnv,
   statusEvent,
+  taskInState,
   tenant,
   userMessage,
 } from './task-fixtures.ts';
@@ -304,9 +305,10 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
 describe('changeTask with a preceding chunk: the last chunk and the ending in one statement', () => {
   it('writes the chunk and its event at the next seq and the change at the one after, with outbox rows for both', async () => {
     const t = tenant();
-    const task = await createdTask(
+    const task = await taskInState(
       env.store,
       newTask(t, { pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+      TaskState.WORKING,
     );
     const chunk = { artifactId: 'out', append: false, lastChunk: true, parts: [{ text: 'all of it' }] };
     const artifactEvent = {
@@ -320,16 +322,16 @@ describe('changeTask with a preceding chunk: the last chunk and the ending in on
     const done = await env.store.changeTask({
       tenantId: t,
       taskId: task.id,
-      expectedVersion: 1,
+      expectedVersion: 2,
       patch: { state: TaskState.COMPLETED },
       event: statusEvent(task, TaskState.COMPLETED),
       precededBy: { artifactChunk: chunk, event: artifactEvent },
     });
-    expect(done).toMatchObject({ version: 3, state: TaskState.COMPLETED, pushDue: true });
-    const events = await env.store.readEvents(t, task.id, 1);
+    expect(done).toMatchObject({ version: 4, state: TaskState.COMPLETED, pushDue: true });
+    const events = await env.store.readEvents(t, task.id, 2);
     expect(events.map((e) => [e.seq, Object.keys(e.payload)[0]])).toEqual([
-      [2, 'artifactUpdate'],
-      [3, 'statusUpdate'],
+      [3, 'artifactUpdate'],
+      [4, 'statusUpdate'],
     ]);
     const chunks = await env.db
       .selectFrom('artifact_chunks')
@@ -337,8 +339,8 @@ describe('changeTask with a preceding chunk: the last chunk and the ending in on
       .where('tenant_id', '=', t)
       .where('task_id', '=', task.id)
       .execute();
-    expect(chunks).toEqual([{ seq: 2, artifact_id: 'out' }]);
-    expect((await deliverySeqs(env.db, t, task.id)).map((d) => d.seq)).toEqual([1, 2, 3]);
+    expect(chunks).toEqual([{ seq: 3, artifact_id: 'out' }]);
+    expect((await deliverySeqs(env.db, t, task.id)).map((d) => d.seq)).toEqual([1, 2, 3, 4]);
     expect(await env.store.getArtifacts(t, task.id)).toEqual([{ artifactId: 'out', parts: chunk.parts }]);
   });
 
@@ -452,15 +454,16 @@ describe('push outbox rows are written with the event (ARCHITECTURE §7)', () =>
 
   it('none for a task answered with a Message', async () => {
     const t = tenant();
-    const task = await createdTask(
+    const task = await taskInState(
       env.store,
       newTask(t, { visibility: 'pending', pushConfig: { id: 'c1', url: 'https://hooks.example/1' } }),
+      TaskState.WORKING,
     );
     const reply = agentMessage('done');
     const changed = await env.store.changeTask({
       tenantId: t,
       taskId: task.id,
-      expectedVersion: 1,
+      expectedVersion: task.version,
       patch: { state: TaskState.COMPLETED, visibility: 'message', reply },
       event: { message: reply },
     });

@@ -13,6 +13,7 @@ import {
   newTask,
   useTaskTestEnv,
   statusEvent,
+  taskInState,
   tenant,
 } from './task-fixtures.ts';
 
@@ -77,14 +78,7 @@ describe('claims in batches (group commit of one worker’s concurrent claims)',
     const lapsed = await createdTask(env.store, newTask(t));
     await claimTasks(env.db, [input(t, held.id, 'other'), input(t, lapsed.id, 'other')]);
     await lapseLease(env.db, t, lapsed.id);
-    const done = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({
-      tenantId: t,
-      taskId: done.id,
-      expectedVersion: 1,
-      patch: { state: TaskState.COMPLETED },
-      event: statusEvent(done, TaskState.COMPLETED),
-    });
+    const done = await taskInState(env.store, newTask(t), TaskState.COMPLETED);
     const later = await createdTask(env.store, newTask(t));
     await env.store.changeTask({
       tenantId: t,

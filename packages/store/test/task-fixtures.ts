@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { TaskState, type Message, type StreamResponse } from '@switchyard/protocol';
+import { canTransition, TaskState, type Message, type StreamResponse } from '@switchyard/protocol';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
 import { sql } from 'kysely';
 import { createDb, type Db } from '../src/db.ts';
@@ -90,6 +90,33 @@ export async function createdTask(store: PostgresTaskStore, input: CreateTaskInp
   const result = await store.createTask(input);
   if (!result.created) throw new Error('expected a new task');
   return result.task;
+}
+
+/**
+ * A new task moved to `state` along legal edges (through WORKING when `state` cannot follow
+ * SUBMITTED), as the engine would: the store refuses a shortcut such as SUBMITTED → COMPLETED.
+ */
+export async function taskInState(
+  store: PostgresTaskStore,
+  input: CreateTaskInput,
+  state: TaskState,
+): Promise<TaskRecord> {
+  let task = await createdTask(store, input);
+  const path =
+    state === TaskState.SUBMITTED
+      ? []
+      : canTransition(task.state, state)
+        ? [state]
+        : [TaskState.WORKING, state];
+  for (const next of path)
+    task = await store.changeTask({
+      tenantId: task.tenantId,
+      taskId: task.id,
+      expectedVersion: task.version,
+      patch: { state: next },
+      event: statusEvent(task, next),
+    });
+  return task;
 }
 
 /** Makes a lease lapse now instead of waiting for it (tests assert no timings). */

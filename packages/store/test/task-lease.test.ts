@@ -13,6 +13,7 @@ import {
   newTask,
   useTaskTestEnv,
   statusEvent,
+  taskInState,
   tenant,
 } from './task-fixtures.ts';
 
@@ -107,22 +108,8 @@ describe('claimTask (ARCHITECTURE §3 rule 4: leases fence workers)', () => {
 
   it('refuses terminal, interrupted, not-yet-due and foreign-tenant tasks', async () => {
     const t = tenant();
-    const done = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({
-      tenantId: t,
-      taskId: done.id,
-      expectedVersion: 1,
-      patch: { state: TaskState.COMPLETED },
-      event: statusEvent(done, TaskState.COMPLETED),
-    });
-    const asking = await createdTask(env.store, newTask(t));
-    await env.store.changeTask({
-      tenantId: t,
-      taskId: asking.id,
-      expectedVersion: 1,
-      patch: { state: TaskState.INPUT_REQUIRED },
-      event: statusEvent(asking, TaskState.INPUT_REQUIRED),
-    });
+    const done = await taskInState(env.store, newTask(t), TaskState.COMPLETED);
+    const asking = await taskInState(env.store, newTask(t), TaskState.INPUT_REQUIRED);
     const later = await createdTask(env.store, newTask(t));
     await env.store.changeTask({
       tenantId: t,

@@ -32,7 +32,7 @@ async function richTask(t: string): Promise<TaskRecord> {
     });
     version = r.version;
   };
-  await change({ appendMessages: [userMessage('two')] });
+  await change({ appendMessages: [userMessage('two')], patch: { state: TaskState.WORKING } });
   await change({
     artifactChunk: {
       artifactId: 'doc',

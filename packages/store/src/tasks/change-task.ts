@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { eventKind } from './append-event.ts';
 import { now } from './sql-time.ts';
 import { changesStatus, stampStatus, statusAfterPrevious } from './status-time.ts';
+import { withLegalEdges } from './legal-edges.ts';
 import { isTaskId, jsonb, toTaskRecord, type TaskRow } from './task-row.ts';
 
 /** The SET list for a patch: only the fields it names; the JSON columns are replaced whole, never merged. */
@@ -61,7 +62,7 @@ const chunkOf = (input: ChangeTaskInput): ArtifactChunkInput | undefined =>
 /** How far below the new version the chunk's seq is: the preceding event's, or the change's own. */
 const chunkBack = (input: ChangeTaskInput) => (input.precededBy && !input.artifactChunk ? 1 : 0);
 
-const change = cachedStatement({
+const changeStatementCache = cachedStatement({
   name: 'change-task',
   shape: changeShape,
   build: (db, input: ChangeTaskInput, p) => changeStatement(db, input, p),
@@ -72,19 +73,31 @@ const change = cachedStatement({
  * for) and, in the same transaction, the event at seq = new version, the history message, the
  * artifact chunk and the push outbox rows (ARCHITECTURE.md §3 rules 2–4). No row → ConflictError.
  */
-export async function changeTask(db: Db, input: ChangeTaskInput): Promise<TaskRecord> {
-  const { tenantId, taskId, expectedVersion, fromStates } = input;
-  const conflict = () => new ConflictError(tenantId, taskId, expectedVersion);
-  // An empty state list or a malformed id can match no row: answer as the guard would.
-  if (!isTaskId(taskId) || fromStates?.length === 0) throw conflict();
-  if (expectedVersion === 'any' && !fromStates) {
-    throw new Error('changeTask without an expected version needs fromStates as its guard');
-  }
-  const [row] = await change.rows(db, input);
-  if (!row) throw conflict();
+export async function changeTask(db: Db, change: ChangeTaskInput): Promise<TaskRecord> {
+  const input = guardedChange(change);
+  const [row] = await changeStatementCache.rows(db, input);
+  if (!row) throw conflictOf(input);
   const { push_due, ...taskRow } = row;
   return { ...toTaskRecord(taskRow as TaskRow), pushDue: push_due };
 }
+
+/**
+ * The change as the store runs it: its state guard narrowed to the legal sources of the patch's
+ * state (legal-edges.ts). Throws the ConflictError the statement would answer when no row can
+ * match (an illegal edge, an empty state list, a malformed id), and refuses a change that names
+ * neither a version nor states to guard on. Idempotent: the batched run endings go through it too.
+ */
+export function guardedChange(change: ChangeTaskInput): ChangeTaskInput {
+  if (change.expectedVersion === 'any' && !change.fromStates) {
+    throw new Error('changeTask without an expected version needs fromStates as its guard');
+  }
+  const input = withLegalEdges(change);
+  if (!isTaskId(input.taskId) || input.fromStates?.length === 0) throw conflictOf(input);
+  return input;
+}
+
+const conflictOf = ({ tenantId, taskId, expectedVersion }: ChangeTaskInput) =>
+  new ConflictError(tenantId, taskId, expectedVersion);
 
 /**
  * The change as one statement, one round trip: data-modifying CTEs all hang off the guarded
