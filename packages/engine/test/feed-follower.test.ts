@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TaskEventFollower, type FeedEvent } from '@switchyard/events';
 import { TaskState, type StreamResponse } from '@switchyard/protocol';
+import { waitFor } from '@switchyard/testing';
 import { fakeHub } from './fake-hub.ts';
 
 // The push follower an SSE stream holds, with the hub and log as in-memory ports: delivery straight
@@ -131,23 +132,54 @@ describe('TaskEventFollower', () => {
     expect(got).toEqual([]);
   });
 
-  it('a failed read closes the follower and tells the sink, once', async () => {
+  it('a read that keeps failing, past its retries, closes the follower and tells the sink, once', async () => {
     const { hub, watchers } = fakeHub();
     const failures: unknown[] = [];
+    let reads = 0;
     new TaskEventFollower(
       {
         hub,
-        readEvents: () => Promise.reject(new Error('store down')),
+        readEvents: () => (reads++, Promise.reject(new Error('store down'))),
         tenantId: 't',
         taskId: 'x',
         afterSeq: 0,
         pollIntervalMs: 60_000,
+        readRetryDelaysMs: [0, 0],
       },
       { event: () => true, failed: (err) => failures.push(err) },
     ).start();
+    await waitFor(() => failures.length > 0, { what: 'the follower to give up' });
     await tick();
     expect(failures).toEqual([new Error('store down')]);
+    expect(reads).toBe(3);
     expect(watchers()).toBe(0);
+  });
+
+  it('a read that fails for a moment (Postgres restarting) is retried, and the stream goes on', async () => {
+    const { hub, watchers } = fakeHub();
+    const failures: unknown[] = [];
+    const got: number[] = [];
+    let reads = 0;
+    const follower = new TaskEventFollower(
+      {
+        hub,
+        readEvents: async () => {
+          if (++reads <= 2) throw new Error('connection refused');
+          return events(3);
+        },
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 0,
+        pollIntervalMs: 60_000,
+        readRetryDelaysMs: [0, 0],
+      },
+      { event: (e) => (got.push(e.seq), true), failed: (err) => failures.push(err) },
+    ).start();
+    await waitFor(() => got.length === 3, { what: 'the events after the failed reads' });
+    expect(got).toEqual([1, 2, 3]);
+    expect(failures).toEqual([]);
+    expect(watchers()).toBe(1);
+    follower.close();
   });
 
   it('a sink that throws ends its own follower, and is told so', async () => {

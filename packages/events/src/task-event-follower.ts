@@ -39,6 +39,12 @@ export interface FollowOptions {
    * waited for.
    */
   finalSeq?: number;
+  /**
+   * Pauses before reading the log again after a read failed, one per retry; the failure after the
+   * last ends the feed (`sink.failed`). A Postgres restart or a burst of reads waiting for a pool
+   * connection then delays a stream instead of ending it. Default 250, 1000 and 4000 ms.
+   */
+  readRetryDelaysMs?: readonly number[];
 }
 
 /** Where a follower delivers. */
@@ -63,6 +69,8 @@ export interface FeedSink {
 /** Events read from the log per round; a full page means there may be more. */
 const PAGE = 500;
 
+const READ_RETRY_DELAYS_MS = [250, 1000, 4000];
+
 /**
  * Every event of one task after `afterSeq`, in order, exactly once, pushed to a sink. Hints wake
  * it; an in-step hint with an inline payload is delivered directly, anything else (a gap, a
@@ -86,6 +94,8 @@ export class TaskEventFollower {
   #closed = false;
   /** Set when a read found the log missing the event after this seq (see FeedSink.gap). */
   #holeAfter: number | undefined;
+  /** Reads failed in a row (readRetryDelaysMs). */
+  #readFailures = 0;
   #timer: NodeJS.Timeout | undefined;
   #unwatch: (() => void) | undefined;
   #untrack: (() => void) | undefined;
@@ -220,6 +230,7 @@ export class TaskEventFollower {
     readEvents(tenantId, taskId, this.#last, PAGE).then(
       (events) => {
         this.#reading = false;
+        this.#readFailures = 0;
         if (this.#closed) return;
         // Only the events that continue the sequence: after a gap, re-read on the next round.
         let expected = this.#last + 1;
@@ -239,7 +250,13 @@ export class TaskEventFollower {
       },
       (err: unknown) => {
         this.#reading = false;
-        this.#fail(err);
+        if (this.#closed) return;
+        const delay = (this.#options.readRetryDelaysMs ?? READ_RETRY_DELAYS_MS)[this.#readFailures++];
+        if (delay === undefined) return this.#fail(err);
+        // Read again after the pause, or sooner if a hint or the sweep asks (#run reads then).
+        this.#dirty = true;
+        clearTimeout(this.#timer);
+        this.#timer = setTimeout(() => this.#run(), delay);
       },
     );
   }
