@@ -15,6 +15,7 @@ import { readLink } from './upstream-link.ts';
 import { forwardCancel, UpstreamRun, type RunTimings } from './upstream-run.ts';
 import {
   credentialHeaders,
+  credentialsFingerprint,
   openUpstreamSettings,
   UPSTREAM_EXECUTOR,
   type UpstreamTarget,
@@ -59,6 +60,9 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
   const cards = new UpstreamCardCache(options.cardTtlMs ?? 60_000);
   const timings: RunTimings = { pollMinMs: 200, pollMaxMs: 5_000, maxResumes: 20, ...options.timings };
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  // Read with the registration's own credentials, and cached per them (UpstreamCardCache).
+  const cardOf = (target: UpstreamTarget, fetchImpl: typeof fetch) =>
+    cards.get(target.cardUrl, fetchImpl, credentialsFingerprint(target.credentials));
 
   // Every request says how many a2a-upstream hops it has made (upstream-hops.ts); a cancel, sent
   // without the run's message at hand, counts as one.
@@ -66,6 +70,7 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
     createUpstreamFetch({
       dispatcher,
       headers: { ...credentialHeaders(target.credentials), [HOP_COUNT_HEADER]: String(hops) },
+      allowHttp: options.policy.allowHttp,
       requestTimeoutMs,
       log,
       ...(signal ? { signal } : {}),
@@ -104,7 +109,7 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
       let run: UpstreamRun | undefined;
       try {
         const fetchImpl = fetchFor(target, exchange, ctx.signal, hops.count);
-        const card = await cards.get(target.cardUrl, fetchImpl);
+        const card = await cardOf(target, fetchImpl);
         const client = await createUpstreamClient(card, target.binding, fetchImpl);
         run = new UpstreamRun(ctx, client, streams(card), timings, hops);
         await run.run();
@@ -112,8 +117,13 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
         // Canceled here, or our task ended under the run (its artifacts passed their limit): the
         // upstream task must not run on for nobody.
         const ourTaskEnded = err instanceof RunEndedError && err.reason === 'finished';
-        if ((isCancel(ctx.signal) || ourTaskEnded) && run?.upstreamTaskId)
-          await cancelUpstream(ctx, target, run.upstreamTaskId);
+        if (isCancel(ctx.signal) || ourTaskEnded) {
+          // Canceled before the run started (while the card was read), a follow-up turn still
+          // has an upstream task waiting: its id is in the saved link.
+          const upstreamTaskId =
+            run?.upstreamTaskId ?? (await readLink(ctx.memory, ctx.task.id).catch(() => undefined))?.taskId;
+          if (upstreamTaskId) await cancelUpstream(ctx, target, upstreamTaskId);
+        }
         throw classify(err, exchange, ctx.signal);
       }
     },
@@ -135,11 +145,7 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
     const exchange: ExchangeLog = { lastStatus: undefined, redirected: false };
     try {
       const fetchImpl = fetchFor(target, exchange);
-      const client = await createUpstreamClient(
-        await cards.get(target.cardUrl, fetchImpl),
-        target.binding,
-        fetchImpl,
-      );
+      const client = await createUpstreamClient(await cardOf(target, fetchImpl), target.binding, fetchImpl);
       await forwardCancel(client, upstreamTaskId);
       ctx.log.info({ upstreamTaskId }, 'cancel forwarded to the upstream agent');
     } catch (err) {

@@ -53,6 +53,7 @@ export async function readUpstreamCard(
       dispatcher,
       // One hop: this platform is calling it (see upstream-hops.ts).
       headers: { ...credentialHeaders(registration.credentials), [HOP_COUNT_HEADER]: '1' },
+      allowHttp: policy.allowHttp,
       requestTimeoutMs: timeoutMs,
       log: { lastStatus: undefined, redirected: false },
     });

@@ -14,7 +14,10 @@ import type { UpstreamBinding } from './upstream-settings.ts';
 
 /**
  * Upstream cards, cached per process for a short while: a run needs the card to pick the
- * transport, and re-reading it on every run would double the upstream round trips.
+ * transport, and re-reading it on every run would double the upstream round trips. A card is
+ * kept per URL and per the credentials it was read with (`readWith`, a fingerprint): an upstream
+ * may answer each tenant's credentials with a card of its own (its interfaces, an authenticated
+ * card), and one tenant's must never serve another's registration of the same URL.
  */
 export class UpstreamCardCache {
   private readonly ttlMs: number;
@@ -27,14 +30,15 @@ export class UpstreamCardCache {
     this.maxCards = maxCards;
   }
 
-  async get(cardUrl: string, fetchImpl: typeof fetch): Promise<SdkAgentCard> {
-    const hit = this.cards.get(cardUrl);
+  async get(cardUrl: string, fetchImpl: typeof fetch, readWith = ''): Promise<SdkAgentCard> {
+    const key = `${readWith}\n${cardUrl}`;
+    const hit = this.cards.get(key);
     if (hit && hit.until > Date.now()) return hit.card;
     // An expired card goes at once: agents re-registered under new card URLs, or removed, must
     // not stay in a long-lived worker for good.
-    this.cards.delete(cardUrl);
+    this.cards.delete(key);
     const card = await fetchCard(cardUrl, fetchImpl);
-    this.cards.set(cardUrl, { card, until: Date.now() + this.ttlMs });
+    this.cards.set(key, { card, until: Date.now() + this.ttlMs });
     // A Map iterates in insertion order, so the first key is the card fetched longest ago.
     while (this.cards.size > this.maxCards) this.cards.delete(this.cards.keys().next().value!);
     return card;

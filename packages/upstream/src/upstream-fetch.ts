@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { fetch as undiciFetch } from 'undici';
+import { UrlRefusedError } from '@switchyard/engine';
 
 /** What the last HTTP exchange with the upstream looked like: decides how a failure is classified. */
 export interface ExchangeLog {
@@ -22,6 +23,11 @@ export interface UpstreamFetchOptions {
   /** The SSRF-guarded dispatcher (engine's createGuardedAgent): checks every connected address. */
   dispatcher: Dispatcher;
   headers: Record<string, string>;
+  /**
+   * Whether plain http:// URLs may be called (WEBHOOK_ALLOW_HTTP): the card's interface URLs are
+   * the upstream's to name, and the credentials must not go out in clear text where it is off.
+   */
+  allowHttp: boolean;
   /** The run's signal: a cancel or a lost lease aborts every request in flight. */
   signal?: AbortSignal;
   /** Limit for a unary request (response headers and body); streams are bounded by the run timeout. */
@@ -52,11 +58,14 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): typeof fetch
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
     Object.assign(headers, options.headers);
+    const url = String(input instanceof Request ? input.url : input);
+    if (!options.allowHttp && new URL(url).protocol === 'http:')
+      throw new UrlRefusedError('upstream url scheme http: is not allowed (WEBHOOK_ALLOW_HTTP=false)');
     const streaming = headers.accept?.includes('text/event-stream') ?? false;
     const signals = [options.signal, init?.signal ?? undefined].filter((s): s is AbortSignal => !!s);
     if (!streaming) signals.push(AbortSignal.timeout(options.requestTimeoutMs));
     options.log.lastStatus = undefined;
-    const response = (await undiciFetch(String(input instanceof Request ? input.url : input), {
+    const response = (await undiciFetch(url, {
       method: init?.method ?? 'GET',
       headers,
       body: init?.body as string | undefined,

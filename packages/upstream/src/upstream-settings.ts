@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SecretBox } from '@switchyard/store';
 import { z } from 'zod';
 
@@ -87,4 +88,12 @@ export function credentialHeaders(credentials: UpstreamCredentials | undefined):
   if (!credentials) return {};
   if (credentials.scheme === 'bearer') return { authorization: `Bearer ${credentials.token}` };
   return { [credentials.name.toLowerCase()]: credentials.value };
+}
+
+/**
+ * A fingerprint of the credentials (SHA-256, never the secret itself), '' for none: what the card
+ * cache keys a card by besides its URL.
+ */
+export function credentialsFingerprint(credentials: UpstreamCredentials | undefined): string {
+  return credentials ? createHash('sha256').update(JSON.stringify(credentials)).digest('base64url') : '';
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentFailure, AgentHarness } from '@switchyard/agents';
-import { createGuardedAgent } from '@switchyard/engine';
+import { createGuardedAgent, UrlRefusedError } from '@switchyard/engine';
 import { createSecretBox } from '@switchyard/store';
 import { createUpstreamAgent } from '../src/upstream-agent.ts';
 import { CardProblem } from '../src/upstream-card-check.ts';
@@ -28,10 +28,11 @@ function hugeCard(mb: number) {
   return streamed(`${prefix}"pad":"`, mb, `"${suffix}`);
 }
 
-const guardedFetch = (maxReplyBytes?: number) =>
+const guardedFetch = (maxReplyBytes?: number, allowHttp = true) =>
   createUpstreamFetch({
     dispatcher: createGuardedAgent({ policy, connectTimeoutMs: 5_000 }),
     headers: {},
+    allowHttp,
     requestTimeoutMs: 20_000,
     log: { lastStatus: undefined, redirected: false },
     ...(maxReplyBytes ? { maxReplyBytes } : {}),
@@ -68,6 +69,19 @@ describe('an upstream card larger than 1 MiB', () => {
 });
 
 describe('other upstream answers', () => {
+  it('an http:// URL is refused before anything is sent where plain http is off (WEBHOOK_ALLOW_HTTP=false)', async () => {
+    let asked = 0;
+    up.route('/plain', (_req, res) => (asked++, res.end('{}')));
+    const err = await guardedFetch(undefined, false)(`${up.url}/plain`, { method: 'POST', body: '{}' }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UrlRefusedError);
+    expect(asked).toBe(0);
+    // The same URL is called where http is allowed.
+    expect((await guardedFetch()(`${up.url}/plain`, { method: 'POST', body: '{}' })).status).toBe(200);
+    expect(asked).toBe(1);
+  });
+
   it('a 2xx answer stops at maxReplyBytes, streamed or declared by Content-Length', async () => {
     up.route('/reply', streamed('{"x":"', 3, '"}').handler);
     const response = await guardedFetch(MiB)(`${up.url}/reply`, { method: 'POST', body: '{}' });
