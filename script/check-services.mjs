@@ -1,5 +1,7 @@
 // Checks that Postgres and Redis answer at DATABASE_URL / REDIS_URL, and says clearly what is
 // missing otherwise. Plain JS on purpose: it runs before dependencies are installed.
+// With --containers-ok (script/test, neither URL set): services that are not there but a Docker
+// engine that is exit 3, since the test fixtures then start both in containers (testcontainers).
 import net from 'node:net';
 import { execSync } from 'node:child_process';
 
@@ -30,14 +32,25 @@ const missing = [
   !pg && `Postgres (${process.env.DATABASE_URL})`,
   !redis && `Redis (${process.env.REDIS_URL})`,
 ].filter(Boolean);
+// Publishes both on the loopback ports the defaults name, with the defaults' trust login.
+const dockerRun =
+  'docker run -d -p 127.0.0.1:5432:5432 -e POSTGRES_HOST_AUTH_METHOD=trust postgres:16-alpine && ' +
+  'docker run -d -p 127.0.0.1:6379:6379 redis:7-alpine';
 if (hasDocker()) {
+  if (process.argv.includes('--containers-ok')) {
+    console.error(
+      `not reachable: ${missing.join(', ')}; the tests start them in containers (testcontainers)`,
+    );
+    process.exit(3);
+  }
   console.error(
-    `not reachable: ${missing.join(', ')}; a Docker engine is running, so start them with: docker compose up -d postgres redis`,
+    `not reachable: ${missing.join(', ')}; a Docker engine is running, so start them with: ${dockerRun}`,
   );
 } else {
   console.error(
     `not reachable: ${missing.join(', ')}.\n` +
-      'Set DATABASE_URL / REDIS_URL, or run Postgres on 127.0.0.1:5432 and Redis on 127.0.0.1:6379, or run a Docker engine (docker compose up -d postgres redis).',
+      'Set DATABASE_URL / REDIS_URL, or run Postgres on 127.0.0.1:5432 and Redis on 127.0.0.1:6379 ' +
+      `(with a Docker engine: ${dockerRun}).`,
   );
 }
 process.exit(1);

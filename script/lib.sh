@@ -38,11 +38,11 @@ ensure_pnpm() {
 }
 
 # Postgres and Redis: DATABASE_URL / REDIS_URL, else the local defaults, else say what is missing.
-# (Containers are started by the test fixtures through testcontainers when Docker exists.)
+# Arguments go to check-services.mjs (--containers-ok: exit 3 when the tests can start containers).
 ensure_services() {
   export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/switchyard}"
   export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-  node "$ROOT/script/check-services.mjs"
+  node "$ROOT/script/check-services.mjs" "$@"
 }
 
 setup_env() {
