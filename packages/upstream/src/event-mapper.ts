@@ -9,6 +9,7 @@ import {
   type Task,
   type TaskStatus,
 } from '@switchyard/protocol';
+import { interruptKey } from './upstream-link.ts';
 
 /** Whether the run has reached an ending (terminal or interrupted): no more events matter. */
 export type Progress = 'open' | 'ended';
@@ -24,9 +25,14 @@ export class EventMapper {
   private readonly ctx: AgentContext;
   private readonly partsHeld = new Map<string, number>();
   private readonly closed = new Set<string>();
+  /** The interrupt this turn answers (UpstreamLink.answering): seen again, it is still open. */
+  answering: string | undefined;
+  /** Hears an interrupt before it is relayed (and the run ends): the run records it. */
+  private readonly onInterrupt: (key: string | undefined) => Promise<void>;
 
-  constructor(ctx: AgentContext) {
+  constructor(ctx: AgentContext, onInterrupt: (key: string | undefined) => Promise<void> = async () => {}) {
     this.ctx = ctx;
+    this.onInterrupt = onInterrupt;
     for (const artifact of ctx.task.artifacts) this.partsHeld.set(artifact.artifactId, artifact.parts.length);
   }
 
@@ -100,6 +106,12 @@ export class EventMapper {
    */
   private async applyStatus(status: TaskStatus, fromSnapshot: boolean): Promise<Progress> {
     const message = status.message ? said(status.message) : undefined;
+    if (isInterrupted(status.state)) {
+      const key = interruptKey(status);
+      // The question our message answers, shown until the upstream takes the answer up.
+      if (key !== undefined && key === this.answering) return 'open';
+      await this.onInterrupt(key);
+    }
     switch (status.state) {
       case TaskState.SUBMITTED:
       case TaskState.WORKING:

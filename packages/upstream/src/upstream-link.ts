@@ -13,6 +13,26 @@ export interface UpstreamLink {
   turn: string;
   /** True once the upstream acknowledged this turn (it answered with a task, event or reply). */
   delivered: boolean;
+  /**
+   * The interrupt (INPUT_REQUIRED / AUTH_REQUIRED) last relayed to our client, as interruptKey
+   * names it: the one the next turn answers. An upstream may still show it just after the answer
+   * arrived (a returnImmediately answer, the first poll), and that is no new question.
+   */
+  answering?: string;
+}
+
+/**
+ * Names one interrupt of the upstream task by its state, time and question, or undefined when
+ * the upstream gives neither time nor question: then two interrupts cannot be told apart.
+ */
+export function interruptKey(status: {
+  state: string;
+  timestamp?: string;
+  message?: { messageId?: string };
+}): string | undefined {
+  const messageId = status.message?.messageId;
+  if (!status.timestamp && !messageId) return undefined;
+  return `${status.state}|${status.timestamp ?? ''}|${messageId ?? ''}`;
 }
 
 const key = (taskId: string) => `a2a-upstream:task:${taskId}`;

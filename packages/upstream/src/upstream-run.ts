@@ -43,7 +43,7 @@ export class UpstreamRun {
     this.streaming = streaming;
     this.timings = timings;
     this.hops = hops;
-    this.mapper = new EventMapper(ctx);
+    this.mapper = new EventMapper(ctx, (key) => this.interrupted(key));
     this.link = { turn: upstreamMessageId(ctx.task.id, ctx.message.messageId), delivered: false };
   }
 
@@ -59,6 +59,7 @@ export class UpstreamRun {
     const saved = await readLink(this.ctx.memory, this.ctx.task.id);
     const turn = this.link.turn;
     this.link = { ...saved, turn, delivered: saved?.turn === turn && saved.delivered };
+    this.mapper.answering = saved?.answering;
     if (this.link.delivered || (saved?.turn === turn && (await this.turnArrived()))) {
       return this.follow(await this.resume());
     }
@@ -155,6 +156,17 @@ export class UpstreamRun {
       if (progress === 'ended') return 'ended';
     }
     return 'open';
+  }
+
+  /**
+   * Records the interrupt about to be relayed, while the run may still write its memory: the next
+   * turn answers it, and must not take it for a new question (UpstreamLink.answering).
+   */
+  private async interrupted(key: string | undefined): Promise<void> {
+    if (this.link.answering === key) return;
+    const { answering: _previous, ...link } = this.link;
+    this.link = key === undefined ? link : { ...link, answering: key };
+    await writeLink(this.ctx.memory, this.ctx.task.id, this.link);
   }
 
   /** Records the upstream task id (and that this turn arrived) before anything else is written. */

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentHarness } from '@switchyard/agents';
+import { TaskState } from '@switchyard/protocol';
+import { createSecretBox } from '@switchyard/store';
+import { createUpstreamAgent } from '../src/upstream-agent.ts';
+import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from './support/raw-upstream.ts';
+
+// Found in review: a non-streaming upstream is sent the client's answer with returnImmediately,
+// and may answer with its task as it stood, still asking the question (the answer not taken up
+// yet). That was taken for a new question: our task asked the client again and stopped polling
+// while the upstream went on with the answer. The interrupt relayed is now remembered, and seen
+// again it only means "not yet".
+
+const policy = { allowCidrs: ['127.0.0.1/32'], allowHttp: true };
+let up: RawUpstream;
+beforeAll(async () => {
+  up = await startRawUpstream();
+});
+afterAll(() => up?.stop());
+
+const askedAt = '2026-12-03T10:00:00.000Z';
+const question = { messageId: 'q1', role: 'ROLE_AGENT', parts: [{ text: 'Which ledger?' }] };
+
+/** Asks once; answered, it still shows the question to the send, then works, then completes. */
+function slowToTakeTheAnswer(): { handler: RawHandler; polls: () => number } {
+  let polls = 0;
+  const handler: RawHandler = (_req, res, body) => {
+    const request = JSON.parse(body) as { id: unknown; method: string };
+    const task = (status: Record<string, unknown>, artifacts?: unknown[]) => ({
+      id: 'up-1',
+      contextId: 'up-ctx',
+      status,
+      ...(artifacts ? { artifacts } : {}),
+    });
+    const asking = task({ state: 'TASK_STATE_INPUT_REQUIRED', timestamp: askedAt, message: question });
+    let result: unknown;
+    if (request.method === 'SendMessage') result = { task: asking };
+    else if (++polls === 1)
+      result = task({ state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() });
+    else
+      result = task({ state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, [
+        { artifactId: 'entry', parts: [{ text: 'posted to general' }] },
+      ]);
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
+  };
+  return { handler, polls: () => polls };
+}
+
+describe('a non-streaming upstream still showing the question it was just answered', () => {
+  it('is polled until it ends; the client is not asked again', async () => {
+    const upstream = slowToTakeTheAnswer();
+    up.route('/rpc', upstream.handler);
+    up.route('/card.json', json(card(up.url)));
+    const agent = createUpstreamAgent({
+      secrets: createSecretBox('test-secret-key-0123456789'),
+      policy,
+      timings: { pollMinMs: 5, pollMaxMs: 10 },
+    });
+    const harness = new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
+    const asked = await harness.send('post an entry');
+    const taskId = asked.task!.id;
+    expect(harness.task(taskId).state).toBe(TaskState.INPUT_REQUIRED);
+
+    await harness.continueTask(taskId, 'general');
+    const done = harness.task(taskId);
+    expect(done.state).toBe(TaskState.COMPLETED);
+    expect(done.artifacts.map((a) => a.parts)).toEqual([[{ text: 'posted to general' }]]);
+    expect(upstream.polls()).toBe(2);
+  });
+});
