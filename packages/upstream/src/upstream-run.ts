@@ -60,7 +60,7 @@ export class UpstreamRun {
     const turn = this.link.turn;
     this.link = { ...saved, turn, delivered: saved?.turn === turn && saved.delivered };
     this.mapper.answering = saved?.answering;
-    if (this.link.delivered || (saved?.turn === turn && (await this.turnArrived()))) {
+    if (this.link.delivered || (await this.turnArrived())) {
       return this.follow(await this.resume());
     }
     await writeLink(this.ctx.memory, this.ctx.task.id, this.link);
@@ -68,8 +68,11 @@ export class UpstreamRun {
   }
 
   /**
-   * A continuation whose delivery was never confirmed: if the upstream task has left the
-   * interrupted state it was waiting in, our message did arrive before the worker died.
+   * A continuation not yet confirmed delivered: if the upstream task has left the interrupted
+   * state it was waiting in, there is nothing to send, only a task to follow. Either our message
+   * arrived before a worker died (a retried turn), or the upstream went on without it: credentials
+   * given out of band end an AUTH_REQUIRED there, while our task waits for its client's next
+   * message, which would reach a finished upstream task and be refused.
    */
   private async turnArrived(): Promise<boolean> {
     if (!this.link.taskId) return false;
