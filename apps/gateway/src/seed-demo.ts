@@ -28,6 +28,8 @@ export interface SeedDemoResult {
   principal: string;
   /** Earlier generated demo keys this run revoked (only a generated key replaces any). */
   replaced: number;
+  /** Every key this run revoked (the replaced ones, the development key): for the gateways' caches. */
+  revoked: Array<{ tenantId: string; keyId: string }>;
   /** In production: whether a live key of the development demo key's value was revoked. */
   revokedDevelopmentKey: boolean;
 }
@@ -128,22 +130,26 @@ export async function seedDemo({
   // from now on, so that no later keyless seed revokes it.
   if (demoApiKey && issued.key.description === GENERATED_DEMO_KEY_DESCRIPTION)
     await admin.describeApiKey(DEMO_TENANT, issued.key.id, FIXED_DEMO_KEY_DESCRIPTION);
-  let replaced = 0;
+  const revoked: SeedDemoResult['revoked'] = [];
   if (!demoApiKey)
     for (const key of await admin.listApiKeys(DEMO_TENANT)) {
       const generated =
         key.principal === DEMO_PRINCIPAL && key.description === GENERATED_DEMO_KEY_DESCRIPTION;
       if (generated && key.id !== issued.key.id && key.revokedAt === null)
-        if (await admin.revokeApiKey(DEMO_TENANT, key.id)) replaced++;
+        if (await admin.revokeApiKey(DEMO_TENANT, key.id))
+          revoked.push({ tenantId: DEMO_TENANT, keyId: key.id });
     }
-  const revokedDevelopmentKey = production && (await revokeDevelopmentKey(admin));
+  const replaced = revoked.length;
+  const development = production ? await revokeDevelopmentKey(admin) : null;
+  if (development) revoked.push(development);
   return {
     tenantId: DEMO_TENANT,
     agents,
     apiKey: issued.plaintext,
     principal: DEMO_PRINCIPAL,
     replaced,
-    revokedDevelopmentKey,
+    revoked,
+    revokedDevelopmentKey: development !== null,
   };
 }
 
@@ -153,7 +159,7 @@ export async function seedDemo({
  * production seed revokes it, so moving a setup to production does not leave it working. By value,
  * so a key of a disabled tenant (which would work again once the tenant is enabled) goes too.
  */
-async function revokeDevelopmentKey(admin: AdminStore): Promise<boolean> {
+async function revokeDevelopmentKey(admin: AdminStore): Promise<{ tenantId: string; keyId: string } | null> {
   const known = developmentValueOf('SWITCHYARD_DEMO_API_KEY');
-  return known !== undefined && (await admin.revokeApiKeyByValue(known)) !== null;
+  return known === undefined ? null : admin.revokeApiKeyByValue(known);
 }

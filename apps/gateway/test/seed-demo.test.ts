@@ -55,9 +55,13 @@ describe('seedDemo', () => {
     expect(await admin.authenticateApiKey(first.apiKey)).toMatchObject({ principal: 'demo-user' });
     // A fixed key (script/server's kept one, the TCK recipe's) is never a seed's to revoke.
     expect(first.replaced).toBe(0);
+    expect(first.revoked).toEqual([]);
     expect(await admin.authenticateApiKey(fixed)).toMatchObject({ principal: 'demo-user' });
+    const firstId = (await admin.authenticateApiKey(first.apiKey))!.keyId;
     const second = await seed();
     expect(second.replaced).toBe(1);
+    // What the bin announces to running gateways (announce-seed-revocations.ts).
+    expect(second.revoked).toEqual([{ tenantId: 'demo', keyId: firstId }]);
     expect(await admin.authenticateApiKey(first.apiKey)).toBeNull();
     // Seeding a fixed key revokes nothing: two setups with their own fixed keys both keep working.
     const another = 'sy_another-demo-key-0123456789';
@@ -127,9 +131,11 @@ describe('seedDemo', () => {
       });
       const development = 'switchyard-demo-api-key';
       await seedDemo({ admin: store, publicUrl: 'http://localhost:8080', demoApiKey: development });
+      const developmentId = (await store.authenticateApiKey(development))?.keyId;
       await store.setTenantDisabled('demo', true);
       const prod = await seedDemo({ admin: store, publicUrl: 'https://a2a.example', production: true });
       expect(prod.revokedDevelopmentKey).toBe(true);
+      expect(prod.revoked).toContainEqual({ tenantId: 'demo', keyId: developmentId });
       // Enabling the tenant again does not bring the public key back.
       await store.setTenantDisabled('demo', false);
       expect(await store.authenticateApiKey(development)).toBeNull();

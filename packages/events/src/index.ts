@@ -18,6 +18,7 @@ export {
 } from './version-sweep.ts';
 export { WakeSignal } from './wake-signal.ts';
 export {
+  publishRevocations,
   RevocationChannel,
   type Announced,
   type Revocation,

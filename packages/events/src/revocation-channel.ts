@@ -197,6 +197,24 @@ export class RevocationChannel {
 }
 
 /**
+ * Announces revocations from a process that holds no RevocationChannel (the demo seed): each is
+ * published once and applied by every gateway subscribed now, without an id, so none is asked to
+ * confirm it (RevocationChannel answers acks only to announcements with one). A gateway not
+ * subscribed at that moment drops the key when its cache entry expires. Returns how many
+ * subscribers Redis handed the last one to.
+ */
+export async function publishRevocations(
+  redis: Pick<Redis, 'publish'>,
+  keys: Pick<QueueKeys, 'authChannel'>,
+  revocations: readonly Revocation[],
+): Promise<number> {
+  let receivers = 0;
+  for (const revocation of revocations)
+    receivers = await redis.publish(keys.authChannel, JSON.stringify(canonical(revocation)));
+  return receivers;
+}
+
+/**
  * Key ids are uuids, which the caches and the stream registry compare as strings with the store's
  * lowercase form: an id announced in capitals (an admin call that passed the path value on, a
  * gateway of an older version) would match nothing and revoke nothing.

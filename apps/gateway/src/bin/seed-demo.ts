@@ -8,6 +8,7 @@ import {
   createSecretBox,
   PostgresAdminStore,
 } from '@switchyard/store';
+import { announceSeedRevocations } from '../auth/announce-seed-revocations.ts';
 import { loadGatewayConfig } from '../config.ts';
 import { demoApiKeyFrom, seedDemo } from '../seed-demo.ts';
 
@@ -48,6 +49,15 @@ try {
     );
   if (result.revokedDevelopmentKey)
     console.log('revoked the development demo key (its value is public; NODE_ENV=production)');
+  const announced = await announceSeedRevocations({
+    redisUrl: config.REDIS_URL,
+    prefix: config.SWITCHYARD_REDIS_PREFIX,
+    revoked: result.revoked,
+  });
+  if (!announced)
+    console.log(
+      '  (Redis did not answer: running gateways drop the revoked keys within 10 s, as their cache expires)',
+    );
 } catch (err) {
   // The key's own problems (revoked, another principal's) are the operator's to fix: said plainly.
   if (!(err instanceof RangeError || err instanceof ApiKeyConflictError)) throw err;
