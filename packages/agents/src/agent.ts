@@ -33,9 +33,20 @@ export interface Agent {
    * retried.
    */
   onCanceled?(ctx: CanceledTaskContext): Promise<void>;
+  /**
+   * Optional. Called when the platform, not the agent, failed the task: its last attempt threw,
+   * timed out (RUN_TIMEOUT_MS), or lost its lease (a worker died on it). The task is already
+   * FAILED and no run is active; use it, as onCanceled, to release what the task held elsewhere.
+   * Best effort: called once by the worker that wrote the failure, right after it; a failure is
+   * logged, not retried, and a worker that dies in between never calls it.
+   */
+  onFailed?(ctx: CanceledTaskContext): Promise<void>;
 }
 
-/** What `onCanceled` gets: the canceled task's ids, the registration's settings and its memory. */
+/**
+ * What `onCanceled` and `onFailed` get: the ended task's ids, the registration's settings and its
+ * memory.
+ */
 export interface CanceledTaskContext {
   readonly taskId: string;
   readonly contextId: string;

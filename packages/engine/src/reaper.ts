@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
-import type { DispatchPosition, LapsedTask, TaskStore } from '@switchyard/store';
+import type { DispatchPosition, LapsedTask, TaskRecord, TaskStore } from '@switchyard/store';
 import { resultWithin } from '@switchyard/queue';
 import type { Logger, TaskMetrics } from '@switchyard/telemetry';
 import { retryDelayMs, type EngineConfig } from './engine-config.ts';
@@ -82,6 +82,11 @@ export class Reaper {
     scanPosition?: ScanPositionStore;
     /** Dispatchable tasks one sweep re-enqueues at most (DISPATCHES_PER_SWEEP; tests set it). */
     dispatchesPerSweep?: number;
+    /**
+     * Hears a task this reaper failed (its lease lapsed on the last attempt): the worker runtime
+     * calls the agent's onFailed hook. Its errors are its own to log.
+     */
+    onFailed?: (task: TaskRecord) => Promise<void>;
   };
   private timer: NodeJS.Timeout | null = null;
   /** Where the next sweep's dispatch scan continues (findDispatchable); undefined: the oldest. */
@@ -267,6 +272,7 @@ export class Reaper {
         'lease lapsed on the last attempt; task failed',
       );
       await writer.announce(outcome.task);
+      await this.deps.onFailed?.(outcome.task);
     }
   }
 }

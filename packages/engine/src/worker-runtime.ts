@@ -31,6 +31,7 @@ import { CachedAgentDirectory } from './cached-agent-directory.ts';
 import { engineConfig, type EngineConfig } from './engine-config.ts';
 import { Reaper } from './reaper.ts';
 import { claimReaperTurn, redisScanPosition } from './reaper-turn.ts';
+import { tellAgentFailed } from './runner/agent-end-hooks.ts';
 import { TaskRunner } from './runner/task-runner.ts';
 import { TaskWriter } from './task-writer.ts';
 import { TenantStatus } from './tenant-status.ts';
@@ -116,6 +117,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     load: (t) => admin.getTenant(t),
     ttlMs: options.tenantStatusTtlMs ?? TENANT_STATUS_TTL_MS,
   });
+  const runnerHooks = { agents, findAgent: options.findAgent ?? findBundledAgent, store };
   const runner = new TaskRunner({
     store,
     writer,
@@ -139,6 +141,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     // lasts the shortest jittered interval, so a sweep is never skipped for long.
     takeTurn: () => claimReaperTurn(redis, keys.reaperTurn, workerId, config.reaperIntervalMs * 0.75),
     scanPosition: redisScanPosition(redis, `${keys.reaperTurn}:scan`),
+    onFailed: (task) => tellAgentFailed(runnerHooks, task, log),
     ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
   });
   options.metrics?.tasks.collectQueues(async () => {

@@ -129,12 +129,17 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Agent {
     },
     // Canceled while waiting for input or auth: no run is active, so the upstream task (waiting
     // too) is canceled from here.
-    async onCanceled(ctx: CanceledTaskContext): Promise<void> {
-      const link = await readLink(ctx.memory, ctx.taskId);
-      if (!link?.taskId) return;
-      await cancelUpstream(ctx, openUpstreamSettings(ctx.settings, options.secrets), link.taskId);
-    },
+    onCanceled: cancelLinkedUpstream,
+    // Failed by the platform (the last attempt's error or timeout, a worker dead on it): the
+    // upstream task must not run on for nobody either.
+    onFailed: cancelLinkedUpstream,
   };
+
+  async function cancelLinkedUpstream(ctx: CanceledTaskContext): Promise<void> {
+    const link = await readLink(ctx.memory, ctx.taskId);
+    if (!link?.taskId) return;
+    await cancelUpstream(ctx, openUpstreamSettings(ctx.settings, options.secrets), link.taskId);
+  }
 
   async function cancelUpstream(
     ctx: Pick<AgentContext, 'log'>,

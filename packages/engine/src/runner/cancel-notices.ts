@@ -4,7 +4,7 @@ import type { TaskCanceledJob } from '@switchyard/queue';
 import type { TaskRecord } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import { unheardAfterMs, unheardCancelCheck } from '../unheard-cancel.ts';
-import { contextMemory } from './build-run-context.ts';
+import { tellAgentEnded } from './agent-end-hooks.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 
 /**
@@ -35,7 +35,7 @@ export async function noticeCanceled(deps: RunnerDeps, job: TaskCanceledJob): Pr
   const log = deps.log.child({ tenantId: job.tenantId, taskId: job.taskId });
   try {
     const record = await deps.store.getTaskRecord(job.tenantId, job.taskId);
-    if (record?.state === TaskState.CANCELED) await tellAgent(deps, record, log);
+    if (record?.state === TaskState.CANCELED) await tellAgentEnded(deps, record, 'onCanceled', log);
   } catch (err) {
     log.warn({ err }, CLEAN_UP_FAILED);
   }
@@ -64,7 +64,7 @@ export async function noticeUnheardCancel(
   const log = deps.log.child({ tenantId, taskId });
   log.warn({ leaseOwner: record.leaseOwner }, 'the run never heard the cancel; telling the agent');
   try {
-    await tellAgent(deps, record, log);
+    await tellAgentEnded(deps, record, 'onCanceled', log);
   } catch (err) {
     log.warn({ err }, CLEAN_UP_FAILED);
   } finally {
@@ -104,19 +104,5 @@ async function lookAgainWhenDue(deps: RunnerDeps, seen: TaskRecord): Promise<voi
   await deps.dispatcher.enqueue({
     ...unheardCancelCheck(current, deps.config, now + 1000),
     nonce: `c${now}`,
-  });
-}
-
-/** Hands the agent's optional onCanceled hook the task's ids, its settings and its memory. */
-async function tellAgent(deps: RunnerDeps, record: TaskRecord, log: Logger): Promise<void> {
-  const registration = await deps.agents.getAgent(record.tenantId, record.agentId);
-  const agent = registration ? deps.findAgent(registration.executor) : undefined;
-  if (!registration || !agent?.onCanceled) return;
-  await agent.onCanceled({
-    taskId: record.id,
-    contextId: record.contextId,
-    settings: registration.settings,
-    memory: contextMemory(deps.store, record),
-    log,
   });
 }
