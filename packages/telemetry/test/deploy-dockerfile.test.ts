@@ -112,7 +112,9 @@ describe('.dockerignore', () => {
       'package.json',
       'pnpm-lock.yaml',
       'pnpm-workspace.yaml',
+      // Workspace members whose manifests the frozen lockfile expects (the manifests stage).
       'bench',
+      'chaos',
     ]) {
       expect(
         patterns.filter((p) => p === needed || p === `${needed}/` || p === `/${needed}`),
