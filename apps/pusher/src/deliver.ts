@@ -34,6 +34,15 @@ export interface DeliverDeps {
 }
 
 /**
+ * Claims past the attempt limit that may still be sent. Every claim counts an attempt, and one
+ * that lapses (its pusher killed, frozen or stopped mid-send) records no outcome, so the last
+ * attempts may have been claims that never sent: a few more keep at-least-once for a delivery
+ * that met a rolling restart. Past them it is dead-lettered unsent, or a delivery that takes its
+ * pushers down with it would be claimed forever and hold its config's later events back.
+ */
+export const LAPSED_CLAIMS_ALLOWED = 3;
+
+/**
  * Sends one claimed delivery and records the outcome under the claim: 2xx → delivered; anything
  * else → retry at now + backoff, or dead once `attempts` reaches the limit, keeping the last error.
  * Never throws: the outcome is the result, and a store failure leaves the claim to lapse, which is
@@ -49,6 +58,8 @@ export async function deliver(
   // its lock lapsed and another pusher sent this event and later ones: sending it now would be a
   // stale duplicate after newer events. Too late to finish inside the lock: leave it to the lapse.
   if (started > sendBy) return tooOld(delivery, deps);
+  if (delivery.attempts > deps.retry.maxAttempts + LAPSED_CLAIMS_ALLOWED)
+    return claimedTooOften(delivery, deps);
   const sent = await attempt(delivery, deps, new Date(started), sendBy);
   if (sent === 'too late') return tooOld(delivery, deps);
   // Where it went, without path or query: those may carry the receiver's own secrets.
@@ -93,6 +104,30 @@ export async function deliver(
     deps.log.error({ ...fields, err }, 'could not record a push delivery outcome; it will be sent again');
     return { outcome: 'abandoned', reason: 'store error' };
   }
+}
+
+async function claimedTooOften(delivery: ClaimedDelivery, deps: DeliverDeps): Promise<DeliveryResult> {
+  const error = `claimed ${delivery.attempts - 1} times without an outcome (its pushers stopped while sending it)`;
+  try {
+    const kept = await deps.outbox.markFailed({
+      ...keyOf(delivery),
+      workerId: deps.workerId,
+      error,
+      dead: true,
+    });
+    if (!kept) return lostClaim(deps, keyFields(delivery));
+  } catch (err) {
+    deps.log.error(
+      { ...keyFields(delivery), err },
+      'could not dead-letter a push delivery; it will be claimed again',
+    );
+    return { outcome: 'abandoned', reason: 'store error' };
+  }
+  deps.log.error(
+    { ...keyFields(delivery), attempt: delivery.attempts, error },
+    'push delivery dead-lettered',
+  );
+  return { outcome: 'dead', error };
 }
 
 function tooOld(delivery: ClaimedDelivery, deps: DeliverDeps): DeliveryResult {

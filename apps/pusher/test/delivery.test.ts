@@ -3,13 +3,14 @@ import { waitFor } from '@switchyard/testing';
 import { Webhook } from 'standardwebhooks';
 import { silentLogger } from '@switchyard/telemetry';
 import { describe, expect, it } from 'vitest';
-import { deliver, type DeliverDeps } from '../src/deliver.ts';
+import { deliver, LAPSED_CLAIMS_ALLOWED, type DeliverDeps } from '../src/deliver.ts';
 import {
   appendEvents,
   createTask,
   deliveriesOf,
   eventFor,
   newTenant,
+  TEST_SETTINGS,
   usePusherSuite,
 } from './pusher-fixtures.ts';
 
@@ -171,6 +172,7 @@ describe('a claim too old to send', () => {
     const sendBy = Date.now() + 50;
     const deps = {
       log: silentLogger(),
+      retry: TEST_SETTINGS.retry,
       // Postgres slow to answer: the read ends after the last moment a POST could still finish
       // inside the lock.
       loadTask: async () => {
@@ -186,5 +188,42 @@ describe('a claim too old to send', () => {
     expect(result).toEqual({ outcome: 'abandoned', reason: 'claim too old' });
     expect(suite.receiver.requests.filter((r) => r.path === '/slow-read')).toEqual([]);
     expect((await deliveriesOf(suite.env, tenantId, task.taskId))[0]).toMatchObject({ status: 'pending' });
+  });
+});
+
+describe('a delivery whose claims keep lapsing', () => {
+  it('is dead-lettered unsent once its claims pass the attempt limit and a few lapses more', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, {
+      id: 'hook',
+      url: `${suite.receiver.origin}/poison`,
+    });
+    await appendEvents(suite.env, tenantId, task, 1);
+    // Its earlier claims all lapsed (every pusher that took it died sending it).
+    const pusher = scope.pusher();
+    const lapsed = TEST_SETTINGS.retry.maxAttempts + LAPSED_CLAIMS_ALLOWED;
+    await suite.env.db
+      .updateTable('push_deliveries')
+      .set({ attempts: lapsed })
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    const results = await pusher.deliverOnce();
+    expect(results).toEqual([{ outcome: 'dead', error: expect.stringContaining('without an outcome') }]);
+    expect(suite.receiver.requests.filter((r) => r.path === '/poison')).toEqual([]);
+    expect((await deliveriesOf(suite.env, tenantId, task.taskId))[0]).toMatchObject({ status: 'dead' });
+  });
+
+  it('is still sent on the claims just past the limit (a restart cut the last attempts short)', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/late` });
+    await appendEvents(suite.env, tenantId, task, 1);
+    const pusher = scope.pusher();
+    const lapsed = TEST_SETTINGS.retry.maxAttempts + LAPSED_CLAIMS_ALLOWED - 1;
+    await suite.env.db
+      .updateTable('push_deliveries')
+      .set({ attempts: lapsed })
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    expect(await pusher.deliverOnce()).toEqual([{ outcome: 'delivered', status: 204 }]);
   });
 });
