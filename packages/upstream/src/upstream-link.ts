@@ -19,6 +19,11 @@ export interface UpstreamLink {
    * arrived (a returnImmediately answer, the first poll), and that is no new question.
    */
   answering?: string;
+  /**
+   * The turn during which `answering` was relayed. A retry of that same turn (the relay's write
+   * never landed) must relay it again; a later turn answers it.
+   */
+  askedIn?: string;
 }
 
 /**

@@ -59,7 +59,9 @@ export class UpstreamRun {
     const saved = await readLink(this.ctx.memory, this.ctx.task.id);
     const turn = this.link.turn;
     this.link = { ...saved, turn, delivered: saved?.turn === turn && saved.delivered };
-    this.mapper.answering = saved?.answering;
+    // The question an earlier turn relayed is what this turn answers; one recorded in this very
+    // turn (its relay never landed: a retry) is still to be asked.
+    this.mapper.answering = saved?.askedIn !== turn ? saved?.answering : undefined;
     if (this.link.delivered || (await this.turnArrived())) {
       return this.follow(await this.resume());
     }
@@ -166,9 +168,9 @@ export class UpstreamRun {
    * turn answers it, and must not take it for a new question (UpstreamLink.answering).
    */
   private async interrupted(key: string | undefined): Promise<void> {
-    if (this.link.answering === key) return;
-    const { answering: _previous, ...link } = this.link;
-    this.link = key === undefined ? link : { ...link, answering: key };
+    if (this.link.answering === key && this.link.askedIn === this.link.turn) return;
+    const { answering: _key, askedIn: _turn, ...link } = this.link;
+    this.link = key === undefined ? link : { ...link, answering: key, askedIn: link.turn };
     await writeLink(this.ctx.memory, this.ctx.task.id, this.link);
   }
 

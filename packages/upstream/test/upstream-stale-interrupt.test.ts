@@ -21,8 +21,13 @@ afterAll(() => up?.stop());
 const askedAt = '2026-12-03T10:00:00.000Z';
 const question = { messageId: 'q1', role: 'ROLE_AGENT', parts: [{ text: 'Which ledger?' }] };
 
-/** Asks once; answered, it still shows the question to the send, then works, then completes. */
-function slowToTakeTheAnswer(): { handler: RawHandler; polls: () => number } {
+/**
+ * Asks once. Answered (a second SendMessage), it still shows the question to that send and to
+ * the first poll after it, then works, then completes. Before the answer, every GetTask shows the
+ * question too (the continuation's look before it sends).
+ */
+function slowToTakeTheAnswer(): { handler: RawHandler; sends: () => number; polls: () => number } {
+  let sends = 0;
   let polls = 0;
   const handler: RawHandler = (_req, res, body) => {
     const request = JSON.parse(body) as { id: unknown; method: string };
@@ -34,9 +39,12 @@ function slowToTakeTheAnswer(): { handler: RawHandler; polls: () => number } {
     });
     const asking = task({ state: 'TASK_STATE_INPUT_REQUIRED', timestamp: askedAt, message: question });
     let result: unknown;
-    if (request.method === 'SendMessage') result = { task: asking };
-    else if (++polls === 1)
-      result = task({ state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() });
+    if (request.method === 'SendMessage') {
+      sends++;
+      result = { task: asking };
+    } else if (sends < 2) result = asking;
+    else if (++polls <= 1) result = asking;
+    else if (polls === 2) result = task({ state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() });
     else
       result = task({ state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, [
         { artifactId: 'entry', parts: [{ text: 'posted to general' }] },
@@ -45,7 +53,7 @@ function slowToTakeTheAnswer(): { handler: RawHandler; polls: () => number } {
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
   };
-  return { handler, polls: () => polls };
+  return { handler, sends: () => sends, polls: () => polls };
 }
 
 describe('a non-streaming upstream still showing the question it was just answered', () => {
@@ -67,6 +75,31 @@ describe('a non-streaming upstream still showing the question it was just answer
     const done = harness.task(taskId);
     expect(done.state).toBe(TaskState.COMPLETED);
     expect(done.artifacts.map((a) => a.parts)).toEqual([[{ text: 'posted to general' }]]);
-    expect(upstream.polls()).toBe(2);
+    expect(upstream.sends()).toBe(2);
+    expect(upstream.polls()).toBe(3);
+  });
+
+  it('a retry of the turn that was relaying the question relays it again', async () => {
+    // The first run records the question it is about to relay, then dies before the relay lands.
+    up.route('/rpc', slowToTakeTheAnswer().handler);
+    up.route('/card.json', json(card(up.url)));
+    const agent = createUpstreamAgent({
+      secrets: createSecretBox('test-secret-key-0123456789'),
+      policy,
+      timings: { pollMinMs: 5, pollMaxMs: 10 },
+    });
+    const harness = new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
+    const first = harness.start('post an entry', {
+      onCall: (call, run) => {
+        const value = call.kind === 'memory.set' ? (call.value as { answering?: string }) : undefined;
+        if (value?.answering) run.loseLease();
+      },
+    });
+    await first.result;
+    const taskId = first.taskId;
+    expect(harness.task(taskId).state).toBe(TaskState.WORKING);
+    // The same turn again, as after a lapsed lease: the upstream still asks, and so do we.
+    await harness.rerun(taskId);
+    expect(harness.task(taskId).state).toBe(TaskState.INPUT_REQUIRED);
   });
 });
