@@ -182,6 +182,38 @@ describe('TaskEventFollower', () => {
     follower.close();
   });
 
+  it('hints during the pause after a failed read wait for it, rather than spend the retries', async () => {
+    const { hub, emit } = fakeHub();
+    const failures: unknown[] = [];
+    const got: number[] = [];
+    let reads = 0;
+    const follower = new TaskEventFollower(
+      {
+        hub,
+        readEvents: async () => {
+          if (++reads === 1) throw new Error('pool exhausted');
+          return events(2);
+        },
+        tenantId: 't',
+        taskId: 'x',
+        afterSeq: 0,
+        pollIntervalMs: 60_000,
+        readRetryDelaysMs: [100],
+      },
+      { event: (e) => (got.push(e.seq), true), failed: (err) => failures.push(err) },
+    ).start();
+    await waitFor(() => reads === 1, { what: 'the first read' });
+    await tick();
+    // A busy task: hints without payloads, each asking for a read of the log.
+    for (let seq = 1; seq <= 5; seq++) emit({ tenantId: 't', taskId: 'x', seq, state: TaskState.WORKING });
+    await tick();
+    expect(reads).toBe(1);
+    await waitFor(() => got.length === 2, { what: 'the read after the pause' });
+    expect(reads).toBe(2);
+    expect(failures).toEqual([]);
+    follower.close();
+  });
+
   it('a sink that throws ends its own follower, and is told so', async () => {
     const { hub, emit, watchers } = fakeHub();
     const failures: unknown[] = [];

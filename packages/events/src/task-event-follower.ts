@@ -94,8 +94,9 @@ export class TaskEventFollower {
   #closed = false;
   /** Set when a read found the log missing the event after this seq (see FeedSink.gap). */
   #holeAfter: number | undefined;
-  /** Reads failed in a row (readRetryDelaysMs). */
+  /** Reads failed in a row (readRetryDelaysMs), and when the next read may go (epoch ms). */
   #readFailures = 0;
+  #retryAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #unwatch: (() => void) | undefined;
   #untrack: (() => void) | undefined;
@@ -183,7 +184,10 @@ export class TaskEventFollower {
     }
     if (this.#holeAfter !== undefined) return this.#gap();
     clearTimeout(this.#timer);
-    if (this.#dirty) this.#read();
+    // After a failed read, hints and sweeps wait out the pause: they would spend the retries at once.
+    const pause = this.#retryAt - Date.now();
+    if (this.#dirty && pause > 0) this.#timer = setTimeout(() => this.#run(), pause);
+    else if (this.#dirty) this.#read();
     else if (!this.#options.sweep) {
       this.#timer = setTimeout(() => {
         this.#dirty = true;
@@ -231,6 +235,7 @@ export class TaskEventFollower {
       (events) => {
         this.#reading = false;
         this.#readFailures = 0;
+        this.#retryAt = 0;
         if (this.#closed) return;
         // Only the events that continue the sequence: after a gap, re-read on the next round.
         let expected = this.#last + 1;
@@ -253,10 +258,9 @@ export class TaskEventFollower {
         if (this.#closed) return;
         const delay = (this.#options.readRetryDelaysMs ?? READ_RETRY_DELAYS_MS)[this.#readFailures++];
         if (delay === undefined) return this.#fail(err);
-        // Read again after the pause, or sooner if a hint or the sweep asks (#run reads then).
         this.#dirty = true;
-        clearTimeout(this.#timer);
-        this.#timer = setTimeout(() => this.#run(), delay);
+        this.#retryAt = Date.now() + delay;
+        this.#run();
       },
     );
   }
