@@ -36,7 +36,8 @@ export interface Agent {
   /**
    * Optional. Called when the platform, not the agent, failed the task: its last attempt threw,
    * timed out (RUN_TIMEOUT_MS), or lost its lease (a worker died on it). The task is already
-   * FAILED and no run is active; use it, as onCanceled, to release what the task held elsewhere.
+   * FAILED and its run is over (after a timeout its `execute` may still be unwinding from the
+   * aborted signal); use it, as onCanceled, to release what the task held elsewhere.
    * Best effort: called once by the worker that wrote the failure, right after it; a failure is
    * logged, not retried, and a worker that dies in between never calls it.
    */

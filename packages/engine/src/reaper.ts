@@ -84,7 +84,7 @@ export class Reaper {
     dispatchesPerSweep?: number;
     /**
      * Hears a task this reaper failed (its lease lapsed on the last attempt): the worker runtime
-     * calls the agent's onFailed hook. Its errors are its own to log.
+     * calls the agent's onFailed hook. Not awaited; its errors are its own to log.
      */
     onFailed?: (task: TaskRecord) => Promise<void>;
   };
@@ -272,7 +272,9 @@ export class Reaper {
         'lease lapsed on the last attempt; task failed',
       );
       await writer.announce(outcome.task);
-      await this.deps.onFailed?.(outcome.task);
+      // Not waited for: the hook may call out (an upstream's card, its cancel), and the sweep's
+      // other tasks, its dispatch pass and a shutdown must not wait on that.
+      void this.deps.onFailed?.(outcome.task).catch(() => undefined);
     }
   }
 }

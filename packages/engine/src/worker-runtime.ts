@@ -117,7 +117,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     load: (t) => admin.getTenant(t),
     ttlMs: options.tenantStatusTtlMs ?? TENANT_STATUS_TTL_MS,
   });
-  const runnerHooks = { agents, findAgent: options.findAgent ?? findBundledAgent, store };
+  const findAgent = options.findAgent ?? findBundledAgent;
   const runner = new TaskRunner({
     store,
     writer,
@@ -125,7 +125,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     hub,
     agents,
     tenants,
-    findAgent: options.findAgent ?? findBundledAgent,
+    findAgent,
     config,
     workerId,
     log,
@@ -141,7 +141,7 @@ export function createWorkerRuntime(options: WorkerOptions) {
     // lasts the shortest jittered interval, so a sweep is never skipped for long.
     takeTurn: () => claimReaperTurn(redis, keys.reaperTurn, workerId, config.reaperIntervalMs * 0.75),
     scanPosition: redisScanPosition(redis, `${keys.reaperTurn}:scan`),
-    onFailed: (task) => tellAgentFailed(runnerHooks, task, log),
+    onFailed: (task) => tellAgentFailed({ agents, findAgent, store }, task, log),
     ...(options.metrics ? { metrics: options.metrics.tasks } : {}),
   });
   options.metrics?.tasks.collectQueues(async () => {

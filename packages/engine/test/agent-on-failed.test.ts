@@ -98,18 +98,6 @@ describe("the agent's onFailed hook", () => {
     return taskId;
   }
 
-  it('is called by a worker whose dispatch finds the last attempt lapsed', async () => {
-    const taskId = await lapsedOnLastAttempt();
-    const worker = p.startWorker({ findAgent });
-    try {
-      await waitFor(async () => (await stateOf(taskId)) === TaskState.FAILED, { what: 'the task to fail' });
-      await waitFor(() => failed.includes(taskId), { what: 'onFailed' });
-      expect(failed.filter((id) => id === taskId)).toHaveLength(1);
-    } finally {
-      await worker.stop();
-    }
-  });
-
   it('is called by the reaper for a task whose lease lapsed on its last attempt', async () => {
     const taskId = await lapsedOnLastAttempt();
     // No dispatch left in Redis (lost with it, say): only the reaper's sweep finds the task.

@@ -126,9 +126,18 @@ describe('a duplicate dispatch of a task whose last attempt lapsed', () => {
       [taskId, p.config.maxAttempts],
     );
     let started = 0;
-    const { runner: r } = runner({ findAgent: () => ({ ...echo(), execute: async () => void started++ }) });
+    const failed: string[] = [];
+    const { runner: r } = runner({
+      findAgent: () => ({
+        ...echo(),
+        execute: async () => void started++,
+        onFailed: async ({ taskId: id }) => void failed.push(id),
+      }),
+    });
     await r.run({ tenantId: 'acme', taskId });
     expect(started).toBe(0);
+    // The agent hears of the failure: its last run may have started work elsewhere.
+    expect(failed).toEqual([taskId]);
     const after = (await p.store.getTaskRecord('acme', taskId))!;
     expect(after.state).toBe(TaskState.FAILED);
     expect(after.lastError).toBe('lease expired');
