@@ -107,7 +107,8 @@ export async function deliver(
 }
 
 async function claimedTooOften(delivery: ClaimedDelivery, deps: DeliverDeps): Promise<DeliveryResult> {
-  const error = `claimed ${delivery.attempts - 1} times without an outcome (its pushers stopped while sending it)`;
+  const lapsed = delivery.attempts - 1 - deps.retry.maxAttempts;
+  const error = `no attempts left: ${lapsed} claims past the limit of ${deps.retry.maxAttempts} lapsed without an outcome (their pushers stopped while sending it)`;
   try {
     const kept = await deps.outbox.markFailed({
       ...keyOf(delivery),

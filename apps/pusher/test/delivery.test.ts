@@ -208,7 +208,9 @@ describe('a delivery whose claims keep lapsing', () => {
       .where('tenant_id', '=', tenantId)
       .execute();
     const results = await pusher.deliverOnce();
-    expect(results).toEqual([{ outcome: 'dead', error: expect.stringContaining('without an outcome') }]);
+    expect(results).toEqual([
+      { outcome: 'dead', error: expect.stringContaining('lapsed without an outcome') },
+    ]);
     expect(suite.receiver.requests.filter((r) => r.path === '/poison')).toEqual([]);
     expect((await deliveriesOf(suite.env, tenantId, task.taskId))[0]).toMatchObject({ status: 'dead' });
   });

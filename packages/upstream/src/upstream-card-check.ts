@@ -181,3 +181,15 @@ export function checkUsable(card: SdkAgentCard, binding: string | undefined): Sd
     );
   return usable;
 }
+
+/**
+ * Refuses interfaces the worker would refuse to call: plain http ones where WEBHOOK_ALLOW_HTTP is
+ * false (upstream-fetch.ts). Said at registration, not after a task's retries.
+ */
+export function checkSchemes(usable: readonly SdkAgentInterface[], allowHttp: boolean): void {
+  const plain = usable.filter((i) => /^http:/i.test(i.url));
+  if (!allowHttp && plain.length > 0)
+    throw new CardProblem(
+      `the card names plain http interfaces (${plain.map((i) => i.url).join(', ')}), and WEBHOOK_ALLOW_HTTP is false`,
+    );
+}

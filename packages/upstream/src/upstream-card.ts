@@ -7,7 +7,7 @@ import {
   type UrlPolicy,
 } from '@switchyard/engine';
 import type { AgentCard, AgentSkill } from '@switchyard/protocol';
-import { CardProblem, checkUsable } from './upstream-card-check.ts';
+import { CardProblem, checkSchemes, checkUsable } from './upstream-card-check.ts';
 import { fetchCard } from './upstream-client.ts';
 import { createUpstreamFetch, ResponseTooLargeError } from './upstream-fetch.ts';
 import { HOP_COUNT_HEADER } from './upstream-hops.ts';
@@ -61,6 +61,7 @@ export async function readUpstreamCard(
       throw asCardProblem(err, timeoutMs);
     });
     const usable = checkUsable(sdkCard, registration.binding);
+    checkSchemes(usable, policy.allowHttp);
     const card = SdkAgentCard.toJSON(sdkCard) as AgentCard;
     return {
       name: card.name,

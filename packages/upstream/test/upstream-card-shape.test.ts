@@ -3,7 +3,7 @@ import { AgentHarness } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
 import { createSecretBox } from '@switchyard/store';
 import { createUpstreamAgent } from '../src/upstream-agent.ts';
-import { CardProblem, checkCardShape } from '../src/upstream-card-check.ts';
+import { CardProblem, checkCardShape, checkSchemes } from '../src/upstream-card-check.ts';
 import { readUpstreamCard } from '../src/upstream-card.ts';
 import { card, completingRpc, json, startRawUpstream, type RawUpstream } from './support/raw-upstream.ts';
 
@@ -201,5 +201,19 @@ describe('a card URL that does not answer with a card', () => {
     await expect(readUpstreamCard({ cardUrl: `${closed.url}/card.json` }, policy)).rejects.toThrow(
       new CardProblem('the card URL could not be reached (ECONNREFUSED)'),
     );
+  });
+});
+
+describe('the schemes of the interfaces a card names', () => {
+  const at = (url: string) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' });
+  it('refuses plain http interfaces where WEBHOOK_ALLOW_HTTP is false, naming them', () => {
+    const usable = [at('https://a.example/rpc'), at('http://b.example/rpc')];
+    expect(() => checkSchemes(usable, false)).toThrow(
+      new CardProblem(
+        'the card names plain http interfaces (http://b.example/rpc), and WEBHOOK_ALLOW_HTTP is false',
+      ),
+    );
+    expect(() => checkSchemes(usable, true)).not.toThrow();
+    expect(() => checkSchemes([at('https://a.example/rpc')], false)).not.toThrow();
   });
 });
