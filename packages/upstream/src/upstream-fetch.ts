@@ -30,7 +30,10 @@ export interface UpstreamFetchOptions {
   allowHttp: boolean;
   /** The run's signal: a cancel or a lost lease aborts every request in flight. */
   signal?: AbortSignal;
-  /** Limit for a unary request (response headers and body); streams are bounded by the run timeout. */
+  /**
+   * Limit for a unary request (response headers and body), and for a stream's opening (its
+   * response headers); a stream's events are bounded by the run timeout.
+   */
   requestTimeoutMs: number;
   /** Most bytes of a unary answer that are read (default DEFAULT_MAX_REPLY_BYTES). */
   maxReplyBytes?: number;
@@ -64,15 +67,31 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): typeof fetch
     const streaming = headers.accept?.includes('text/event-stream') ?? false;
     const signals = [options.signal, init?.signal ?? undefined].filter((s): s is AbortSignal => !!s);
     if (!streaming) signals.push(AbortSignal.timeout(options.requestTimeoutMs));
+    // A stream runs as long as its task; its opening (the response headers) is a request like
+    // any other, and an upstream that never answers it must not hold the run until RUN_TIMEOUT_MS.
+    const opening = streaming ? new AbortController() : undefined;
+    const openTimer =
+      opening &&
+      setTimeout(
+        () =>
+          opening.abort(new DOMException(`no answer within ${options.requestTimeoutMs} ms`, 'TimeoutError')),
+        options.requestTimeoutMs,
+      );
+    if (opening) signals.push(opening.signal);
     options.log.lastStatus = undefined;
-    const response = (await undiciFetch(url, {
-      method: init?.method ?? 'GET',
-      headers,
-      body: init?.body as string | undefined,
-      redirect: 'manual',
-      signal: AbortSignal.any(signals),
-      dispatcher: options.dispatcher,
-    })) as unknown as Response;
+    let response: Response;
+    try {
+      response = (await undiciFetch(url, {
+        method: init?.method ?? 'GET',
+        headers,
+        body: init?.body as string | undefined,
+        redirect: 'manual',
+        signal: AbortSignal.any(signals),
+        dispatcher: options.dispatcher,
+      })) as unknown as Response;
+    } finally {
+      clearTimeout(openTimer);
+    }
     options.log.lastStatus = response.status;
     if (response.status >= 300 && response.status < 400) {
       options.log.redirected = true;

@@ -82,6 +82,29 @@ describe('other upstream answers', () => {
     expect(asked).toBe(1);
   });
 
+  it('a stream that never opens is given up after the request timeout; one that opened runs on', async () => {
+    const streamFetch = createUpstreamFetch({
+      dispatcher: createGuardedAgent({ policy, connectTimeoutMs: 5_000 }),
+      headers: { accept: 'text/event-stream' },
+      allowHttp: true,
+      requestTimeoutMs: 200,
+      log: { lastStatus: undefined, redirected: false },
+    });
+    up.route('/silent', () => undefined);
+    const err = await streamFetch(`${up.url}/silent`, { method: 'POST', body: '{}' }).catch(
+      (e: unknown) => e,
+    );
+    expect((err as Error).name).toBe('TimeoutError');
+    // Opened at once, its first event later than the request timeout: still read.
+    up.route('/slow-events', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': open\n\n');
+      setTimeout(() => res.end('data: {}\n\n'), 400);
+    });
+    const opened = await streamFetch(`${up.url}/slow-events`, { method: 'POST', body: '{}' });
+    expect(await opened.text()).toContain('data: {}');
+  });
+
   it('a 2xx answer stops at maxReplyBytes, streamed or declared by Content-Length', async () => {
     up.route('/reply', streamed('{"x":"', 3, '"}').handler);
     const response = await guardedFetch(MiB)(`${up.url}/reply`, { method: 'POST', body: '{}' });
