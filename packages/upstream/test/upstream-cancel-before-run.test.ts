@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentHarness } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { createSecretBox } from '@switchyard/store';
 import { waitFor } from '@switchyard/testing';
-import { createUpstreamAgent } from '../src/upstream-agent.ts';
-import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from './support/raw-upstream.ts';
+import {
+  card,
+  json,
+  rpcResult,
+  startRawUpstream,
+  upstreamHarness,
+  type RawHandler,
+  type RawUpstream,
+} from './support/raw-upstream.ts';
 
 // Found in review: a follow-up turn canceled while the worker was still reading the upstream's
 // card (a cache miss, up to the request timeout) left the upstream task waiting for input: the
 // run had not started, so it knew no upstream task id, and the task service does not call
 // onCanceled for a run that heard the cancel. The id is in the saved link.
 
-const policy = { allowCidrs: ['127.0.0.0/8'], allowHttp: true };
 let up: RawUpstream;
 beforeAll(async () => {
   up = await startRawUpstream();
@@ -35,23 +39,14 @@ const askingRpc =
       },
     };
     const result = request.method === 'SendMessage' ? { task } : task;
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
+    rpcResult(res, request.id, result);
   };
 
 describe('a follow-up turn canceled before its run started', () => {
   it('still cancels the upstream task that waits for the answer', async () => {
     const canceled: string[] = [];
-    up.route('/rpc', askingRpc(canceled));
-    up.route('/card.json', json(card(up.url)));
-    const agent = createUpstreamAgent({
-      secrets: createSecretBox('test-secret-key-0123456789'),
-      policy,
-      // Every run reads the card again, so the follow-up's read can be held.
-      cardTtlMs: 0,
-    });
-    const harness = new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
+    // Every run reads the card again, so the follow-up's read can be held.
+    const harness = upstreamHarness(up, askingRpc(canceled), { cardTtlMs: 0 });
     const asked = await harness.send('post an entry');
     const taskId = asked.task!.id;
     expect(harness.task(taskId).state).toBe(TaskState.INPUT_REQUIRED);

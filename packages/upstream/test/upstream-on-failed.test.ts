@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '@switchyard/store';
 import { createUpstreamAgent } from '../src/upstream-agent.ts';
-import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from './support/raw-upstream.ts';
+import {
+  card,
+  json,
+  rpcResult,
+  startRawUpstream,
+  type RawHandler,
+  type RawUpstream,
+} from './support/raw-upstream.ts';
 
 // A task the platform failed (its last attempt's error or timeout, a worker dead on it) must not
 // leave its upstream task running for nobody: onFailed cancels it, as onCanceled does.
@@ -22,9 +29,7 @@ const recordingCancels =
       contextId: 'up-ctx',
       status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
     };
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: task }));
+    rpcResult(res, request.id, task);
   };
 
 describe('onFailed of the a2a-upstream executor', () => {

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentHarness } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { createSecretBox } from '@switchyard/store';
-import { createUpstreamAgent } from '../src/upstream-agent.ts';
-import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from './support/raw-upstream.ts';
+import {
+  rpcResult,
+  startRawUpstream,
+  upstreamHarness,
+  type RawHandler,
+  type RawUpstream,
+} from './support/raw-upstream.ts';
 
 // Found in review: a non-streaming upstream is sent the client's answer with returnImmediately,
 // and may answer with its task as it stood, still asking the question (the answer not taken up
@@ -11,7 +14,6 @@ import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from 
 // while the upstream went on with the answer. The interrupt relayed is now remembered, and seen
 // again it only means "not yet".
 
-const policy = { allowCidrs: ['127.0.0.1/32'], allowHttp: true };
 let up: RawUpstream;
 beforeAll(async () => {
   up = await startRawUpstream();
@@ -49,9 +51,7 @@ function slowToTakeTheAnswer(): { handler: RawHandler; sends: () => number; poll
       result = task({ state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, [
         { artifactId: 'entry', parts: [{ text: 'posted to general' }] },
       ]);
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
+    rpcResult(res, request.id, result);
   };
   return { handler, sends: () => sends, polls: () => polls };
 }
@@ -59,14 +59,7 @@ function slowToTakeTheAnswer(): { handler: RawHandler; sends: () => number; poll
 describe('a non-streaming upstream still showing the question it was just answered', () => {
   it('is polled until it ends; the client is not asked again', async () => {
     const upstream = slowToTakeTheAnswer();
-    up.route('/rpc', upstream.handler);
-    up.route('/card.json', json(card(up.url)));
-    const agent = createUpstreamAgent({
-      secrets: createSecretBox('test-secret-key-0123456789'),
-      policy,
-      timings: { pollMinMs: 5, pollMaxMs: 10 },
-    });
-    const harness = new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
+    const harness = upstreamHarness(up, upstream.handler);
     const asked = await harness.send('post an entry');
     const taskId = asked.task!.id;
     expect(harness.task(taskId).state).toBe(TaskState.INPUT_REQUIRED);
@@ -81,14 +74,7 @@ describe('a non-streaming upstream still showing the question it was just answer
 
   it('a retry of the turn that was relaying the question relays it again', async () => {
     // The first run records the question it is about to relay, then dies before the relay lands.
-    up.route('/rpc', slowToTakeTheAnswer().handler);
-    up.route('/card.json', json(card(up.url)));
-    const agent = createUpstreamAgent({
-      secrets: createSecretBox('test-secret-key-0123456789'),
-      policy,
-      timings: { pollMinMs: 5, pollMaxMs: 10 },
-    });
-    const harness = new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
+    const harness = upstreamHarness(up, slowToTakeTheAnswer().handler);
     const first = harness.start('post an entry', {
       onCall: (call, run) => {
         const value = call.kind === 'memory.set' ? (call.value as { answering?: string }) : undefined;

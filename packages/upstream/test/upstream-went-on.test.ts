@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentHarness } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { createSecretBox } from '@switchyard/store';
-import { createUpstreamAgent } from '../src/upstream-agent.ts';
-import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from './support/raw-upstream.ts';
+import {
+  rpcResult,
+  startRawUpstream,
+  upstreamHarness,
+  type RawHandler,
+  type RawUpstream,
+} from './support/raw-upstream.ts';
 
 // Found in review: an upstream task in AUTH_REQUIRED may go on once credentials arrive out of
 // band (the spec's flow), and finish, while our task waits for its client's next message. That
@@ -11,7 +14,6 @@ import { card, json, startRawUpstream, type RawHandler, type RawUpstream } from 
 // FAILED, its artifacts never fetched. A continuation now looks first: an upstream task no longer
 // waiting is followed, not sent to.
 
-const policy = { allowCidrs: ['127.0.0.1/32'], allowHttp: true };
 let up: RawUpstream;
 beforeAll(async () => {
   up = await startRawUpstream();
@@ -43,9 +45,7 @@ function authorizedElsewhere(): { handler: RawHandler; sends: () => number } {
       ]);
       result = request.method === 'SendMessage' ? { task: done } : done;
     }
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result }));
+    rpcResult(res, request.id, result);
   };
   return { handler, sends: () => sends };
 }
@@ -53,14 +53,7 @@ function authorizedElsewhere(): { handler: RawHandler; sends: () => number } {
 describe('an upstream task that went on without our message', () => {
   it('is followed to its end, and the message is not sent to it', async () => {
     const upstream = authorizedElsewhere();
-    up.route('/rpc', upstream.handler);
-    up.route('/card.json', json(card(up.url)));
-    const agent = createUpstreamAgent({
-      secrets: createSecretBox('test-secret-key-0123456789'),
-      policy,
-      timings: { pollMinMs: 5, pollMaxMs: 10 },
-    });
-    const harness = new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
+    const harness = upstreamHarness(up, upstream.handler);
     const asked = await harness.send('fetch my statement');
     const taskId = asked.task!.id;
     expect(harness.task(taskId).state).toBe(TaskState.AUTH_REQUIRED);

@@ -1,5 +1,8 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AgentHarness } from '@switchyard/agents';
+import { createSecretBox } from '@switchyard/store';
+import { createUpstreamAgent } from '../../src/upstream-agent.ts';
 
 /** A request the raw upstream received. */
 export interface SeenRequest {
@@ -121,4 +124,31 @@ export function streamed(prefix: string, mb: number, suffix: string, status = 20
     pump();
   };
   return { handler, sent: () => sent };
+}
+
+/** Answers a JSON-RPC request with `result`. */
+export function rpcResult(res: http.ServerResponse, id: unknown, result: unknown): void {
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+}
+
+/**
+ * An a2a-upstream agent in an AgentHarness, calling `up`: its card at /card.json (one JSON-RPC
+ * interface, not streaming) and its JSON-RPC endpoint at /rpc served by `rpc`, polled fast.
+ */
+export function upstreamHarness(
+  up: RawUpstream,
+  rpc: RawHandler,
+  options: { cardTtlMs?: number } = {},
+): AgentHarness {
+  up.route('/rpc', rpc);
+  up.route('/card.json', json(card(up.url)));
+  const agent = createUpstreamAgent({
+    secrets: createSecretBox('test-secret-key-0123456789'),
+    policy: { allowCidrs: ['127.0.0.1/32'], allowHttp: true },
+    timings: { pollMinMs: 5, pollMaxMs: 10 },
+    ...options,
+  });
+  return new AgentHarness(agent, { settings: { cardUrl: `${up.url}/card.json` } });
 }
