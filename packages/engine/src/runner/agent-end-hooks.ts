@@ -2,6 +2,7 @@ import type { TaskRecord } from '@switchyard/store';
 import type { Logger } from '@switchyard/telemetry';
 import { contextMemory } from './build-run-context.ts';
 import type { RunnerDeps } from './runner-deps.ts';
+import { failRun } from './settle-writes.ts';
 
 /** The agent hooks for a task that ended with no run of the agent to see it end. */
 export type EndHook = 'onCanceled' | 'onFailed';
@@ -42,4 +43,26 @@ export async function tellAgentFailed(
   await tellAgentEnded(deps, record, 'onFailed', log).catch((err: unknown) =>
     log.warn({ err, taskId: record.id }, "the agent's onFailed hook failed"),
   );
+}
+
+/**
+ * The platform fails the task (failRun), then, once that write landed, tells the agent
+ * (tellAgentFailed): its run is over and did not end the task itself, and it may hold work
+ * elsewhere. A failed write is logged; the reaper fails the task later.
+ */
+export async function failRunAndTell(
+  deps: Pick<RunnerDeps, 'writer' | 'store' | 'agents' | 'findAgent'>,
+  record: TaskRecord,
+  safeMessage: string,
+  internal: string,
+  log: Logger,
+  code?: string,
+): Promise<void> {
+  try {
+    await failRun(deps, record, safeMessage, internal, code);
+  } catch (err) {
+    log.warn({ err, taskId: record.id }, 'could not fail task');
+    return;
+  }
+  await tellAgentFailed(deps, record, log);
 }

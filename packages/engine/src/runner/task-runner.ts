@@ -14,7 +14,7 @@ import { recordDispatchLatency } from './dispatch-latency.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 import { watchForCancel } from './cancel-watch.ts';
 import { noticeCanceled, noticeUnheardCancel, releaseHeardCancel } from './cancel-notices.ts';
-import { tellAgentFailed } from './agent-end-hooks.ts';
+import { failRunAndTell } from './agent-end-hooks.ts';
 import { failRun, settleWrite } from './settle-writes.ts';
 
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
@@ -134,15 +134,8 @@ export class TaskRunner {
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
     // would.
-    if (!claim.movedToWorking && claim.task.attempts > config.maxAttempts) {
-      try {
-        await failRun(this.deps, claim.task, LEASE_EXHAUSTED_MESSAGE, 'lease expired');
-      } catch (err) {
-        this.deps.log.warn({ err, taskId: job.taskId }, 'could not fail task');
-        return;
-      }
-      return tellAgentFailed(this.deps, claim.task, this.deps.log);
-    }
+    if (!claim.movedToWorking && claim.task.attempts > config.maxAttempts)
+      return failRunAndTell(this.deps, claim.task, LEASE_EXHAUSTED_MESSAGE, 'lease expired', this.deps.log);
     // The grace period ended while this claim was in flight: the agent must not start now. (The
     // claim's WORKING event is committed; its hint goes out as for any run.)
     if (this.handingBack) {
@@ -402,15 +395,8 @@ export class TaskRunner {
     failure?: AgentFailure,
   ): Promise<void> {
     if (record.attempts >= this.deps.config.maxAttempts) {
-      try {
-        await failRun(this.deps, record, failure?.safeMessage ?? FAILED_MESSAGE, message, failure?.code);
-      } catch (err) {
-        log.warn({ err }, 'could not fail task');
-        return;
-      }
-      // The agent's run is over and did not end the task itself: it may hold work elsewhere.
-      await tellAgentFailed(this.deps, record, log);
-      return;
+      const safeMessage = failure?.safeMessage ?? FAILED_MESSAGE;
+      return failRunAndTell(this.deps, record, safeMessage, message, log, failure?.code);
     }
     const delayMs = retryDelayMs(this.deps.config, record.attempts);
     // The job's delay is only when to look again; the claim checks run_after on Postgres's clock.
