@@ -7,6 +7,7 @@ import {
   PostgresOutboxStore,
   PostgresTaskStore,
   type ClaimedDelivery,
+  type ClaimObserver,
   type SecretBox,
   waitForCurrentSchema,
 } from '@switchyard/store';
@@ -171,6 +172,16 @@ export function createPusher(options: PusherOptions) {
     return sending;
   }
 
+  const claimObserver: ClaimObserver = {
+    deadLettered(key, reason) {
+      metrics.push.deadUnsent();
+      log.error({ ...key, error: reason }, 'push delivery dead-lettered unsent');
+    },
+    followUpFailed(step, err) {
+      log.warn({ err, step }, 'a push claim follow-up failed; a later claim retries it');
+    },
+  };
+
   async function claim(): Promise<{ sends: Array<Promise<DeliveryResult>>; full: boolean }> {
     const limit = settings.concurrency - inFlight.size;
     if (limit <= 0) return { sends: [], full: false };
@@ -181,6 +192,7 @@ export function createPusher(options: PusherOptions) {
       limit,
       lockMs: settings.lockMs,
       ...shares.claimInput(),
+      observer: claimObserver,
     });
     shares.claimed(batch);
     // A send must end while the lock holds: it starts at the latest a POST's timeout before the

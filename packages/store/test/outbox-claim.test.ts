@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdminStore } from '../src/admin/index.ts';
 import { createDb, type Db } from '../src/db.ts';
-import { PostgresOutboxStore } from '../src/outbox/index.ts';
+import { PostgresOutboxStore, type ClaimObserver } from '../src/outbox/index.ts';
 import { createSecretBox } from '../src/secret-box.ts';
 import { eventPayload, expireLocks, seedDeliveries, seedEvents, seedPushedTask } from './outbox-fixtures.ts';
 
@@ -29,8 +29,19 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-const claim = (workerId = 'w1', limit = 10, lockMs = 30_000) =>
-  outbox.claimDueDeliveries({ workerId, limit, lockMs });
+const claim = (workerId = 'w1', limit = 10, lockMs = 30_000, observer?: ClaimObserver) =>
+  outbox.claimDueDeliveries({ workerId, limit, lockMs, ...(observer ? { observer } : {}) });
+
+/** Records what a claim tells its observer. */
+function recordingObserver() {
+  const dead: Array<{ taskId: string; seq: number; reason: string }> = [];
+  const failed: string[] = [];
+  const observer: ClaimObserver = {
+    deadLettered: (key, reason) => dead.push({ taskId: key.taskId, seq: key.seq, reason }),
+    followUpFailed: (step) => failed.push(step),
+  };
+  return { observer, dead, failed };
+}
 
 describe('claimDueDeliveries', () => {
   it('returns the event payload, the decrypted push config and the tenant signing secret', async () => {
@@ -126,7 +137,10 @@ describe('claimDueDeliveries', () => {
     await seedDeliveries(db, { tenantId: 'acme', taskId, configId, seqs: [7] });
     expect((await claim()).map((d) => d.seq)).toEqual([1]);
     await outbox.markDelivered({ tenantId: 'acme', taskId, configId, seq: 1, workerId: 'w1', status: 204 });
-    expect(await claim()).toEqual([]);
+    const told = recordingObserver();
+    expect(await claim('w1', 10, 30_000, told.observer)).toEqual([]);
+    // The caller hears of it: the pusher logs it and counts a dead letter.
+    expect(told.dead).toEqual([{ taskId, seq: 7, reason: expect.stringContaining('no longer') }]);
     const rows = await outbox.listDeliveries('acme', taskId);
     expect(rows.find((r) => r.seq === 7)).toMatchObject({
       status: 'dead',
@@ -139,10 +153,14 @@ describe('claimDueDeliveries', () => {
     const otherKey = createSecretBox('a-different-secret-key');
     const { taskId: good } = await seedPushedTask(db, secrets, 'acme', [1]);
     const { taskId: bad } = await seedPushedTask(db, otherKey, 'acme', [1], { token: 'sealed-elsewhere' });
-    const claimed = await claim();
+    const told = recordingObserver();
+    const claimed = await claim('w1', 10, 30_000, told.observer);
     expect(claimed.map((d) => d.taskId)).toEqual([good]);
     const rows = await outbox.listDeliveries('acme', bad);
     expect(rows[0]).toMatchObject({ status: 'dead', lastError: expect.stringContaining('cannot decrypt') });
+    expect(told.dead).toEqual([
+      { taskId: bad, seq: 1, reason: expect.stringContaining('SWITCHYARD_SECRET_KEY') },
+    ]);
   });
 
   it('a dead-letter that fails after the claim committed does not throw the claimed batch away', async () => {
@@ -156,8 +174,11 @@ describe('claimDueDeliveries', () => {
     );
     await sql`CREATE TRIGGER refuse_dead BEFORE UPDATE ON push_deliveries
       FOR EACH ROW EXECUTE FUNCTION refuse_dead()`.execute(db);
+    const told = recordingObserver();
     try {
-      expect((await claim()).map((d) => d.taskId)).toEqual([good]);
+      expect((await claim('w1', 10, 30_000, told.observer)).map((d) => d.taskId)).toEqual([good]);
+      // Not thrown, but not silent either: the caller is told which step failed.
+      expect(told).toMatchObject({ dead: [], failed: ['dead-letter undecryptable'] });
     } finally {
       await sql`DROP TRIGGER refuse_dead ON push_deliveries`.execute(db);
       await sql`DROP FUNCTION refuse_dead()`.execute(db);

@@ -1,5 +1,8 @@
 import type { Db } from '../db.ts';
+import type { DeliveryKey } from './outbox-store.ts';
 import { asCte, gapAfter, releaseAfterGap, releaseNext } from './park-waiting.ts';
+
+export const ORPHAN_REASON = 'the event is no longer in the task log';
 
 interface OrphanKey {
   tenant_id: string;
@@ -12,18 +15,18 @@ interface OrphanKey {
  * Dead-letters claimed deliveries whose event is gone from the log, in one statement, so they stop
  * being claimed forever. Guarded by the claim like every other outbox write. Like any delivery
  * leaving pending, each makes the next one of its config due if that one was parked behind it
- * (park-waiting.ts).
+ * (park-waiting.ts). Returns the deliveries it dead-lettered.
  */
 export async function buryOrphanDeliveries(
   db: Db,
   workerId: string,
   orphans: readonly OrphanKey[],
-): Promise<void> {
+): Promise<DeliveryKey[]> {
   const buried = db
     .updateTable('push_deliveries')
     .set({
       status: 'dead',
-      last_error: 'the event is no longer in the task log',
+      last_error: ORPHAN_REASON,
       locked_by: null,
       locked_until: null,
     })
@@ -50,4 +53,5 @@ export async function buryOrphanDeliveries(
       configId: r.config_id,
       seq: r.seq,
     });
+  return rows.map((r) => ({ tenantId: r.tenant_id, taskId: r.task_id, configId: r.config_id, seq: r.seq }));
 }

@@ -2,7 +2,7 @@ import type { StreamResponse } from '@switchyard/protocol';
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { SecretBox } from '../secret-box.ts';
-import { buryOrphanDeliveries } from './bury-orphan-deliveries.ts';
+import { buryOrphanDeliveries, ORPHAN_REASON } from './bury-orphan-deliveries.ts';
 import { claimCandidates } from './claim-candidates.ts';
 import { markFailed } from './mark-failed.ts';
 import { parkWaiting, waitingToPark } from './park-waiting.ts';
@@ -14,6 +14,8 @@ import {
   type PushTarget,
 } from './outbox-store.ts';
 import { receiverHostOf } from './receiver-host.ts';
+
+const UNDECRYPTABLE_REASON = 'cannot decrypt push secrets (check SWITCHYARD_SECRET_KEY)';
 
 /**
  * Claims due deliveries in ONE statement (graphile-worker's getJobs): the subquery picks and
@@ -126,17 +128,29 @@ export async function claimDueDeliveries(
   // The claim has committed: a failure from here on (a Postgres blip) must not throw the batch
   // away, which would leave every claimed delivery to lapse and spend an attempt. A row these
   // statements miss stays claimed by this process, lapses, and is dealt with by a later claim.
-  if (orphans.length > 0) await buryOrphanDeliveries(db, input.workerId, orphans).catch(() => 0);
+  const observer = input.observer;
+  if (orphans.length > 0) {
+    const buried = await buryOrphanDeliveries(db, input.workerId, orphans).catch((err: unknown) => {
+      observer?.followUpFailed('bury deliveries whose event is gone', err);
+      return [];
+    });
+    for (const key of buried) observer?.deadLettered(key, ORPHAN_REASON);
+  }
   for (const key of undecryptable) {
-    await markFailed(db, {
+    const dead = await markFailed(db, {
       ...key,
       workerId: input.workerId,
-      error: 'cannot decrypt push secrets (check SWITCHYARD_SECRET_KEY)',
+      error: UNDECRYPTABLE_REASON,
       dead: true,
-    }).catch(() => false);
+    }).catch((err: unknown) => {
+      observer?.followUpFailed('dead-letter undecryptable', err);
+      return false;
+    });
+    if (dead) observer?.deadLettered(key, UNDECRYPTABLE_REASON);
   }
   // Parking only saves later claims a read: one that fails leaves the queue due, as it was
   // before parking.
-  for (const head of heads) await parkWaiting(db, head).catch(() => 0);
+  for (const head of heads)
+    await parkWaiting(db, head).catch((err: unknown) => observer?.followUpFailed('park waiting', err));
   return claimed;
 }

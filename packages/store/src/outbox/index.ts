@@ -2,6 +2,8 @@ export type {
   ClaimDeliveriesInput,
   ClaimedDelivery,
   ClaimShares,
+  ClaimObserver,
+  ClaimFollowUp,
   DeadLetterPage,
   DeliveryKey,
   DeliveryRecord,

@@ -32,7 +32,24 @@ export interface ClaimDeliveriesInput {
   afterTenant?: string;
   /** The caller's caps; without them one tenant's deliveries may fill the whole batch. */
   shares?: ClaimShares;
+  /**
+   * Told what the claim did besides claiming: deliveries it dead-lettered instead of returning,
+   * and the follow-up statements that failed after the claim committed (those never throw, so
+   * without this they would pass unseen). The store has no logger; the caller's goes here.
+   */
+  observer?: ClaimObserver;
 }
+
+/** Hears about a claim's side work (ClaimDeliveriesInput.observer). */
+export interface ClaimObserver {
+  /** A claimed delivery dead-lettered unsent, with the reason recorded on it. */
+  deadLettered(key: DeliveryKey, reason: string): void;
+  /** A statement after the claim's commit failed; what it would have done is left to a later claim. */
+  followUpFailed(step: ClaimFollowUp, err: unknown): void;
+}
+
+export type ClaimFollowUp =
+  'bury deliveries whose event is gone' | 'dead-letter undecryptable' | 'park waiting';
 
 /** What a claim may take without passing the calling pusher's per-tenant and per-host caps. */
 export interface ClaimShares {

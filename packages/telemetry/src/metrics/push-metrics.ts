@@ -15,6 +15,8 @@ export interface OutboxStats {
 export interface PushMetrics {
   /** One delivery attempt: `retry` counts the failed attempts that will be tried again, `dead` the dead letters. */
   attempt(outcome: PushOutcome, seconds: number): void;
+  /** A delivery a claim dead-lettered without sending it (its event gone, its secrets unreadable): counted as `dead`, no duration. */
+  deadUnsent(): void;
   /** Deliveries being sent by this process now (the pusher sets it as sends start and finish). */
   inFlight(count: number): void;
   /**
@@ -52,6 +54,9 @@ export function pushMetrics({ registry, source }: FamilyContext): PushMetrics {
     attempt(outcome, seconds) {
       deliveries.inc({ outcome });
       duration.observe({ outcome }, seconds);
+    },
+    deadUnsent() {
+      deliveries.inc({ outcome: 'dead' });
     },
     initOutcomes() {
       for (const outcome of OUTCOMES) deliveries.inc({ outcome }, 0);
