@@ -21,10 +21,27 @@ const hangs: Agent = {
   },
 };
 
+// Stops 300 ms after its signal aborts: slow to stop, but within the stop grace.
+const events: string[] = [];
+const slowToStop: Agent = {
+  ...hangs,
+  executor: 'slow-to-stop',
+  async execute(ctx) {
+    events.push(`run ${ctx.task.id}`);
+    await new Promise<void>((resolve) =>
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    events.push(`returned ${ctx.task.id}`);
+  },
+};
+
 beforeAll(async () => {
-  p = await startPlatform({ runTimeoutMs: 400, maxAttempts: 2, retryBaseMs: 20 });
+  p = await startPlatform({ runTimeoutMs: 400, maxAttempts: 2, retryBaseMs: 20, stopGraceMs: 2000 });
   await p.registerAgent(hangs);
-  p.startWorker({ concurrency: 1, findAgent: (e) => (e === 'hangs' ? hangs : findBundledAgent(e)) });
+  await p.registerAgent(slowToStop);
+  const own: Record<string, Agent> = { hangs, 'slow-to-stop': slowToStop };
+  p.startWorker({ concurrency: 1, findAgent: (e) => own[e] ?? findBundledAgent(e) });
 });
 afterAll(() => p.close());
 
@@ -41,5 +58,16 @@ describe('run timeout (EngineConfig.runTimeoutMs)', () => {
     // The only worker slot is free again.
     const echo = await p.service.send(alice, await p.agent('echo'), { message: userMessage('next') });
     expect('task' in echo && echo.task.status.state).toBe(TaskState.COMPLETED);
+  });
+
+  // Found in review: the retry was dispatched the moment the run timed out, while the agent was
+  // still at work, so two workers could run the task at once with no lease lost.
+  it('a timed-out run is retried only once its agent has returned (within the stop grace)', async () => {
+    const agent = (await p.admin.getAgent('acme', 'slow-to-stop'))!;
+    const r = await p.service.send(alice, agent, { message: userMessage('slow to stop') });
+    if (!('task' in r)) throw new Error('expected a task');
+    expect(r.task.status.state).toBe(TaskState.FAILED);
+    const id = r.task.id;
+    expect(events).toEqual([`run ${id}`, `returned ${id}`, `run ${id}`, `returned ${id}`]);
   });
 });

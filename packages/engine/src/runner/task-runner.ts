@@ -298,17 +298,14 @@ export class TaskRunner {
     if (controller.signal.aborted) startGrace();
     else controller.signal.addEventListener('abort', startGrace, { once: true });
     try {
-      const outcome = await Promise.race([
-        // Judged when the agent returns: one that returned before any stop has finished, and is
-        // completed even if a shutdown lands while that write is under way. One that returned
-        // after its signal aborted may just have stopped between steps, as agents are told to
-        // (the slow agent does): on a shutdown that run is handed back, not completed.
-        agent
-          .execute(ctx)
-          .then(() => (controller.signal.aborted ? ('stopped' as const) : ('returned' as const))),
-        timedOut,
-        abandoned,
-      ]);
+      // Judged when the agent returns: one that returned before any stop has finished, and is
+      // completed even if a shutdown lands while that write is under way. One that returned
+      // after its signal aborted may just have stopped between steps, as agents are told to
+      // (the slow agent does): on a shutdown that run is handed back, not completed.
+      const execution = agent
+        .execute(ctx)
+        .then(() => (controller.signal.aborted ? ('stopped' as const) : ('returned' as const)));
+      const outcome = await Promise.race([execution, timedOut, abandoned]);
       if (outcome === 'abandoned') {
         ctx.close(stopReason() === 'canceled' ? 'canceled' : 'lease-lost');
         log.warn({ stopGraceMs: deps.config.stopGraceMs }, 'agent ignored its stop signal; run abandoned');
@@ -317,6 +314,9 @@ export class TaskRunner {
         ctx.close('lease-lost');
         controller.abort(new RunEndedError('lease-lost'));
         log.error({ runTimeoutMs: deps.config.runTimeoutMs }, 'agent run timed out');
+        // The agent may still be at work: a retry dispatched now could run beside it on another
+        // worker. Like a stopped run, it gets the stop grace to return, under this run's lease.
+        await Promise.race([execution.catch(() => undefined), abandoned]);
         await ctx.drain();
         await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
       } else if (outcome === 'returned' && !ctx.ended) await ctx.complete();
