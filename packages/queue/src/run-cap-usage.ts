@@ -21,7 +21,9 @@ export async function readRunCapUsage(
 ): Promise<Map<string, RunCapUsage>> {
   const usage = new Map<string, RunCapUsage>();
   if (tenantIds.length === 0) return usage;
-  const now = Date.now();
+  // Redis's clock, which scores the slots (tenant-run-cap.ts), not this process's.
+  const [seconds, micros] = await redis.time();
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
   const pipeline = redis.pipeline();
   for (const tenantId of tenantIds) {
     pipeline.zcount(keys.tenantRunSlots(tenantId), `(${now}`, '+inf');

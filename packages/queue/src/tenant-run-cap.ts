@@ -3,19 +3,29 @@ import type { Redis } from 'ioredis';
 import type { QueueKeys } from './queue-keys.ts';
 
 /**
+ * Redis's own clock, in milliseconds, for the scripts. Every worker scores slots in one shared set:
+ * on each worker's own clock, one running ahead would clear the others' live slots (and the cap
+ * would hold nothing), and a dead one's slots would outlive it by its skew.
+ */
+const REDIS_NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
  * Takes one of a tenant's run slots for a take, when fewer than the cap are held. Slots are a
  * sorted set scored by when each lapses, so a worker that died gives its slots back once its
  * renewals stop. A take admitted is no longer parked (it may be a parked job come back).
- * KEYS: slots, parked. ARGV: now, lapse time, cap, slot member, job id, the sets' lifetime (ms;
- * only to clear away an idle tenant's keys: lapses go by the scores).
+ * KEYS: slots, parked. ARGV: how long a slot holds (ms), cap, slot member, job id, the
+ * sets' lifetime (ms; only to clear away an idle tenant's keys: lapses go by the scores).
  * Returns 1 (admitted), or minus the number of the tenant's parked jobs (all slots held).
  */
-const ADMIT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
-  redis.call('ZREM', KEYS[2], ARGV[5])
+const ADMIT = `${REDIS_NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('ZREM', KEYS[2], ARGV[4])
   return 1
 end
 return -redis.call('ZCARD', KEYS[2])`;
@@ -23,35 +33,36 @@ return -redis.call('ZCARD', KEYS[2])`;
 /**
  * Records a job, already moved to delayed, as parked for its tenant, unless a slot came free since
  * it was refused: then it is not parked and the caller promotes it (a release in between found
- * nothing parked to promote). KEYS: slots, parked. ARGV: now, cap, job id, its place (its
+ * nothing parked to promote). KEYS: slots, parked. ARGV: cap, job id, its place (its
  * creation time: a tenant's parked jobs come back oldest first), the parked set's lifetime.
  * Returns 1 when a slot is free (promote it now), else 0.
  */
-const PARK = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then return 1 end
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+const PARK = `${REDIS_NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then return 1 end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 0`;
 
 /**
  * Gives a take's slot back and hands out the slots now free (lapsed ones too) to the tenant's
- * oldest parked jobs, which the caller promotes. KEYS: slots, parked. ARGV: slot member, now, cap.
+ * oldest parked jobs, which the caller promotes. KEYS: slots, parked. ARGV: slot member, cap.
  * Returns the parked job ids taken off the parked set.
  */
-const RELEASE = `
+const RELEASE = `${REDIS_NOW}
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local free = tonumber(ARGV[2]) - redis.call('ZCARD', KEYS[1])
 if free <= 0 then return {} end
 local popped = redis.call('ZPOPMIN', KEYS[2], free)
 local ids = {}
 for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
 return ids`;
 
-/** Extends held slots. KEYS: slots. ARGV: lapse time, the set's lifetime (ms), members... */
-const RENEW = `
-for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', ARGV[1], ARGV[i]) end
+/** Extends held slots. KEYS: slots. ARGV: how long they hold (ms), the set's lifetime (ms), members... */
+const RENEW = `${REDIS_NOW}
+local lapse = now + tonumber(ARGV[1])
+for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', lapse, ARGV[i]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
 
 interface RunCapCommands {
@@ -135,8 +146,7 @@ export class TenantRunCap {
     const admitted = await this.#redis.syCapAdmit(
       keys.tenantRunSlots(tenantId),
       keys.tenantParkedRuns(tenantId),
-      now,
-      now + leaseMs,
+      leaseMs,
       maxRunning,
       slot.member,
       job.id!,
@@ -159,7 +169,6 @@ export class TenantRunCap {
       const freeNow = await this.#redis.syCapPark(
         keys.tenantRunSlots(tenantId),
         keys.tenantParkedRuns(tenantId),
-        Date.now(),
         maxRunning,
         job.id!,
         job.timestamp,
@@ -179,7 +188,6 @@ export class TenantRunCap {
       keys.tenantRunSlots(slot.tenantId),
       keys.tenantParkedRuns(slot.tenantId),
       slot.member,
-      Date.now(),
       slot.maxRunning,
     );
     await this.#handOut(slot.tenantId, promote);
@@ -193,12 +201,11 @@ export class TenantRunCap {
       if (members) members.push(s.member);
       else byTenant.set(s.tenantId, [s.member]);
     }
-    const until = Date.now() + this.#options.leaseMs;
     await Promise.all(
       [...byTenant].map(([tenantId, members]) =>
         this.#redis.syCapRenew(
           this.#options.keys.tenantRunSlots(tenantId),
-          until,
+          this.#options.leaseMs,
           this.#setLifetimeMs,
           ...members,
         ),

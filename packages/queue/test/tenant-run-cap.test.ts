@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createTestRedis, waitFor } from '@switchyard/testing';
 import {
   createQueueKeys,
@@ -250,23 +250,38 @@ describe('per-tenant run cap', () => {
       syCapRelease(...a: Array<string | number>): Promise<string[]>;
     };
     const [slots, parked] = [keys.tenantRunSlots('t'), keys.tenantParkedRuns('t')];
-    const now = Date.now();
-    expect(
-      await scripts.syCapAdmit(slots, parked, now, now + 30_000, 1, 'running:tok', 'running', 600_000),
-    ).toBe(1);
+    const place = Date.now();
+    expect(await scripts.syCapAdmit(slots, parked, 30_000, 1, 'running:tok', 'running', 600_000)).toBe(1);
     // Refused: all slots held, nothing parked ahead of it.
-    expect(await scripts.syCapAdmit(slots, parked, now, now + 30_000, 1, 'late:tok', 'late', 600_000)).toBe(
-      0,
-    );
-    expect(await scripts.syCapRelease(slots, parked, 'running:tok', now, 1)).toEqual([]);
-    expect(await scripts.syCapPark(slots, parked, now, 1, 'late', now, 600_000)).toBe(1);
+    expect(await scripts.syCapAdmit(slots, parked, 30_000, 1, 'late:tok', 'late', 600_000)).toBe(0);
+    expect(await scripts.syCapRelease(slots, parked, 'running:tok', 1)).toEqual([]);
+    expect(await scripts.syCapPark(slots, parked, 1, 'late', place, 600_000)).toBe(1);
     expect(await conn.zcard(parked)).toBe(0);
 
     // Without the release, the park records it, and the next release hands it out.
-    expect(await scripts.syCapAdmit(slots, parked, now, now + 30_000, 1, 'other:tok', 'other', 600_000)).toBe(
-      1,
-    );
-    expect(await scripts.syCapPark(slots, parked, now, 1, 'late', now, 600_000)).toBe(0);
-    expect(await scripts.syCapRelease(slots, parked, 'other:tok', now, 1)).toEqual(['late']);
+    expect(await scripts.syCapAdmit(slots, parked, 30_000, 1, 'other:tok', 'other', 600_000)).toBe(1);
+    expect(await scripts.syCapPark(slots, parked, 1, 'late', place, 600_000)).toBe(0);
+    expect(await scripts.syCapRelease(slots, parked, 'other:tok', 1)).toEqual(['late']);
+  });
+
+  // Found in review: slots were scored on each worker's clock in one shared set, so a worker an
+  // hour ahead renewed its slots an hour too long (a dead one's would hold the tenant's cap that
+  // long) and counted everyone's live slots as lapsed.
+  it("scores slots on Redis's clock: a worker whose clock is off neither stretches nor loses them", async () => {
+    const keys = createQueueKeys(`${redis.prefix}-cap${prefixSeq++}`);
+    const conn = redis.connect();
+    const cap = new TenantRunCap({ queue: {} as never, connection: conn, keys, leaseMs: 30_000 });
+    const scripts = conn as unknown as { syCapAdmit(...a: Array<string | number>): Promise<number> };
+    const slots = keys.tenantRunSlots('t');
+    await scripts.syCapAdmit(slots, keys.tenantParkedRuns('t'), 30_000, 1, 'run:tok', 'run', 600_000);
+    const hourAhead = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + 3_600_000);
+    try {
+      await cap.renew([{ tenantId: 't', member: 'run:tok', maxRunning: 1 }]);
+      expect((await readRunCapUsage(conn, keys, ['t'])).get('t')).toEqual({ running: 1, parked: 0 });
+    } finally {
+      hourAhead.mockRestore();
+    }
+    const [seconds] = await conn.time();
+    expect(Number(await conn.zscore(slots, 'run:tok'))).toBeLessThanOrEqual((Number(seconds) + 31) * 1000);
   });
 });
