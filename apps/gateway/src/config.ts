@@ -94,6 +94,13 @@ export const gatewayEnvSchema = commonEnvSchema
     BLOCKING_MAX_WAITS_PER_PRINCIPAL: intVar(500, 1),
     /** TCP connections one gateway process accepts at once; more are refused at accept. Default 20000. */
     HTTP_MAX_CONNECTIONS: intVar(20_000, 1),
+    /**
+     * Time a client has to send a whole request, headers and body; past it the connection is
+     * closed (408 if nothing was answered yet) and the body it held given back, so a client that
+     * trickles bodies cannot hold the gateway's body budget. Streams are unaffected: their
+     * request is whole before they start. Default 60000 (1 s to 1 h).
+     */
+    HTTP_REQUEST_TIMEOUT_MS: intVar(60_000, 1_000, 3_600_000),
     /** Error → HTTP status column (digest §12 #2): v1.0.1 (spec) or v1.0.0 (TCK 1.0-dev). */
     HTTP_ERROR_MAPPING: z.enum(['v1.0.1', 'v1.0.0']).default('v1.0.1'),
     /**

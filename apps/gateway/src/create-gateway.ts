@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { PostgresAdminStore } from '@switchyard/store';
@@ -189,7 +189,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const subscribed = subscribeToRevocations();
       // Awaited below; handled here too, in case listening fails first.
       subscribed.catch(() => undefined);
-      const listening = app.listen(port);
+      const listening = createServer(serverOptions(config.HTTP_REQUEST_TIMEOUT_MS), app).listen(port);
       // Past this many open sockets Node closes new connections at once: memory stays bounded.
       listening.maxConnections = config.HTTP_MAX_CONNECTIONS;
       server = listening;
@@ -208,6 +208,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
       stopping ??= drain();
       return stopping;
     },
+  };
+}
+
+/**
+ * Node's own request deadline, checked every tenth of it (Node checks every 30 s by default, so a
+ * short deadline would be overrun by up to that). Headers must come within it too, and never take
+ * longer than Node's default minute.
+ */
+function serverOptions(requestTimeoutMs: number): ServerOptions {
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(60_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(requestTimeoutMs / 10))),
   };
 }
 

@@ -80,7 +80,7 @@ export function buildApp(
   // engine's spans, whose context rides into the queued job.
   app.use(httpServerSpans({ route: (req) => stateOf(req as Request).method ?? routeKind(req.url ?? '') }));
   app.use(requestLog(log, metrics.requests));
-  const bodyBudget = new BodyBudget(config.BODY_BYTES_IN_FLIGHT_MAX);
+  const bodyBudget = new BodyBudget(config.BODY_BYTES_IN_FLIGHT_MAX, config.BODY_LIMIT_BYTES);
   app.use((req, _res, next) => {
     stateOf(req).bodyBudget = bodyBudget;
     next();

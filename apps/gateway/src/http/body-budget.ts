@@ -12,23 +12,32 @@ const releases = new WeakMap<object, () => void>();
  * slowly holds only what it sent, not what it declared; a chunk that does not fit beside what
  * other requests hold refuses its request (Unavailable, Retry-After), which changes nothing. The
  * budget is never smaller than BODY_LIMIT_BYTES, so a body of the largest size always passes alone.
+ *
+ * One owner (a tenant) holds at most half of it, or one largest body where the budget is smaller
+ * than two: a tenant that opens a few large sends and trickles their bytes would otherwise hold
+ * all of it, and every other tenant's requests would be refused. An owner's only body in flight
+ * is judged by the whole budget alone, so a body of the largest size still passes.
  */
 export class BodyBudget {
   readonly maxBytes: number;
+  readonly maxBytesPerOwner: number;
   #held = 0;
+  readonly #heldBy = new Map<string, number>();
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, bodyLimitBytes: number) {
     this.maxBytes = maxBytes;
+    this.maxBytesPerOwner = Math.max(Math.floor(maxBytes / 2), Math.min(bodyLimitBytes, maxBytes));
   }
 
   /**
    * A request's share, held until its response finishes or closes, or its stream starts
    * (releaseBody). `take` adds a chunk's bytes, or throws Unavailable when they do not fit.
    */
-  open(req: Request, res: Response): { take(bytes: number): void } {
+  open(req: Request, res: Response, owner: string): { take(bytes: number): void } {
     let mine = 0;
     const release = () => {
       this.#held -= mine;
+      this.#add(owner, -mine);
       mine = 0;
     };
     releases.set(req, release);
@@ -42,10 +51,29 @@ export class BodyBudget {
             message: `the gateway holds its limit of ${this.maxBytes} bytes of request bodies in flight; retry shortly`,
           });
         }
+        const ownerHeld = this.#heldBy.get(owner) ?? 0;
+        if (ownerHeld - mine > 0 && ownerHeld + bytes > this.maxBytesPerOwner) {
+          throw new A2AError('Unavailable', {
+            retryAfterSeconds: 1,
+            message: `this tenant's requests hold their limit of ${this.maxBytesPerOwner} bytes of request bodies in flight on this gateway; retry shortly`,
+          });
+        }
         this.#held += bytes;
+        this.#add(owner, bytes);
         mine += bytes;
       },
     };
+  }
+
+  /** Bytes held for `owner` now (tests and diagnostics). */
+  heldBy(owner: string): number {
+    return this.#heldBy.get(owner) ?? 0;
+  }
+
+  #add(owner: string, bytes: number): void {
+    const next = (this.#heldBy.get(owner) ?? 0) + bytes;
+    if (next <= 0) this.#heldBy.delete(owner);
+    else this.#heldBy.set(owner, next);
   }
 }
 

@@ -19,7 +19,10 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   if (!isJsonMediaType(req.headers['content-type'])) throw unsupportedMediaType();
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
   // Held as it arrives, until the reply: what the body costs lasts as long as the request.
-  const share = req.res ? stateOf(req).bodyBudget?.open(req, req.res) : undefined;
+  const state = stateOf(req);
+  // Callers are authenticated before their bodies are read; admin calls share one owner.
+  const owner = state.identity ? `tenant:${state.identity.caller.tenantId}` : 'admin';
+  const share = req.res ? state.bodyBudget?.open(req, req.res, owner) : undefined;
   const raw = await collectBody(req, limitBytes, share && ((bytes) => share.take(bytes)));
   if (raw.length === 0) return undefined;
   let text: string;
