@@ -180,4 +180,33 @@ describe('JWT bearer authentication', () => {
       await h.admin.setTenantDisabled('acme', false);
     }
   });
+
+  // Found in review: jose throws a plain JOSEError when the key set answers other than 200 or is
+  // not JSON, and that became 401, telling clients to throw away good tokens.
+  it('a key set that answers 502 or garbage makes bearer calls Unavailable (503), not 401', async () => {
+    for (const answer of [
+      (res: http.ServerResponse) => res.writeHead(502).end('bad gateway'),
+      (res: http.ServerResponse) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":'),
+    ]) {
+      const broken = http.createServer((_req, res) => answer(res));
+      await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+      try {
+        const other = await h.startGateway({
+          JWT_JWKS_URL: `http://127.0.0.1:${(broken.address() as AddressInfo).port}/jwks.json`,
+          JWT_ISSUER: ISSUER,
+          JWT_AUDIENCE: AUDIENCE,
+        });
+        const reply = await send(
+          'GET',
+          `${other.url}/agents/acme/echo/rest/tasks`,
+          bearer(await token({ tenant: 'acme' })),
+        );
+        expect(reply.status).toBe(503);
+        expect(reply.headers.get('retry-after')).toBeTruthy();
+      } finally {
+        broken.close();
+      }
+    }
+  });
 });

@@ -32,6 +32,20 @@ function lifetimeMs(payload: JWTPayload, expiresAt: number): number {
   return expiresAt - start;
 }
 
+/**
+ * Whether jose failed on the issuer's key set rather than on the token: a timeout, an answer other
+ * than 200, a body that is not JSON (the plain JOSEError jose's remote key set throws for those
+ * two), or a malformed key set. Every error the token itself causes has a code of its own. The
+ * caller gets Unavailable and retries; a 401 would tell it to throw away a good token.
+ */
+function keySetUnavailable(err: joseErrors.JOSEError): boolean {
+  return (
+    err instanceof joseErrors.JWKSTimeout ||
+    err instanceof joseErrors.JWKSInvalid ||
+    err.code === joseErrors.JOSEError.code
+  );
+}
+
 export type JwtVerifier = (token: string) => Promise<Identity | null>;
 
 /**
@@ -50,7 +64,7 @@ export function createJwtVerifier(options: JwtOptions): JwtVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (err) {
-      if (err instanceof joseErrors.JOSEError && !(err instanceof joseErrors.JWKSTimeout)) return null;
+      if (err instanceof joseErrors.JOSEError && !keySetUnavailable(err)) return null;
       throw err;
     }
     // `exp` is required (jwtVerify above).
