@@ -6,6 +6,7 @@ import type { Logger } from '@switchyard/telemetry';
 import { releaseBody } from '../http/body-budget.ts';
 import { toClientError } from '../http/client-error.ts';
 import type { StreamRegistry, StreamSlot } from './stream-registry.ts';
+import { atExpiry } from './credential-expiry.ts';
 
 /** How one binding frames stream items and a mid-stream error (digest §4.1, §4.2, §12 #16). */
 export interface SseFormat {
@@ -41,9 +42,6 @@ export interface SseOptions {
    */
   credentialExpiresAt?: number | undefined;
 }
-
-/** Node's longest timer (about 24.8 days); a credential valid longer is left to revocation. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 /** The slowest reading a large item is allowed before its stream is cut: 32 KB a second. */
@@ -111,7 +109,7 @@ class SseStream implements StreamSink {
   /** Set while the client's buffer is full: what lets the engine deliver again once it drains. */
   #resume: (() => void) | undefined;
   #drainTimer: NodeJS.Timeout | undefined;
-  #expiryTimer: NodeJS.Timeout | undefined;
+  #cancelExpiry: (() => void) | undefined;
 
   constructor(res: Response, format: SseFormat, options: SseOptions) {
     this.#res = res;
@@ -135,10 +133,8 @@ class SseStream implements StreamSink {
     if (revoked !== undefined) return this.#unauthenticated(revoked);
     const expiresAt = this.#options.credentialExpiresAt;
     if (expiresAt !== undefined) {
-      const left = expiresAt - Date.now();
-      if (left <= 0) return this.#unauthenticated('credential expired');
-      if (left <= MAX_TIMER_MS)
-        this.#expiryTimer = setTimeout(() => this.#unauthenticated('credential expired'), left).unref();
+      if (expiresAt <= Date.now()) return this.#unauthenticated('credential expired');
+      this.#cancelExpiry = atExpiry(expiresAt, () => this.#unauthenticated('credential expired'));
     }
     // Not while the client still has data to read: it is no idle connection, and a keep-alive
     // behind an unread snapshot would count that snapshot against the slow-consumer limit.
@@ -253,7 +249,7 @@ class SseStream implements StreamSink {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#drainTimer);
-    clearTimeout(this.#expiryTimer);
+    this.#cancelExpiry?.();
     this.#resume = undefined;
     this.#stopFollowing?.();
     this.#stopHeartbeat?.();
