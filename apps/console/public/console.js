@@ -1,6 +1,7 @@
 // Switchyard console: the little script the pages need. No build step, no framework.
 // - Live pages: an element with data-live-src opens an EventSource; the server sends rendered,
-//   escaped HTML fragments keyed by data-key, so a repeated fragment (after a reconnect) is dropped.
+//   escaped HTML fragments keyed by data-key, so a repeated entry (after a reconnect) is dropped,
+//   and a repeated column replaces the one shown (it holds the entries missed while away).
 // - Forms with data-confirm ask first; a select with data-autosubmit submits its form.
 'use strict';
 
@@ -80,15 +81,30 @@
   events.addEventListener('column', function (event) {
     var data = JSON.parse(event.data);
     var columns = document.querySelector('[data-columns]');
-    if (!columns || byTask(data.taskId)) return;
+    var column = fragment(data.html);
+    if (!columns || !column) return;
+    // After a reconnect the server sends again each column that arrived live, with its whole
+    // timeline as it stands now: it replaces ours, which missed what happened while we were away.
+    var current = columns.querySelector('[data-task-id="' + CSS.escape(data.taskId) + '"]');
+    if (current) {
+      current.replaceWith(column);
+      return;
+    }
     var empty = columns.querySelector('[data-empty]');
     if (empty) empty.remove();
-    var column = fragment(data.html);
-    if (column) columns.appendChild(column);
+    columns.appendChild(column);
   });
 
   events.addEventListener('end', function () {
     events.close();
     setStatus('ended', 'Up to date · task finished');
+  });
+
+  // The session ran out while the page was open: a reconnect would be refused, so sign in again
+  // and come back here.
+  events.addEventListener('signed-out', function () {
+    events.close();
+    setStatus('closed', 'Signed out');
+    window.location.assign('/login?next=' + encodeURIComponent(location.pathname + location.search));
   });
 })();

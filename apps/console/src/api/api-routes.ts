@@ -3,7 +3,7 @@ import { redactAgent } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
 import { badRequest, conflict, notFound } from '../http/http-error.ts';
 import { isUuid, queryString, taskIdParam, tenantParam } from '../http/params.ts';
-import { deliveryKeyOf, listDeadLetters } from '../queues/dead-letter-requests.ts';
+import { DEAD_LETTER_CURSOR_MAX, deliveryKeyOf, listDeadLetters } from '../queues/dead-letter-requests.ts';
 import { loadQueueOverview } from '../queues/queue-overview.ts';
 import { replayAllDeadLetters, replayDeadLetter } from '../queues/replay-dead-letters.ts';
 import { cancelTaskAsAdmin } from '../tasks/cancel-task.ts';
@@ -68,7 +68,14 @@ export function apiRoutes(services: ConsoleServices): Router {
   router.get('/tasks/:tenantId/:taskId', async (req, res) => {
     const timeline = await loadTimeline(services, tenantParam(req), taskIdParam(req));
     if (!timeline) throw notFound('task');
-    res.json({ task: timeline.record, timeline: timeline.entries, deliveries: timeline.deliveries });
+    const { latest, counts } = timeline.deliveries;
+    // The latest deliveries, as the page shows them; counts null: more than TASK_DELIVERY_COUNT_CAP.
+    res.json({
+      task: timeline.record,
+      timeline: timeline.entries,
+      deliveries: latest,
+      deliveryCounts: counts,
+    });
   });
 
   router.post('/tasks/:tenantId/:taskId/cancel', async (req, res) => {
@@ -89,7 +96,14 @@ export function apiRoutes(services: ConsoleServices): Router {
   });
 
   router.get('/tenants/:tenantId/dead-letters', async (req, res) => {
-    const page = await listDeadLetters(services, tenantParam(req), queryString(req, 'cursor', 512));
+    const tenantId = tenantParam(req);
+    // An unknown tenant is a 404, as on the admin API, not an empty list (one primary-key probe).
+    if (!(await admin.getTenant(tenantId))) throw notFound('tenant');
+    const page = await listDeadLetters(
+      services,
+      tenantId,
+      queryString(req, 'cursor', DEAD_LETTER_CURSOR_MAX),
+    );
     res.json({ deadLetters: page.deliveries, nextCursor: page.nextCursor });
   });
 

@@ -2,11 +2,20 @@ import type { Request, Response } from 'express';
 
 export const SESSION_COOKIE = 'sy_console';
 
-/** One cookie from the request header (the console sets a single cookie; no parser needed). */
+/**
+ * One cookie from the request header (the console sets a single cookie; no parser needed). A value
+ * that is not valid percent-encoding is not one the console set: absent, as a forged one is.
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }

@@ -27,7 +27,11 @@ export function csrfOf(req: Request): string {
   return auth.kind === 'session' ? auth.csrf : '';
 }
 
-function authenticate(req: Request, signer: SessionSigner): Auth | null {
+/**
+ * The caller of `req` as its credentials stand now (null: no longer valid), by the same checks as
+ * requireAuth: a long-lived response (an event stream) asks again while it runs.
+ */
+export function authenticate(req: Request, signer: SessionSigner): Auth | null {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
   if (bearer !== undefined) return signer.tokenMatches(bearer) ? { kind: 'bearer' } : null;
   const cookie = readCookie(req, SESSION_COOKIE);

@@ -3,6 +3,7 @@ import type { ConsoleServices } from '../console-services.ts';
 import { contextIdParam, queryString, tenantParam } from '../http/params.ts';
 import { sendPage } from '../http/send-page.ts';
 import { streamContext, parsePositions } from '../live/context-stream.ts';
+import { endWithSession } from '../live/end-with-session.ts';
 import { openSseStream } from '../live/sse-stream.ts';
 import { loadTimeline, type TaskTimeline } from '../timeline/load-timeline.ts';
 import { MAX_COLUMNS, renderContextPage } from './context-page.ts';
@@ -33,6 +34,7 @@ export function contextRoutes(services: ConsoleServices): Router {
       heartbeatMs: services.config.CONSOLE_SSE_HEARTBEAT_MS,
       registry: services.streams,
     });
+    endWithSession(req, stream, services);
     await streamContext(services, stream, { tenantId, contextId, positions });
   });
 

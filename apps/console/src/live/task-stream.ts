@@ -2,6 +2,7 @@ import { isTerminal } from '@switchyard/protocol';
 import type { TaskRecord } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
 import { paths } from '../links.ts';
+import { SHOWN_DELIVERIES } from '../timeline/load-timeline.ts';
 import { renderDeliveries } from '../timeline/render-deliveries.ts';
 import { renderEntry } from '../timeline/render-entry.ts';
 import { renderTaskSummary } from '../timeline/render-task-summary.ts';
@@ -21,9 +22,10 @@ export interface TaskStreamOptions {
  * The task page's live feed. Events:
  *  - `entry` {key, html}: a timeline line (id: = its event seq, so a reconnect resumes after it);
  *  - `task` {html, state, version}: the summary, whenever the row changed;
- *  - `deliveries` {html}: the push deliveries table, when it changed (polled: delivery outcomes
- *    append no task event);
- *  - `end`: the task is terminal, every event is shown and no delivery is pending.
+ *  - `deliveries` {html}: the push deliveries (counts and the latest rows), when they changed
+ *    (polled: delivery outcomes append no task event);
+ *  - `end`: the task is terminal, every event is shown and no delivery is pending;
+ *  - `signed-out`: the session expired (live/end-with-session.ts).
  */
 export async function streamTask(services: ConsoleServices, stream: SseStream, options: TaskStreamOptions) {
   const { tenantId, taskId, csrf } = options;
@@ -67,9 +69,9 @@ export async function streamTask(services: ConsoleServices, stream: SseStream, o
   const deliveries = (async () => {
     let shown = '';
     while (!signal.aborted) {
-      const list = await services.outbox.listDeliveries(tenantId, taskId);
-      pendingDeliveries = list.some((d) => d.status === 'pending');
-      const markup = renderDeliveries(list, csrf, paths.task(tenantId, taskId)).value;
+      const read = await services.reads.listTaskDeliveries(tenantId, taskId, SHOWN_DELIVERIES);
+      pendingDeliveries = read.pending;
+      const markup = renderDeliveries(read, csrf, paths.task(tenantId, taskId)).value;
       if (markup !== shown) {
         stream.send('deliveries', { html: markup });
         shown = markup;

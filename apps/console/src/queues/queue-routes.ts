@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../http/http-error.ts';
 import { bodyString, isSlug, queryString } from '../http/params.ts';
 import { safeLocalPath, sendPage, withParam } from '../http/send-page.ts';
 import { paths } from '../links.ts';
-import { deliveryKeyOf, listDeadLetters } from './dead-letter-requests.ts';
+import { DEAD_LETTER_CURSOR_MAX, deliveryKeyOf, listDeadLetters } from './dead-letter-requests.ts';
 import { loadQueueOverview, type DeadLetterView } from './queue-overview.ts';
 import { renderQueuesPage } from './queues-page.ts';
 import { replayAllDeadLetters, replayDeadLetter } from './replay-dead-letters.ts';
@@ -17,9 +17,11 @@ export function queueRoutes(services: ConsoleServices): Router {
   router.get('/queues', async (req, res) => {
     const overview = await loadQueueOverview(services);
     const requested = queryString(req, 'tenant', 63);
-    if (requested !== undefined && !isSlug(requested)) throw notFound('tenant');
+    // The overview lists every tenant: one it does not is unknown, not one without dead letters.
+    if (requested !== undefined && !overview.deadLetters.some((t) => t.tenantId === requested))
+      throw notFound('tenant');
     const tenantId = requested ?? overview.deadLetters.find((t) => t.deadLetters.count > 0)?.tenantId;
-    const cursor = queryString(req, 'cursor', 512);
+    const cursor = queryString(req, 'cursor', DEAD_LETTER_CURSOR_MAX);
     let deadLetters: DeadLetterView | null = null;
     if (tenantId !== undefined) {
       const page = await listDeadLetters(services, tenantId, cursor);

@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../http/http-error.ts';
 import { isUuid, queryInt, queryString, taskIdParam, tenantParam } from '../http/params.ts';
 import { sendPage, withParam } from '../http/send-page.ts';
 import { paths } from '../links.ts';
+import { endWithSession } from '../live/end-with-session.ts';
 import { openSseStream } from '../live/sse-stream.ts';
 import { streamTask } from '../live/task-stream.ts';
 import { loadTimeline } from '../timeline/load-timeline.ts';
@@ -71,6 +72,7 @@ export function taskRoutes(services: ConsoleServices): Router {
       heartbeatMs: config.CONSOLE_SSE_HEARTBEAT_MS,
       registry: services.streams,
     });
+    endWithSession(req, stream, services);
     await streamTask(services, stream, { tenantId, taskId, afterSeq, afterPosition, csrf: csrfOf(req) });
   });
 

@@ -1,18 +1,22 @@
-import type { DeliveryRecord, StoredEvent, TaskRecord } from '@switchyard/store';
+import type { StoredEvent, TaskDeliveries, TaskRecord } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
 import {
   compareEntries,
   entryFromChunk,
   entryFromEvent,
   entryFromMessage,
+  gapEntry,
   type TimelineEntry,
 } from './timeline-entry.ts';
+
+/** Push deliveries the task page lists (the latest; the rest are counted). */
+export const SHOWN_DELIVERIES = 100;
 
 /** Everything the task page shows, read at one moment. */
 export interface TaskTimeline {
   record: TaskRecord;
   entries: TimelineEntry[];
-  deliveries: DeliveryRecord[];
+  deliveries: TaskDeliveries;
   /** Highest event seq shown: the live stream continues after it. */
   lastSeq: number;
   /** Highest history position shown. */
@@ -22,10 +26,10 @@ export interface TaskTimeline {
 /**
  * A task's timeline from the durable records: the event log (status changes, artifact chunks,
  * Message replies), the history (with storage times), the artifact chunks the log no longer holds
- * (retention prunes events first), and the push deliveries.
+ * (retention prunes events first), and the push deliveries (the latest, and counts).
  */
 export async function loadTimeline(
-  services: Pick<ConsoleServices, 'tasks' | 'reads' | 'outbox'>,
+  services: Pick<ConsoleServices, 'tasks' | 'reads'>,
   tenantId: string,
   taskId: string,
 ): Promise<TaskTimeline | null> {
@@ -35,7 +39,7 @@ export async function loadTimeline(
     services.tasks.readEvents(tenantId, taskId, 0),
     services.reads.listTaskMessages(tenantId, taskId),
     services.reads.listArtifactChunks(tenantId, taskId),
-    services.outbox.listDeliveries(tenantId, taskId),
+    services.reads.listTaskDeliveries(tenantId, taskId, SHOWN_DELIVERIES),
   ]);
   // The task may move on between the row and the log reads. The page shows the row's version:
   // events after it are left to the live stream, which starts after `lastSeq`, so the summary and
@@ -79,13 +83,7 @@ function composeEntries(
   const entries = [...fromLog, ...messages, ...chunks.filter((c) => !logged.has(c.key))];
   const first = events[0]?.seq;
   if (first === undefined ? record.version > 0 : first > 1) {
-    const missing = (first ?? record.version + 1) - 1;
-    entries.push({
-      key: 'gap',
-      at: record.createdAt,
-      kind: 'gap',
-      note: `${missing} earlier event${missing === 1 ? ' is' : 's are'} no longer in the event log (retention); stored messages and artifact chunks are still shown`,
-    });
+    entries.push(gapEntry(0, (first ?? record.version + 1) - 1, record.createdAt));
   }
   return entries.sort(compareEntries);
 }

@@ -1,22 +1,31 @@
-import type { DeliveryRecord } from '@switchyard/store';
+import { TASK_DELIVERY_COUNT_CAP, type DeliveryRecord, type TaskDeliveries } from '@switchyard/store';
 import { timeTag } from '../html/format.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 
-/** A task's push deliveries (one row per config and event); dead ones can be replayed. */
-export function renderDeliveries(
-  deliveries: readonly DeliveryRecord[],
-  csrf: string,
-  back: string,
-): SafeHtml {
+const number = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * A task's push deliveries (one row per config and event): how many in each status, and the latest
+ * rows, of which dead ones can be replayed. A task may have hundreds of thousands (many small
+ * chunks to a few webhooks): the table stays one screen, and its live update a few kilobytes.
+ */
+export function renderDeliveries(deliveries: TaskDeliveries, csrf: string, back: string): SafeHtml {
+  const { latest, counts } = deliveries;
+  const total = counts ? counts.pending + counts.delivered + counts.dead : null;
+  const summary = counts
+    ? `${number(counts.pending)} pending · ${number(counts.delivered)} delivered · ${number(counts.dead)} dead`
+    : `More than ${number(TASK_DELIVERY_COUNT_CAP)} deliveries${deliveries.pending ? ', some pending' : ''}`;
+  const partial = total === null || total > latest.length;
   return html`<section class="deliveries" data-deliveries aria-labelledby="deliveries-h">
-  <h2 id="deliveries-h">Push deliveries <span class="count">${deliveries.length}</span></h2>
+  <h2 id="deliveries-h">Push deliveries <span class="count">${total === null ? `${number(TASK_DELIVERY_COUNT_CAP)}+` : number(total)}</span></h2>
   ${
-    deliveries.length === 0
+    latest.length === 0
       ? html`<p class="muted">No push notification configs on this task, or nothing to deliver yet.</p>`
-      : html`<div class="table-wrap"><table>
+      : html`<p class="muted small" data-testid="delivery-summary">${summary}${partial ? `; the latest ${number(latest.length)} are listed (every dead letter of the tenant is on the Queues page)` : ''}.</p>
+  <div class="table-wrap"><table>
     <thead><tr><th scope="col">Config</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th>
       <th scope="col">Created</th><th scope="col">Next attempt / delivered</th><th scope="col">HTTP</th><th scope="col">Last error</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>${deliveries.map((d) => deliveryRow(d, csrf, back))}</tbody>
+    <tbody>${latest.map((d) => deliveryRow(d, csrf, back))}</tbody>
   </table></div>`
   }
 </section>`;

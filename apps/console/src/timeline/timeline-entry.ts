@@ -5,7 +5,7 @@ import type { StoredArtifactChunk, StoredMessage } from '@switchyard/store';
  * One line of a task's timeline. Keys are stable across the page and its live stream, so an entry
  * the stream repeats (after a reconnect) replaces nothing and is not shown twice: `e<seq>` for
  * whatever the event log (or an artifact chunk) recorded at that version, `m<position>` for a
- * history message.
+ * history message, `gap<seq>` for a note that the events after that seq were pruned.
  */
 export type EntryKind = 'created' | 'status' | 'artifact' | 'message' | 'reply' | 'gap';
 
@@ -83,6 +83,23 @@ export function entryFromChunk(chunk: StoredArtifactChunk): TimelineEntry {
       append: chunk.append,
       lastChunk: chunk.lastChunk,
     },
+  };
+}
+
+/**
+ * A note that `missing` events after `afterSeq` are no longer in the log (retention prunes a
+ * finished task's events; its history and chunks live in their own tables and outlast them).
+ */
+export function gapEntry(afterSeq: number, missing: number, at: Date, live = false): TimelineEntry {
+  const events = `${missing} ${afterSeq === 0 ? 'earlier ' : ''}event${missing === 1 ? ' is' : 's are'}`;
+  const rest = live
+    ? 'reload the page for the stored messages and artifact chunks'
+    : 'stored messages and artifact chunks are still shown';
+  return {
+    key: `gap${afterSeq}`,
+    at,
+    kind: 'gap',
+    note: `${events} no longer in the event log (retention); ${rest}`,
   };
 }
 

@@ -10,7 +10,7 @@ import {
   PostgresTaskStore,
   type Db,
 } from '@switchyard/store';
-import { silentLogger } from '@switchyard/telemetry';
+import { silentLogger, type Logger } from '@switchyard/telemetry';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { createConsole, loadConsoleConfig, type Console } from '../../src/index.ts';
 import { createGatedAgent, GATED_EXECUTOR, type GatedAgent } from './gated-agent.ts';
@@ -58,7 +58,11 @@ export interface SendExtra {
   owner?: string;
 }
 
-export async function startConsoleHarness(env: Record<string, string> = {}): Promise<ConsoleHarness> {
+export async function startConsoleHarness(
+  env: Record<string, string> = {},
+  /** The console's logger (a test that reads its lines); silent when absent, as the rest is. */
+  consoleLog?: Logger,
+): Promise<ConsoleHarness> {
   const db = await createTestDatabase();
   const redis = createTestRedis();
   const gated = createGatedAgent();
@@ -126,7 +130,7 @@ export async function startConsoleHarness(env: Record<string, string> = {}): Pro
     subscriber: redis.connect(),
     keys,
     secrets,
-    log,
+    log: consoleLog ?? log,
     config,
   });
   const port = await app.start(0);

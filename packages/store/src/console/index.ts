@@ -17,6 +17,7 @@ export { buildCountConsoleTasksQuery, countConsoleTasks, CONSOLE_COUNT_CAP } fro
 export { listContextTasks } from './list-context-tasks.ts';
 export { listTaskMessages } from './list-task-messages.ts';
 export { listArtifactChunks } from './list-artifact-chunks.ts';
+export { listTaskDeliveries, TASK_DELIVERY_COUNT_CAP, type TaskDeliveries } from './list-task-deliveries.ts';
 export { countDeadLettersByTenant } from './count-dead-letters.ts';
 export { countQueuedByTenant } from './count-queued-by-tenant.ts';
 export { findTaskTenants } from './find-task-tenants.ts';

@@ -18,6 +18,7 @@ import { findTaskTenants } from './find-task-tenants.ts';
 import { listArtifactChunks } from './list-artifact-chunks.ts';
 import { listConsoleTasks } from './list-console-tasks.ts';
 import { listContextTasks } from './list-context-tasks.ts';
+import { listTaskDeliveries, type TaskDeliveries } from './list-task-deliveries.ts';
 import { listTaskMessages } from './list-task-messages.ts';
 import { pingDatabase } from './ping-database.ts';
 
@@ -47,6 +48,9 @@ export class PostgresConsoleStore {
   }
   listArtifactChunks(tenantId: string, taskId: string, limit?: number): Promise<StoredArtifactChunk[]> {
     return listArtifactChunks(this.#db, tenantId, taskId, limit);
+  }
+  listTaskDeliveries(tenantId: string, taskId: string, limit: number, cap?: number): Promise<TaskDeliveries> {
+    return listTaskDeliveries(this.#db, tenantId, taskId, limit, cap);
   }
   countDeadLettersByTenant(cap?: number): Promise<TenantDeadLetters[]> {
     return countDeadLettersByTenant(this.#db, cap);
