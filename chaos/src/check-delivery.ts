@@ -11,8 +11,25 @@ export function checkDelivery(input: CheckInput, eventsByTask: Map<string, Store
 
 function checkPushes(input: CheckInput, eventsByTask: Map<string, StoredEvent[]>, add: Add): void {
   const received = groupBy(input.pushes, (p) => `${p.taskId} ${p.configId}`);
+  // The outbox is the platform's own record: a push task with no rows at all would pass every
+  // check below. Each task a push send created has some.
+  const withRows = new Set(input.deliveries.map((d) => d.taskId));
+  for (const send of input.sends) {
+    const taskId = input.messageTasks[send.messageId];
+    if (send.scenario !== 'push' || !send.accepted || send.message || !taskId) continue;
+    if (!withRows.has(taskId)) add('push-missing', `push task has no deliveries at all`, taskId);
+  }
   for (const rows of groupBy(input.deliveries, (d) => `${d.taskId} ${d.configId}`).values()) {
     const { taskId, configId } = rows[0]!;
+    // Once a config is registered, every event of the task is one delivery (in the same
+    // transaction): an event from the first delivery on without a row was never going to be sent.
+    const from = Math.min(...rows.map((d) => d.seq));
+    const rowSeqs = new Set(rows.map((d) => d.seq));
+    const unqueued = (eventsByTask.get(taskId) ?? [])
+      .map((e) => e.seq)
+      .filter((seq) => seq >= from && !rowSeqs.has(seq));
+    if (unqueued.length)
+      add('push-missing', `config ${configId}: events ${unqueued.join(',')} have no delivery row`, taskId);
     const undelivered = rows.filter((d) => d.status !== 'delivered');
     if (undelivered.length)
       add(

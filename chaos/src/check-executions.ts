@@ -1,10 +1,17 @@
 import type { CheckInput, Execution, Fault, StoredEvent, ViolationKind } from './check-types.ts';
 import { groupBy } from './check-util.ts';
+import { LEASE_MS } from './fleet.ts';
 
 type Add = (kind: ViolationKind, detail: string, taskId?: string) => void;
 
 /** Clock slack between the harness (fault times) and Postgres (execution times): one machine. */
 const SLACK_MS = 250;
+/**
+ * The shortest Postgres freeze that can cost a run its lease: a run stops itself once no renewal
+ * has been confirmed for 3/4 of a lease (the engine's lease keeper). A shorter freeze only delays
+ * statements; it fails none and takes no lease.
+ */
+const FREEZE_COSTS_LEASE_MS = 0.75 * LEASE_MS;
 const CONNECTION_ERROR =
   /terminat|ECONNREFUSED|ECONNRESET|not queryable|Connection|shutting down|starting up|did not answer|timeout exceeded/i;
 
@@ -84,10 +91,17 @@ function explain(prev: Execution, next: Execution, input: CheckInput): string | 
     if ((f.kind === 'kill-worker' || f.kind === 'freeze-worker') && f.pid === prev.pid && during(f))
       return f.kind;
   }
-  for (const kind of ['restart-postgres', 'freeze-postgres'] as const)
-    if (input.faults.some((f) => f.kind === kind && during(f))) return kind;
+  if (input.faults.some((f) => f.kind === 'restart-postgres' && during(f))) return 'restart-postgres';
+  if (
+    input.faults.some(
+      (f) => f.kind === 'freeze-postgres' && during(f) && f.until - f.at >= FREEZE_COSTS_LEASE_MS,
+    )
+  )
+    return 'freeze-postgres';
+  // What the earlier run's worker logged about it from its start until a lease after the takeover
+  // (by then it has heard, at its next renewal): a note from another time explains nothing here.
   const notes = input.workerNotes.filter(
-    (n) => n.pid === prev.pid && n.taskId === prev.taskId && n.at >= from,
+    (n) => n.pid === prev.pid && n.taskId === prev.taskId && n.at >= from && n.at <= to + LEASE_MS,
   );
   if (notes.some((n) => n.reason === 'lease-lost')) return 'lease lost (logged by the worker)';
   // A pooled connection that died with the server fails its next statement, possibly a while
@@ -100,7 +114,7 @@ function explain(prev: Execution, next: Execution, input: CheckInput): string | 
     (n) =>
       n.msg === 'agent run failed' &&
       CONNECTION_ERROR.test(n.err ?? '') &&
-      pgRestarts.some((f) => f.at <= n.at),
+      pgRestarts.some((f) => f.at <= n.at && f.until >= from - LEASE_MS),
   );
   return lostConnection ? 'a Postgres connection lost in the restart (logged by the worker)' : null;
 }

@@ -57,6 +57,11 @@ export interface SendRecord {
   duplicateAnswer?: string;
   /** Why the client stopped retrying without an answer, if it did. */
   gaveUp?: string;
+  /**
+   * Chunks the message's run streams before it completes the task (its plan); 0 for a run that
+   * asks for input or replies with a Message instead.
+   */
+  plannedChunks: number;
 }
 
 /** One streaming client: its first stream and every resume (Last-Event-ID) after a break. */
@@ -144,6 +149,8 @@ export interface CheckInput {
   tasks: StoredTask[];
   /** messageId → taskId, from the idempotency keys and the task histories. */
   messageTasks: Record<string, string>;
+  /** messageId → every task whose history holds that user message (one, where idempotency holds). */
+  messageTaskIds: Record<string, string[]>;
   events: StoredEvent[];
   chunks: StoredChunk[];
   executions: Execution[];
@@ -156,6 +163,8 @@ export type ViolationKind =
   | 'unexpected-final-state'
   | 'state-changed-after-client-saw-it'
   | 'two-terminal-states'
+  | 'state-diverged'
+  | 'event-log-gap'
   | 'event-after-terminal'
   | 'unexplained-reexecution'
   | 'write-after-takeover'

@@ -2,6 +2,7 @@ import type { CheckInput, CheckResult, StoredEvent, Violation, ViolationKind } f
 import { checkDelivery } from './check-delivery.ts';
 import { checkExecutions } from './check-executions.ts';
 import { groupBy, INTERRUPTED, isSettledState, isTerminalState, range } from './check-util.ts';
+import { artifactIdFor } from './plan.ts';
 
 /**
  * Proves the platform's promises from what the run recorded (issue 8, fault-injection suite): no
@@ -19,9 +20,11 @@ export function check(input: CheckInput): CheckResult {
   // A fault the platform must survive never takes a process down with it.
   for (const crash of input.crashes) add('process-crashed', crash.split('\n').slice(0, 4).join(' | '));
   checkSends(input, add);
+  checkOneTaskPerMessage(input, add);
   checkTerminals(input, eventsByTask, add);
   const reexecutions = checkExecutions(input, eventsByTask, add);
   checkChunks(input, add);
+  checkPlannedChunks(input, add);
   checkDelivery(input, eventsByTask, add);
 
   const resumed = input.streams.filter((s) => s.resumes > 0);
@@ -123,7 +126,35 @@ function checkSends(input: CheckInput, add: Add): void {
   }
 }
 
+/**
+ * A message creates at most one task: a retried send whose first answer was lost must find the
+ * task the first attempt created. A second task for it is invisible to the other checks (the key
+ * and the client both name the second), so the histories are searched for every task holding it.
+ */
+function checkOneTaskPerMessage(input: CheckInput, add: Add): void {
+  for (const [messageId, taskIds] of Object.entries(input.messageTaskIds))
+    if (taskIds.length > 1)
+      add(
+        'idempotency-broken',
+        `message ${messageId} is in ${taskIds.length} tasks: ${taskIds.join(', ')}`,
+        taskIds[0],
+      );
+}
+
 function checkTerminals(input: CheckInput, eventsByTask: Map<string, StoredEvent[]>, add: Add): void {
+  // The row and its log are written in one transaction: a terminal row whose log ends in another
+  // state (or none), or a log with a hole, lost a write the other checks read through the log.
+  for (const task of input.tasks) {
+    const events = eventsByTask.get(task.id) ?? [];
+    const holes = range(1, Math.max(0, ...events.map((e) => e.seq))).filter(
+      (seq) => !events.some((e) => e.seq === seq),
+    );
+    if (holes.length) add('event-log-gap', `the event log lacks seqs ${holes.join(',')}`, task.id);
+    const lastState = events.findLast((e) => e.state !== null)?.state;
+    const endsWithReply = events.at(-1)?.kind === 'message';
+    if (isTerminalState(task.state) && !endsWithReply && lastState !== task.state)
+      add('state-diverged', `the row is ${task.state}, its log's last state ${lastState ?? 'none'}`, task.id);
+  }
   for (const [taskId, events] of eventsByTask) {
     const terminal = events.filter((e) => isTerminalState(e.state) || e.kind === 'message');
     if (terminal.length > 1)
@@ -138,6 +169,29 @@ function checkTerminals(input: CheckInput, eventsByTask: Map<string, StoredEvent
       add(
         'event-after-terminal',
         `events ${after.map((e) => e.seq).join(',')} after the terminal event ${first!.seq}`,
+        taskId,
+      );
+  }
+}
+
+/**
+ * A completed task has every chunk its completing run planned. The check above sees only artifacts
+ * with at least one stored chunk: a run that completed with none of them would pass it.
+ */
+function checkPlannedChunks(input: CheckInput, add: Add): void {
+  const tasks = new Map(input.tasks.map((t) => [t.id, t]));
+  const stored = groupBy(input.chunks, (c) => `${c.taskId} ${c.artifactId}`);
+  for (const send of input.sends) {
+    if (!send.accepted || send.message || send.plannedChunks === 0) continue;
+    const taskId = input.messageTasks[send.messageId];
+    if (!taskId || tasks.get(taskId)?.state !== 'TASK_STATE_COMPLETED') continue;
+    const artifactId = artifactIdFor(send.messageId);
+    const chunks = new Set((stored.get(`${taskId} ${artifactId}`) ?? []).map((c) => c.chunk));
+    const missing = range(1, send.plannedChunks).filter((k) => !chunks.has(k));
+    if (missing.length)
+      add(
+        'chunk-missing',
+        `${artifactId} of the completed task lacks chunks ${missing.join(',')} of the ${send.plannedChunks} planned`,
         taskId,
       );
   }

@@ -2,7 +2,10 @@ import type pg from 'pg';
 import type { CheckInput, Delivery, Execution, StoredChunk, StoredEvent, StoredTask } from './check-types.ts';
 import { EXEC_METADATA_KEY } from './counting-agent.ts';
 
-type Stored = Pick<CheckInput, 'tasks' | 'messageTasks' | 'events' | 'chunks' | 'executions' | 'deliveries'>;
+type Stored = Pick<
+  CheckInput,
+  'tasks' | 'messageTasks' | 'messageTaskIds' | 'events' | 'chunks' | 'executions' | 'deliveries'
+>;
 
 /** Reads what the store holds for the run's tenant, in the checker's terms. */
 export async function collectStore(pool: pg.Pool, tenantId: string): Promise<Stored> {
@@ -13,10 +16,13 @@ export async function collectStore(pool: pg.Pool, tenantId: string): Promise<Sto
     'SELECT message_id, task_id FROM idempotency_keys WHERE tenant_id = $1',
   ))
     messageTasks[r.message_id] = r.task_id;
+  const messageTaskIds: Record<string, string[]> = {};
   for (const r of await q<{ message_id: string; task_id: string }>(
-    `SELECT message->>'messageId' AS message_id, task_id FROM task_messages WHERE tenant_id = $1 AND message->>'role' = 'ROLE_USER'`,
-  ))
+    `SELECT DISTINCT message->>'messageId' AS message_id, task_id FROM task_messages WHERE tenant_id = $1 AND message->>'role' = 'ROLE_USER'`,
+  )) {
     messageTasks[r.message_id] ??= r.task_id;
+    (messageTaskIds[r.message_id] ??= []).push(r.task_id);
+  }
   const events = (
     await q<{
       task_id: string;
@@ -66,7 +72,7 @@ export async function collectStore(pool: pg.Pool, tenantId: string): Promise<Sto
       'SELECT task_id, config_id, seq, status FROM push_deliveries WHERE tenant_id = $1',
     )
   ).map((r): Delivery => ({ taskId: r.task_id, configId: r.config_id, seq: r.seq, status: r.status }));
-  return { tasks, messageTasks, events, chunks, executions, deliveries };
+  return { tasks, messageTasks, messageTaskIds, events, chunks, executions, deliveries };
 }
 
 function stateOf(payload: Record<string, Record<string, unknown>>): string | null {

@@ -58,7 +58,10 @@ export function formatReport(report: ChaosReport): string {
       ],
     ],
     ['idempotent sends (same messageId, same answer)', ['idempotency-broken']],
-    ['at most one terminal state per task', ['two-terminal-states', 'event-after-terminal']],
+    [
+      'at most one terminal state per task, the one its log ends with',
+      ['two-terminal-states', 'event-after-terminal', 'state-diverged', 'event-log-gap'],
+    ],
     ['no re-execution without a fault', ['unexplained-reexecution']],
     ['no write after a takeover', ['write-after-takeover']],
     ['every artifact chunk exactly once', ['chunk-missing', 'chunk-duplicated']],

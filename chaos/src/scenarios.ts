@@ -39,6 +39,7 @@ export async function send(
     kind: taskId ? 'continuation' : 'initial',
     accepted: false,
     attempts: 0,
+    plannedChunks: plan.ask || plan.reply ? 0 : plan.chunks,
   };
   d.sends.push(record);
   const message = {

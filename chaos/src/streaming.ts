@@ -33,6 +33,7 @@ export async function streaming(d: StreamingDeps): Promise<void> {
     kind: 'initial',
     accepted: false,
     attempts: 0,
+    plannedChunks: plan.chunks,
   };
   const session: StreamSession = {
     taskId: null,

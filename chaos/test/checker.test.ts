@@ -20,6 +20,7 @@ function clean(): CheckInput {
         accepted: true,
         attempts: 2,
         observedState: 'TASK_STATE_COMPLETED',
+        plannedChunks: 2,
       },
     ],
     streams: [{ taskId: T, messageId: M, ids: [1, 2, 3, 4, 5], finished: true, connections: 2, resumes: 1 }],
@@ -29,6 +30,7 @@ function clean(): CheckInput {
     crashes: [],
     tasks: [{ id: T, state: 'TASK_STATE_COMPLETED', visibility: 'task', version: 5 }],
     messageTasks: { [M]: T },
+    messageTaskIds: { [M]: [T] },
     events: [
       { taskId: T, seq: 1, kind: 'task', state: 'TASK_STATE_SUBMITTED', exec: null, createdAt: t0 },
       {
@@ -80,6 +82,7 @@ describe('the chaos checker', () => {
   it('detects a wrong final state and a state that changed after the client read it', () => {
     const failed = clean();
     failed.tasks[0]!.state = 'TASK_STATE_FAILED';
+    failed.events[4]!.state = 'TASK_STATE_FAILED';
     expect(kinds(failed)).toEqual(['unexpected-final-state', 'state-changed-after-client-saw-it']);
   });
 
@@ -93,7 +96,11 @@ describe('the chaos checker', () => {
       exec: null,
       createdAt: t0 + 50,
     });
-    expect(kinds({ ...input, deliveries: [], pushes: [] })).toEqual([
+    input.deliveries.push({ taskId: T, configId: 'c', seq: 6, status: 'delivered' });
+    input.pushes.push({ taskId: T, configId: 'c', seq: 6, at: t0 + 60 });
+    // The row keeps one of the two: its log ends with the other.
+    expect(kinds({ ...input, streams: [] })).toEqual([
+      'state-diverged',
       'two-terminal-states',
       'event-after-terminal',
     ]);
@@ -115,15 +122,26 @@ describe('the chaos checker', () => {
     killed.tasks[0]!.state = 'TASK_STATE_COMPLETED';
     const result = check({ ...killed, streams: [], deliveries: [], pushes: [] });
     expect(result.reexecutions).toEqual({ 'kill-worker': 1 });
-    expect(result.violations.map((v) => v.kind)).toEqual(['chunk-missing']);
+    // What this hand-made case leaves out (the successor's own events and chunks, the outbox)
+    // shows as such; no re-execution is reported.
+    expect(result.violations.map((v) => v.kind)).toEqual([
+      'state-diverged',
+      'chunk-missing',
+      'chunk-missing',
+      'push-missing',
+    ]);
     const pgDown = rerun(clean(), { at: t0 + 45 });
     pgDown.faults.push({ kind: 'restart-postgres', at: t0 + 30, until: t0 + 44 });
     expect(check(pgDown).reexecutions).toEqual({ 'restart-postgres': 1 });
     expect(kinds(pgDown)).toEqual([]);
     const pgFrozen = rerun(clean(), { at: t0 + 45 });
-    pgFrozen.faults.push({ kind: 'freeze-postgres', at: t0 + 30, until: t0 + 44 });
+    pgFrozen.faults.push({ kind: 'freeze-postgres', at: t0 - 3000, until: t0 + 44 });
     expect(check(pgFrozen).reexecutions).toEqual({ 'freeze-postgres': 1 });
     expect(kinds(pgFrozen)).toEqual([]);
+    // A freeze too short to cost a lease fails no statement and takes no lease: it explains nothing.
+    const briefFreeze = rerun(clean(), { at: t0 + 45 });
+    briefFreeze.faults.push({ kind: 'freeze-postgres', at: t0 + 30, until: t0 + 330 });
+    expect(kinds(briefFreeze)).toContain('unexplained-reexecution');
     const noted = rerun(clean(), { at: t0 + 45 });
     noted.workerNotes.push({
       pid: 100,
@@ -133,6 +151,16 @@ describe('the chaos checker', () => {
       at: t0 + 42,
     });
     expect(kinds(noted)).toEqual([]);
+    // The same note logged long after the takeover is about something else.
+    const lateNote = rerun(clean(), { at: t0 + 45 });
+    lateNote.workerNotes.push({
+      pid: 100,
+      taskId: T,
+      msg: 'agent run stopped',
+      reason: 'lease-lost',
+      at: t0 + 60_000,
+    });
+    expect(kinds(lateNote)).toContain('unexplained-reexecution');
   });
 
   it('detects two claims of the same attempt', () => {
@@ -173,7 +201,12 @@ describe('the chaos checker', () => {
     expect(kinds(dup)).toEqual(['chunk-duplicated']);
     const missing = clean();
     missing.chunks = missing.chunks.slice(0, 1);
-    expect(kinds(missing)).toEqual(['chunk-missing']);
+    // Seen twice: a gap in the stored chunks, and short of the plan.
+    expect(kinds(missing)).toEqual(['chunk-missing', 'chunk-missing']);
+    // None stored at all: only the plan shows what the completed task lacks.
+    const none = clean();
+    none.chunks = [];
+    expect(kinds(none)).toEqual(['chunk-missing']);
   });
 
   it('detects a push never received, received out of order, or left undelivered', () => {
@@ -188,7 +221,44 @@ describe('the chaos checker', () => {
     expect(kinds(dead)).toEqual(['push-not-delivered']);
     const noFinal = clean();
     noFinal.deliveries = noFinal.deliveries.slice(0, 4);
-    expect(kinds(noFinal)).toEqual(['push-missing']);
+    expect(check(noFinal).violations.map((v) => v.detail)).toEqual([
+      'config c: events 5 have no delivery row',
+      'config c: no delivery of the final TASK_STATE_COMPLETED (seq 5)',
+    ]);
+    // An event in the middle that was never queued, and a push task with no outbox rows at all.
+    const unqueued = clean();
+    unqueued.deliveries = unqueued.deliveries.filter((d) => d.seq !== 3);
+    unqueued.pushes = unqueued.pushes.filter((p) => p.seq !== 3);
+    expect(kinds(unqueued)).toEqual(['push-missing']);
+    const noRows = clean();
+    noRows.deliveries = [];
+    noRows.pushes = [];
+    expect(check(noRows).violations.map((v) => v.detail)).toEqual(['push task has no deliveries at all']);
+  });
+
+  it('detects a terminal row its log does not end with, and a hole in the log', () => {
+    const diverged = clean();
+    diverged.events[4]!.state = 'TASK_STATE_WORKING';
+    expect(kinds(diverged)).toContain('state-diverged');
+    const holed = clean();
+    holed.events = holed.events.filter((e) => e.seq !== 2);
+    expect(kinds({ ...holed, streams: [] })).toEqual(['event-log-gap']);
+  });
+
+  it('detects a message that created a second task (its first answer lost, the retry not matched)', () => {
+    const twice = clean();
+    const second = '22222222-2222-4222-8222-222222222222';
+    twice.tasks.push({ id: second, state: 'TASK_STATE_COMPLETED', visibility: 'task', version: 1 });
+    twice.events.push({
+      taskId: second,
+      seq: 1,
+      kind: 'task',
+      state: 'TASK_STATE_COMPLETED',
+      exec: null,
+      createdAt: t0,
+    });
+    twice.messageTaskIds[M] = [T, second];
+    expect(kinds(twice)).toEqual(['idempotency-broken']);
   });
 
   it('detects an SSE client that got an event twice, missed one, got them out of order, or never finished', () => {
