@@ -53,6 +53,8 @@ export interface SendRecord {
   message?: boolean;
   /** The final state the client read (terminal or interrupted), if it got that far. */
   observedState?: string;
+  /** The state CancelTask answered with (the cancel scenario), if it answered. */
+  cancelAnswer?: string;
   /** What a deliberate repeat of the accepted send named: the task id, or 'message'. */
   duplicateAnswer?: string;
   /** Why the client stopped retrying without an answer, if it did. */

@@ -19,7 +19,7 @@ export function check(input: CheckInput): CheckResult {
 
   // A fault the platform must survive never takes a process down with it.
   for (const crash of input.crashes) add('process-crashed', crash.split('\n').slice(0, 4).join(' | '));
-  checkSends(input, add);
+  checkSends(input, eventsByTask, add);
   checkOneTaskPerMessage(input, add);
   checkTerminals(input, eventsByTask, add);
   const reexecutions = checkExecutions(input, eventsByTask, add);
@@ -52,7 +52,7 @@ export function check(input: CheckInput): CheckResult {
 
 type Add = (kind: ViolationKind, detail: string, taskId?: string) => void;
 
-function checkSends(input: CheckInput, add: Add): void {
+function checkSends(input: CheckInput, eventsByTask: Map<string, StoredEvent[]>, add: Add): void {
   const tasks = new Map(input.tasks.map((t) => [t.id, t]));
   for (const send of input.sends) {
     if (send.gaveUp)
@@ -108,6 +108,20 @@ function checkSends(input: CheckInput, add: Add): void {
         `repeat of ${send.messageId} answered ${send.duplicateAnswer}, first ${firstAnswer}`,
         taskId,
       );
+    // A cancel acknowledged as CANCELED is final: the task must not complete after all.
+    if (send.cancelAnswer === 'TASK_STATE_CANCELED' && task.state !== 'TASK_STATE_CANCELED')
+      add(
+        'state-changed-after-client-saw-it',
+        `CancelTask answered CANCELED, store has ${task.state}`,
+        taskId,
+      );
+    // A run planned to ask for input did: its task passed through INPUT_REQUIRED.
+    if (
+      send.scenario === 'input-required' &&
+      send.kind === 'initial' &&
+      !(eventsByTask.get(taskId) ?? []).some((e) => e.state === 'TASK_STATE_INPUT_REQUIRED')
+    )
+      add('unexpected-final-state', `the input-required task never asked for input`, taskId);
     if (send.observedState && isTerminalState(send.observedState) && send.observedState !== task.state)
       add(
         'state-changed-after-client-saw-it',

@@ -134,9 +134,13 @@ export async function cancel(d: WorkloadDeps): Promise<void> {
   if (!taskId) return;
   await sleep(d.rng.int(100, 1500));
   try {
-    await retrying(d, 'CancelTask', (ep) => rpc(ep, 'CancelTask', { id: taskId }, UNARY_TIMEOUT_MS), {
-      definitive: [TASK_NOT_CANCELABLE],
-    });
+    const canceled = await retrying(
+      d,
+      'CancelTask',
+      (ep) => rpc<TaskView>(ep, 'CancelTask', { id: taskId }, UNARY_TIMEOUT_MS),
+      { definitive: [TASK_NOT_CANCELABLE] },
+    );
+    record.cancelAnswer = canceled.status.state;
   } catch (err) {
     if (err instanceof GaveUpError) record.gaveUp = err.message;
   }

@@ -236,6 +236,18 @@ describe('the chaos checker', () => {
     expect(check(noRows).violations.map((v) => v.detail)).toEqual(['push task has no deliveries at all']);
   });
 
+  it('detects a cancel acknowledged as CANCELED that completed after all, and an input-required task that never asked', () => {
+    const acked = clean();
+    acked.sends[0]!.scenario = 'cancel';
+    acked.sends[0]!.cancelAnswer = 'TASK_STATE_CANCELED';
+    expect(kinds(acked)).toEqual(['state-changed-after-client-saw-it']);
+    const neverAsked = clean();
+    neverAsked.sends[0]!.scenario = 'input-required';
+    expect(check(neverAsked).violations.map((v) => v.detail)).toEqual([
+      'the input-required task never asked for input',
+    ]);
+  });
+
   it('detects a terminal row its log does not end with, and a hole in the log', () => {
     const diverged = clean();
     diverged.events[4]!.state = 'TASK_STATE_WORKING';
