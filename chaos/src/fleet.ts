@@ -182,13 +182,21 @@ export class Fleet {
     return n;
   }
 
-  /** Last lines of every process that exited on its own (a crash is worth reading). */
+  /**
+   * Last lines of every process that exited on its own (a crash is worth reading): with a code
+   * other than 0, or by a signal the run does not send (SIGABRT from a failed assertion in native
+   * code, SIGSEGV; SIGKILL and SIGTERM are the run's own).
+   */
   crashes(): string[] {
     return this.all
-      .filter(({ proc }) => typeof proc.child.exitCode === 'number' && proc.child.exitCode !== 0)
+      .filter(({ proc }) => {
+        const { exitCode, signalCode } = proc.child;
+        if (typeof exitCode === 'number') return exitCode !== 0;
+        return signalCode !== null && signalCode !== 'SIGKILL' && signalCode !== 'SIGTERM';
+      })
       .map(
         ({ proc, name }) =>
-          `${name} (pid ${proc.child.pid}) exited ${proc.child.exitCode}:\n${proc.lines.slice(-12).join('\n')}`,
+          `${name} (pid ${proc.child.pid}) exited ${proc.child.exitCode ?? proc.child.signalCode}:\n${proc.lines.slice(-12).join('\n')}`,
       );
   }
 
