@@ -19,6 +19,7 @@ import {
   PostgresAdminStore,
   PostgresTaskStore,
   runRetention,
+  RetentionError,
   waitForCurrentSchema,
   upkeepTables,
   type RetentionOptions,
@@ -177,8 +178,18 @@ export function createWorkerRuntime(options: WorkerOptions) {
       name: JOB_NAMES.retention,
       everyMs,
       run: async () => {
-        const removed = await runRetention(db, ttl);
-        log.info({ removed }, 'retention run');
+        try {
+          const removed = await runRetention(db, ttl);
+          log.info({ removed }, 'retention run');
+        } catch (err) {
+          // What the steps that ran deleted is worth the log line too; the job still fails.
+          if (err instanceof RetentionError)
+            log.error(
+              { removed: err.result, failed: err.failures.map((f) => ({ step: f.step, err: f.error })) },
+              'retention run: some steps failed',
+            );
+          throw err;
+        }
       },
     });
   }

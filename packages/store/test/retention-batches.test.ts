@@ -1,9 +1,9 @@
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../src/database.ts';
 import { createDb, type Db } from '../src/db.ts';
-import { runRetention } from '../src/retention/index.ts';
+import { RetentionError, runRetention } from '../src/retention/index.ts';
 import { createSecretBox } from '../src/secret-box.ts';
 import { seedDeliveries, seedEvents, seedPushConfig, seedTask, TERMINAL } from './outbox-fixtures.ts';
 
@@ -58,6 +58,55 @@ describe('retention runs in bounded batches', () => {
     expect(
       statements.filter((s) => /^select .* from "tasks" .* limit \$\d+ for update skip locked$/.test(s)),
     ).toHaveLength(3);
+  });
+
+  // Found in review: a batch was bounded in tasks only. A thousand tasks that each streamed
+  // thousands of chunks made one transaction of millions of rows, past the statement timeout on
+  // every run, and nothing was ever deleted again.
+  it('takes fewer tasks into a batch when their events and chunks pass taskRowsPerBatch', async () => {
+    const now = new Date();
+    for (let i = 0; i < 3; i++) {
+      const taskId = await seedTask(db, {
+        tenantId: 'acme',
+        state: TERMINAL,
+        updatedAt: new Date(now.getTime() - 31 * DAY - i * 1000),
+      });
+      await seedEvents(db, 'acme', taskId, [1, 2, 3, 4, 5], new Date(now.getTime() - 31 * DAY));
+    }
+    const result = await runRetention(recorded, { now, batchSize: 10, taskRowsPerBatch: 6 });
+    expect(result).toMatchObject({ tasks: 3, taskEvents: 15 });
+    // One task a batch (its 5 rows fit, a second's would not), and a fourth finds none left.
+    expect(statements.filter((s) => s.startsWith('delete from "tasks"'))).toHaveLength(3);
+    expect(await db.selectFrom('tasks').select('id').execute()).toEqual([]);
+  });
+
+  it('a step that fails does not stop the others: they run, and the run throws naming it', async () => {
+    const now = new Date();
+    const expired = await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: new Date(now.getTime() - 31 * DAY) });
+    const kept = await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: new Date(now.getTime() - 2 * DAY) });
+    await db
+      .insertInto('idempotency_keys')
+      .values({ tenant_id: 'acme', message_id: 'old', principal: 'p', task_id: kept, created_at: new Date(now.getTime() - 2 * DAY) })
+      .execute();
+    // As if the task sweep's batch ran past the statement timeout, every run.
+    await sql`CREATE FUNCTION refuse_task_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(db);
+    await sql`CREATE TRIGGER refuse_task_delete BEFORE DELETE ON tasks
+      FOR EACH ROW EXECUTE FUNCTION refuse_task_delete()`.execute(db);
+    let thrown: unknown;
+    try {
+      await runRetention(db, { now }).catch((err: unknown) => (thrown = err));
+    } finally {
+      await sql`DROP TRIGGER refuse_task_delete ON tasks`.execute(db);
+      await sql`DROP FUNCTION refuse_task_delete()`.execute(db);
+    }
+    expect(thrown).toBeInstanceOf(RetentionError);
+    expect((thrown as RetentionError).failures.map((f) => f.step)).toEqual(['expired tasks']);
+    expect((thrown as RetentionError).result.idempotencyKeys).toBe(1);
+    expect(await db.selectFrom('idempotency_keys').select('message_id').execute()).toEqual([]);
+    expect((await db.selectFrom('tasks').select('id').execute()).map((r) => r.id).sort()).toEqual(
+      [expired, kept].sort(),
+    );
   });
 
   it('deletes expired events and idempotency keys batchSize at a time', async () => {

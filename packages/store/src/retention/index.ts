@@ -1,2 +1,7 @@
-export { runRetention, type RetentionResult } from './run-retention.ts';
+export {
+  runRetention,
+  RetentionError,
+  type RetentionResult,
+  type RetentionStepFailure,
+} from './run-retention.ts';
 export { RETENTION_DEFAULTS, type RetentionOptions } from './retention-options.ts';

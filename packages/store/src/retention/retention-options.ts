@@ -15,6 +15,13 @@ export interface RetentionOptions {
   contextMemoryTtlMs?: number;
   /** Rows (tasks, for the task sweep) per statement; bounds lock time and WAL per batch. Default 1000. */
   batchSize?: number;
+  /**
+   * Most events plus artifact chunks one task-sweep transaction deletes (a batch takes fewer tasks
+   * when theirs pass it, and never less than one task). A thousand tasks that each streamed
+   * thousands of chunks would otherwise be millions of rows in one transaction, past the
+   * statement timeout every run. Default 50,000.
+   */
+  taskRowsPerBatch?: number;
   /** The clock the TTLs count back from. Default: the database's now(), so app clock skew cannot matter. */
   now?: Date;
 }
@@ -28,6 +35,7 @@ export const RETENTION_DEFAULTS: ResolvedRetentionOptions = Object.freeze({
   deliveredPushTtlMs: 7 * DAY_MS,
   contextMemoryTtlMs: 30 * DAY_MS,
   batchSize: 1000,
+  taskRowsPerBatch: 50_000,
 });
 
 export function resolveRetentionOptions(options: RetentionOptions): ResolvedRetentionOptions {
@@ -35,12 +43,13 @@ export function resolveRetentionOptions(options: RetentionOptions): ResolvedRete
   for (const key of Object.keys(RETENTION_DEFAULTS) as (keyof ResolvedRetentionOptions)[]) {
     const value = options[key];
     if (value === undefined) continue;
-    if (!Number.isFinite(value) || value < (key === 'batchSize' ? 1 : 0)) {
+    const count = key === 'batchSize' || key === 'taskRowsPerBatch';
+    if (!Number.isFinite(value) || value < (count ? 1 : 0)) {
       throw new RangeError(
-        `retention option ${key} must be a ${key === 'batchSize' ? 'positive' : 'non-negative'} number, got ${value}`,
+        `retention option ${key} must be a ${count ? 'positive' : 'non-negative'} number, got ${value}`,
       );
     }
-    resolved[key] = key === 'batchSize' ? Math.floor(value) : value;
+    resolved[key] = count ? Math.floor(value) : value;
   }
   // A messageId that outlived its task would dedupe a retry onto a task that no longer exists.
   if (resolved.idempotencyTtlMs > resolved.terminalTaskTtlMs) {

@@ -21,6 +21,28 @@ export interface RetentionResult {
   contextMemory: number;
 }
 
+/** One step of a run that failed; the steps after it still ran. */
+export interface RetentionStepFailure {
+  step: string;
+  error: unknown;
+}
+
+/** A run in which some steps failed: what the others deleted, and why the failed ones did not. */
+export class RetentionError extends AggregateError {
+  readonly result: RetentionResult;
+  readonly failures: RetentionStepFailure[];
+
+  constructor(result: RetentionResult, failures: RetentionStepFailure[]) {
+    super(
+      failures.map((f) => f.error),
+      `retention: ${failures.map((f) => f.step).join(', ')} failed; the other steps ran`,
+    );
+    this.name = 'RetentionError';
+    this.result = result;
+    this.failures = failures;
+  }
+}
+
 /**
  * Retention (ARCHITECTURE.md §8), run by a scheduled job. How long ids stay valid, with defaults:
  *
@@ -38,7 +60,10 @@ export interface RetentionResult {
  *
  * Every delete is bounded (at most `batchSize` rows, or tasks, per statement or transaction) and
  * repeated until a batch comes back short, so no statement touches a whole table or holds locks
- * for long, and a run that is stopped midway has done consistent work.
+ * for long, and a run that is stopped midway has done consistent work. The task sweep's batches
+ * are bounded in rows too (`taskRowsPerBatch`). Each step runs whatever the ones before it met: a
+ * step that fails (a batch past the statement timeout, a deadlock) must not stop the others for
+ * good, run after run; the run then throws a RetentionError naming the failed steps.
  */
 export async function runRetention(db: Db, options: RetentionOptions = {}): Promise<RetentionResult> {
   const o = resolveRetentionOptions(options);
@@ -56,25 +81,45 @@ export async function runRetention(db: Db, options: RetentionOptions = {}): Prom
     contextMemory: 0,
   };
 
+  const failures: RetentionStepFailure[] = [];
+  const step = async (name: string, run: () => Promise<void>) => {
+    try {
+      await run();
+    } catch (error) {
+      failures.push({ step: name, error });
+    }
+  };
+
   const taskCutoff = before(o.terminalTaskTtlMs);
-  for (;;) {
-    const batch = await deleteExpiredTasks(db, taskCutoff, o.batchSize);
-    for (const key of Object.keys(batch) as (keyof typeof batch)[]) result[key] += batch[key];
-    if (batch.tasks < o.batchSize) break;
-  }
-  result.taskEvents += await deleteExpiredEvents(db, before(o.eventTtlMs), o.batchSize);
-  result.idempotencyKeys += await drain(
-    (n) => deleteExpiredIdempotencyKeys(db, before(o.idempotencyTtlMs), n),
-    o.batchSize,
-  );
-  result.contextMemory += await drain(
-    (n) => deleteExpiredContextMemory(db, before(o.contextMemoryTtlMs), n),
-    o.batchSize,
-  );
-  result.pushDeliveries += await drain(
-    (n) => deleteDeliveredPushes(db, before(o.deliveredPushTtlMs), n),
-    o.batchSize,
-  );
+  await step('expired tasks', async () => {
+    for (;;) {
+      const { more, ...batch } = await deleteExpiredTasks(db, taskCutoff, o.batchSize, o.taskRowsPerBatch);
+      for (const key of Object.keys(batch) as (keyof typeof batch)[]) result[key] += batch[key];
+      if (!more) break;
+    }
+  });
+  await step('expired events', async () => {
+    result.taskEvents += await deleteExpiredEvents(db, before(o.eventTtlMs), o.batchSize);
+  });
+  await step('idempotency keys', async () => {
+    result.idempotencyKeys += await drain(
+      (n) => deleteExpiredIdempotencyKeys(db, before(o.idempotencyTtlMs), n),
+      o.batchSize,
+    );
+  });
+  await step('context memory', async () => {
+    result.contextMemory += await drain(
+      (n) => deleteExpiredContextMemory(db, before(o.contextMemoryTtlMs), n),
+      o.batchSize,
+    );
+  });
+  await step('delivered pushes', async () => {
+    result.pushDeliveries += await drain(
+      (n) => deleteDeliveredPushes(db, before(o.deliveredPushTtlMs), n),
+      o.batchSize,
+    );
+  });
+  if (failures.length > 0) throw new RetentionError(result, failures);
   return result;
 }
 
