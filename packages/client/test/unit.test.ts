@@ -48,6 +48,54 @@ describe('what is transient', () => {
     ['502', reply(502), true],
     ['503', reply(503), true],
     ['504', reply(504), true],
+    // The server's own error in a 502 body (InvalidAgentResponse, as the v1.0.0 mapping sends it)
+    // is its answer: a retried send would make its agent answer again. A proxy's 502 page is not.
+    [
+      '502 carrying InvalidAgentResponse',
+      reply(
+        502,
+        {},
+        JSON.stringify({
+          error: {
+            code: 502,
+            status: 'INTERNAL',
+            message: 'bad agent',
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'INVALID_AGENT_RESPONSE',
+                domain: 'a2a-protocol.org',
+              },
+            ],
+          },
+        }),
+      ),
+      false,
+    ],
+    ['502 from a proxy (an HTML page)', reply(502, {}, '<html>bad gateway</html>'), true],
+    [
+      '503 carrying Unavailable',
+      reply(
+        503,
+        {},
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          error: {
+            code: -32603,
+            message: 'x',
+            data: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'UNAVAILABLE',
+                domain: 'a2a-protocol.org',
+              },
+            ],
+          },
+        }),
+      ),
+      true,
+    ],
     ['429 with Retry-After', reply(429, { 'Retry-After': '1' }), true],
     ['429 without Retry-After', reply(429), false],
     ['500', reply(500), false],

@@ -17,6 +17,7 @@ export function errorFromReply(
   const retryAfter = retryAfterSeconds(headers.get('retry-after'));
   const rpcError = record(record(body)?.['error']);
   let error: A2AError;
+  let fromErrorBody = true;
   if (rpcError && typeof rpcError['code'] === 'number' && record(body)?.['jsonrpc'] === '2.0') {
     error = fromJsonRpcErrorObject(rpcError);
   } else if (rpcError) {
@@ -24,20 +25,21 @@ export function errorFromReply(
   } else {
     const fallback = fromHttpErrorBody(status, undefined);
     error = new A2AError(fallback.kind, { message: `HTTP ${status}${statusText ? ` ${statusText}` : ''}` });
+    fromErrorBody = false;
   }
-  return new A2AResponseError(error, status, retryAfter);
+  return new A2AResponseError(error, status, retryAfter, fromErrorBody);
 }
 
 /** A JSON-RPC `error` object that arrived inside a 200 reply or an SSE event. */
 export function errorFromJsonRpc(errorObject: unknown, httpStatus: number): A2AResponseError {
-  return new A2AResponseError(fromJsonRpcErrorObject(errorObject), httpStatus);
+  return new A2AResponseError(fromJsonRpcErrorObject(errorObject), httpStatus, undefined, true);
 }
 
 /** A google.rpc.Status body that arrived as an SSE event of an HTTP+JSON stream. */
 export function errorFromStatusBody(body: unknown, fallbackStatus: number): A2AResponseError {
   const code = record(record(body)?.['error'])?.['code'];
   const status = typeof code === 'number' ? code : fallbackStatus;
-  return new A2AResponseError(fromHttpErrorBody(status, body), status);
+  return new A2AResponseError(fromHttpErrorBody(status, body), status, undefined, true);
 }
 
 export function parseJson(text: string): unknown {

@@ -7,8 +7,13 @@ import { A2AError } from '@switchyard/protocol';
 export class A2AResponseError extends A2AError {
   /** HTTP status of the reply that carried the error (JSON-RPC errors usually arrive with 200). */
   readonly httpStatus: number;
+  /**
+   * The body was the server's own error (a JSON-RPC error or a google.rpc.Status), so `kind` is
+   * what it said; false when only the status code was there to go by (a proxy's page, no body).
+   */
+  readonly fromErrorBody: boolean;
 
-  constructor(error: A2AError, httpStatus: number, retryAfterSeconds?: number) {
+  constructor(error: A2AError, httpStatus: number, retryAfterSeconds?: number, fromErrorBody = false) {
     super(error.kind, {
       message: error.message,
       metadata: { ...error.metadata },
@@ -17,6 +22,7 @@ export class A2AResponseError extends A2AError {
       cause: error,
     });
     this.httpStatus = httpStatus;
+    this.fromErrorBody = fromErrorBody;
   }
 }
 

@@ -1,5 +1,6 @@
 import { isA2AError } from '@switchyard/protocol';
 import { isNetworkError } from '../errors/network-error.ts';
+import { isA2AResponseError } from '../errors/response-error.ts';
 import type { BackoffOptions } from './backoff.ts';
 
 /** How requests are retried. Every field is optional; see the defaults. */
@@ -32,14 +33,18 @@ export function resolveRetryOptions(options: RetryOptions = {}): ResolvedRetryOp
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
 /**
- * Whether an error is worth retrying: no answer at all, a 502/503/504, an Unavailable error, or
- * a 429 / ResourceExhausted that says when to come back (`Retry-After`). Everything else is the
- * server's considered answer and retrying would only repeat it.
+ * Whether an error is worth retrying: no answer at all, an Unavailable error, a 429 /
+ * ResourceExhausted that says when to come back (`Retry-After`), or a 502/503/504 with no error of
+ * the server's own in its body (a proxy or load balancer between us). Everything else is the
+ * server's considered answer and retrying would only repeat it: a 502 carrying
+ * InvalidAgentResponse (the status some servers give it) is not retried, or a send would make its
+ * agent answer again.
  */
 export function isTransient(error: unknown): boolean {
   if (isNetworkError(error)) return true;
   const status = numberField(error, 'httpStatus');
-  if (status !== undefined && TRANSIENT_STATUSES.has(status)) return true;
+  const serverSaid = isA2AResponseError(error) && error.fromErrorBody;
+  if (status !== undefined && TRANSIENT_STATUSES.has(status) && !serverSaid) return true;
   const saysWhen = numberField(error, 'retryAfterSeconds') !== undefined;
   if (status === 429) return saysWhen;
   if (!isA2AError(error)) return false;

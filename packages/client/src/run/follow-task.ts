@@ -4,6 +4,7 @@ import { fullJitterDelay, sleep } from '../retry/backoff.ts';
 import { isTransient } from '../retry/retry-policy.ts';
 import type { A2ATransport, StreamEvent } from '../transport/transport.ts';
 import {
+  DEFAULT_MAX_POLL_FAILURES,
   DEFAULT_MAX_STREAM_FAILURES,
   DEFAULT_POLL_BACKOFF,
   DEFAULT_RECONNECT_BACKOFF,
@@ -40,7 +41,9 @@ function isDone(ctx: FollowContext, task: Task | undefined): boolean {
 
 /**
  * Follows a task until it settles: subscribe; on any disconnect resume with Last-Event-ID (events
- * already seen are dropped by id, so a server that ignores the header causes no duplicates);
+ * already seen are dropped by id, so a server that ignores the header causes no duplicates; ids
+ * count only until the next Task snapshot, since some servers number each connection's events
+ * from 0 again, and what follows a snapshot is newer than it anyway);
  * after `maxStreamFailures` connections in a row that brought nothing new, or when the server
  * says streaming is unsupported, poll GetTask with full-jitter backoff. Returns a fresh GetTask of
  * the settled task.
@@ -71,6 +74,8 @@ export async function followTask(ctx: FollowContext): Promise<Task> {
     let lastError: unknown;
     try {
       for await (const event of transport.subscribeToTask(taskId, { lastEventId, signal })) {
+        // A snapshot restates the task; what follows it is newer, whatever ids it carries.
+        if (event.response.task) seen.clear();
         if (event.id !== undefined) {
           if (seen.has(event.id)) continue;
           seen.add(event.id);
@@ -110,7 +115,9 @@ async function poll(
 ): Promise<Task> {
   const { transport, taskId, options, signal, holder } = ctx;
   const backoff = options.pollBackoff ?? DEFAULT_POLL_BACKOFF;
+  const maxFailures = options.maxPollFailures ?? DEFAULT_MAX_POLL_FAILURES;
   let lastKey = holder.tracker ? changeKey(holder.tracker.task) : '';
+  let failures = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       const task = await transport.getTask(taskId, { signal });
@@ -120,10 +127,11 @@ async function poll(
         attempt = 0;
         emit({ response: { task } });
       }
+      failures = 0;
       if (isDone(ctx, task)) return task;
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      if (!isTransient(err)) throw err;
+      if (!isTransient(err) || ++failures >= maxFailures) throw err;
     }
     if (pollingBecause !== undefined) options.onNotice?.({ type: 'polling', reason: pollingBecause });
     pollingBecause = undefined;

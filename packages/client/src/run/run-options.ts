@@ -31,6 +31,11 @@ export interface FollowOptions {
   reconnectBackoff?: BackoffOptions | undefined;
   /** Backoff between GetTask polls, in ms; reset when the task changes. Default base 500, max 10000. */
   pollBackoff?: BackoffOptions | undefined;
+  /**
+   * Consecutive GetTask polls that fail (each after its own retries) before the last error is
+   * thrown: a server gone for good ends the follow instead of polling forever. Default 5.
+   */
+  maxPollFailures?: number | undefined;
 }
 
 /** Options of `run()`: the follow options plus what goes into the SendMessage request. */
@@ -46,3 +51,4 @@ export const DEFAULT_RECONNECT_BACKOFF: BackoffOptions = Object.freeze({
 });
 export const DEFAULT_POLL_BACKOFF: BackoffOptions = Object.freeze({ baseDelayMs: 500, maxDelayMs: 10_000 });
 export const DEFAULT_MAX_STREAM_FAILURES = 3;
+export const DEFAULT_MAX_POLL_FAILURES = 5;
