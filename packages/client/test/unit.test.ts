@@ -4,6 +4,7 @@ import {
   A2AResponseError,
   ArtifactAssembler,
   fullJitterDelay,
+  HttpClient,
   isTransient,
   NetworkError,
   resolveRetryOptions,
@@ -26,6 +27,32 @@ describe('full-jitter backoff', () => {
     expect(fullJitterDelay(3, bounds, () => 0.5)).toBe(400);
     expect(fullJitterDelay(10, bounds, () => 0.999)).toBe(999);
     expect(fullJitterDelay(2, bounds, () => 0)).toBe(0);
+  });
+});
+
+// Found in review: 'localhost:8080' parses as a URL of scheme 'localhost:', and fetch's refusal
+// was retried five times as a network failure; a URL with credentials was retried too, and its
+// secret printed twice in the error.
+describe('HttpClient refuses URLs it cannot use, at once', () => {
+  const calls: string[] = [];
+  const http = new HttpClient({
+    fetch: (input) => {
+      calls.push(String(input));
+      return Promise.resolve(new Response('{}'));
+    },
+    retry: { baseDelayMs: 1, maxDelayMs: 2 },
+  });
+  const get = (url: string) =>
+    http.retrying(() => http.fetch({ method: 'GET', url, accept: 'application/json' }));
+  it('a URL without its scheme', async () => {
+    await expect(get('localhost:8080/agents/x')).rejects.toThrow(/not an http\(s\) URL.*with its scheme/);
+    expect(calls).toEqual([]);
+  });
+  it('a URL with credentials, without showing them', async () => {
+    const refused = await get('https://user:SECRET-TOKEN@agents.example.com/x').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect(String((refused as Error).message)).not.toContain('SECRET-TOKEN');
+    expect(calls).toEqual([]);
   });
 });
 

@@ -51,6 +51,7 @@ export class HttpClient {
 
   /** A 2xx response, or a thrown NetworkError / decoded error. */
   async fetch(request: HttpRequest): Promise<Response> {
+    const shown = checkedUrl(request.url);
     const headers = new Headers({ ...this.#headers, ...request.headers, Accept: request.accept });
     if (request.body !== undefined) headers.set('Content-Type', request.contentType ?? 'application/json');
     let response: Response;
@@ -63,7 +64,7 @@ export class HttpClient {
       });
     } catch (err) {
       if (request.signal?.aborted) throw request.signal.reason;
-      throw new NetworkError(`${request.method} ${request.url} failed: ${describe(err)}`, { cause: err });
+      throw new NetworkError(`${request.method} ${shown} failed: ${describe(err)}`, { cause: err });
     }
     if (response.ok) return response;
     let text = '';
@@ -93,4 +94,32 @@ function describe(err: unknown): string {
   return cause
     ? `${cause.message}${typeof code === 'string' && !cause.message.includes(code) ? ` (${code})` : ''}`
     : err.message;
+}
+
+/**
+ * The URL as it may be shown, once it is known to be one fetch can use: a string that is no http(s)
+ * URL (`localhost:8080` parses, as scheme `localhost:`) or one carrying credentials is a caller's
+ * mistake, refused at once (TypeError, never retried) rather than sent five times as a network
+ * failure. Credentials in a URL would travel and be logged in the clear: the key goes in a header.
+ */
+function checkedUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`not a URL: ${raw.replace(/\/\/[^/@]*@/, '//***@')}`);
+  }
+  const hadCredentials = url.username !== '' || url.password !== '';
+  url.username = '';
+  url.password = '';
+  const shown = url.href;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    const hint = raw.includes('://') ? '' : ` (with its scheme: http://${raw})`;
+    throw new TypeError(`not an http(s) URL: ${shown}${hint}`);
+  }
+  if (hadCredentials)
+    throw new TypeError(
+      `a URL with credentials is refused: ${shown}; give the API key or token as an option`,
+    );
+  return shown;
 }
