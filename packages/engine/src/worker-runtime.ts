@@ -180,7 +180,8 @@ export function createWorkerRuntime(options: WorkerOptions) {
       run: async () => {
         try {
           const removed = await runRetention(db, ttl);
-          log.info({ removed }, 'retention run');
+          if (removed.skipped) log.info('retention run skipped: another worker is running one');
+          else log.info({ removed }, 'retention run');
         } catch (err) {
           // What the steps that ran deleted is worth the log line too; the job still fails.
           if (err instanceof RetentionError)

@@ -82,11 +82,25 @@ describe('retention runs in bounded batches', () => {
 
   it('a step that fails does not stop the others: they run, and the run throws naming it', async () => {
     const now = new Date();
-    const expired = await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: new Date(now.getTime() - 31 * DAY) });
-    const kept = await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: new Date(now.getTime() - 2 * DAY) });
+    const expired = await seedTask(db, {
+      tenantId: 'acme',
+      state: TERMINAL,
+      updatedAt: new Date(now.getTime() - 31 * DAY),
+    });
+    const kept = await seedTask(db, {
+      tenantId: 'acme',
+      state: TERMINAL,
+      updatedAt: new Date(now.getTime() - 2 * DAY),
+    });
     await db
       .insertInto('idempotency_keys')
-      .values({ tenant_id: 'acme', message_id: 'old', principal: 'p', task_id: kept, created_at: new Date(now.getTime() - 2 * DAY) })
+      .values({
+        tenant_id: 'acme',
+        message_id: 'old',
+        principal: 'p',
+        task_id: kept,
+        created_at: new Date(now.getTime() - 2 * DAY),
+      })
       .execute();
     // As if the task sweep's batch ran past the statement timeout, every run.
     await sql`CREATE FUNCTION refuse_task_delete() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -107,6 +121,23 @@ describe('retention runs in bounded batches', () => {
     expect((await db.selectFrom('tasks').select('id').execute()).map((r) => r.id).sort()).toEqual(
       [expired, kept].sort(),
     );
+  });
+
+  // Found in review: a catch-up run that outlasted its interval met the next one, started by
+  // another worker, on the same rows. One run at a time across the deployment.
+  it('skips a run while another holds the retention lock, and deletes nothing', async () => {
+    const now = new Date();
+    await seedTask(db, { tenantId: 'acme', state: TERMINAL, updatedAt: new Date(now.getTime() - 31 * DAY) });
+    const other = await testDb.pool.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock(7379657502)');
+      expect(await runRetention(db, { now })).toMatchObject({ skipped: true, tasks: 0 });
+      expect(await db.selectFrom('tasks').select('id').execute()).toHaveLength(1);
+      await other.query('SELECT pg_advisory_unlock(7379657502)');
+      expect(await runRetention(db, { now })).toMatchObject({ tasks: 1 });
+    } finally {
+      other.release();
+    }
   });
 
   it('deletes expired events and idempotency keys batchSize at a time', async () => {

@@ -5,7 +5,11 @@ import { deleteExpiredEvents } from './delete-expired-events.ts';
 import { deleteExpiredContextMemory } from './delete-expired-context-memory.ts';
 import { deleteExpiredIdempotencyKeys } from './delete-expired-idempotency-keys.ts';
 import { deleteExpiredTasks } from './delete-expired-tasks.ts';
-import { resolveRetentionOptions, type RetentionOptions } from './retention-options.ts';
+import {
+  resolveRetentionOptions,
+  type ResolvedRetentionOptions,
+  type RetentionOptions,
+} from './retention-options.ts';
 
 /** Rows deleted, per table. */
 export interface RetentionResult {
@@ -19,6 +23,8 @@ export interface RetentionResult {
   pushDeliveries: number;
   idempotencyKeys: number;
   contextMemory: number;
+  /** Another run held the deployment's retention lock: this one deleted nothing. */
+  skipped?: true;
 }
 
 /** One step of a run that failed; the steps after it still ran. */
@@ -67,10 +73,28 @@ export class RetentionError extends AggregateError {
  */
 export async function runRetention(db: Db, options: RetentionOptions = {}): Promise<RetentionResult> {
   const o = resolveRetentionOptions(options);
-  const now = options.now ?? (await databaseNow(db));
-  const before = (ms: number) => new Date(now.getTime() - ms);
+  // One run at a time across the deployment: a catch-up run that outlasts its interval would meet
+  // the next one (taken by another worker) on the same rows, and the two would wait on each
+  // other's row locks or deadlock. The lock is a session's, held on a connection of its own while
+  // the steps use the pool.
+  return db.connection().execute(async (conn) => {
+    const [lock] = (
+      await sql<{ held: boolean }>`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS held`.execute(conn)
+    ).rows;
+    if (!lock?.held) return { ...emptyResult(), skipped: true };
+    try {
+      return await runSteps(db, o, options.now);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${RETENTION_LOCK})`.execute(conn);
+    }
+  });
+}
 
-  const result: RetentionResult = {
+/** The advisory lock key of retention (any constant no other code of the platform uses). */
+const RETENTION_LOCK = 7_379_657_502;
+
+function emptyResult(): RetentionResult {
+  return {
     tasks: 0,
     taskMessages: 0,
     artifactChunks: 0,
@@ -80,6 +104,12 @@ export async function runRetention(db: Db, options: RetentionOptions = {}): Prom
     idempotencyKeys: 0,
     contextMemory: 0,
   };
+}
+
+async function runSteps(db: Db, o: ResolvedRetentionOptions, at: Date | undefined): Promise<RetentionResult> {
+  const now = at ?? (await databaseNow(db));
+  const before = (ms: number) => new Date(now.getTime() - ms);
+  const result = emptyResult();
 
   const failures: RetentionStepFailure[] = [];
   const step = async (name: string, run: () => Promise<void>) => {
