@@ -114,10 +114,13 @@ export class TaskRunner {
     }
     let claim: ClaimResult | null = null;
     let waits = false;
+    // The lease starts no earlier than the claim is sent: the lease keeper counts from here.
+    let claimSentAt = performance.now();
     // Counted from before the tenant check: a drain that began during it waits for this run too.
     this.claiming++;
     try {
       waits = await this.waitsForTenant(job);
+      claimSentAt = performance.now();
       if (!waits)
         claim = await store.claimTask({
           tenantId: job.tenantId,
@@ -159,7 +162,7 @@ export class TaskRunner {
     const entry = { stop, done };
     this.active.set(key, entry);
     try {
-      await this.execute(claim, controller, () => stopReason, stop);
+      await this.execute(claim, controller, () => stopReason, stop, claimSentAt);
     } finally {
       if (this.active.get(key) === entry) this.active.delete(key);
       finish();
@@ -217,6 +220,8 @@ export class TaskRunner {
     controller: AbortController,
     stopReason: () => StopReason | null,
     stop: (reason: StopReason) => void,
+    /** performance.now() before the claim was sent (the lease keeper counts from it). */
+    claimSentAt: number,
   ): Promise<void> {
     const { deps } = this;
     const task = claim.task;
@@ -239,6 +244,7 @@ export class TaskRunner {
       },
       (reason) => stop(reason),
       (err) => log.warn({ err }, 'lease renewal failed'),
+      { from: claimSentAt },
     );
     let prepared: { agent: Agent; ctx: RunContext } | undefined;
     try {
