@@ -184,11 +184,10 @@ export function createWorkerRuntime(options: WorkerOptions) {
           else log.info({ removed }, 'retention run');
         } catch (err) {
           // What the steps that ran deleted is worth the log line too; the job still fails.
+          // One line per failed step: the logger serializes an error only as the line's `err`.
           if (err instanceof RetentionError)
-            log.error(
-              { removed: err.result, failed: err.failures.map((f) => ({ step: f.step, err: f.error })) },
-              'retention run: some steps failed',
-            );
+            for (const { step, error } of err.failures)
+              log.error({ err: error, step, removed: err.result }, 'retention run: a step failed');
           throw err;
         }
       },

@@ -75,15 +75,16 @@ export async function runRetention(db: Db, options: RetentionOptions = {}): Prom
   const o = resolveRetentionOptions(options);
   // One run at a time across the deployment: a catch-up run that outlasts its interval would meet
   // the next one (taken by another worker) on the same rows, and the two would wait on each
-  // other's row locks or deadlock. The lock is a session's, held on a connection of its own while
-  // the steps use the pool.
+  // other's row locks or deadlock. The lock is the session's: the steps run on the same
+  // connection, so a run takes one connection of the pool, and the lock goes with the session if
+  // the connection dies.
   return db.connection().execute(async (conn) => {
     const [lock] = (
       await sql<{ held: boolean }>`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS held`.execute(conn)
     ).rows;
     if (!lock?.held) return { ...emptyResult(), skipped: true };
     try {
-      return await runSteps(db, o, options.now);
+      return await runSteps(conn, o, options.now);
     } finally {
       await sql`SELECT pg_advisory_unlock(${RETENTION_LOCK})`.execute(conn);
     }
