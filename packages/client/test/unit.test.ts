@@ -49,9 +49,14 @@ describe('HttpClient refuses URLs it cannot use, at once', () => {
     expect(calls).toEqual([]);
   });
   it('a URL with credentials, without showing them', async () => {
-    const refused = await get('https://user:SECRET-TOKEN@agents.example.com/x').catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(TypeError);
-    expect(String((refused as Error).message)).not.toContain('SECRET-TOKEN');
+    for (const url of [
+      'https://user:SECRET-TOKEN@agents.example.com/x',
+      'user:SECRET-TOKEN@agents.example.com:8080/x',
+    ]) {
+      const refused = await get(url).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(TypeError);
+      expect(String((refused as Error).message)).not.toContain('SECRET-TOKEN');
+    }
     expect(calls).toEqual([]);
   });
 });

@@ -103,19 +103,21 @@ function describe(err: unknown): string {
  * failure. Credentials in a URL would travel and be logged in the clear: the key goes in a header.
  */
 function checkedUrl(raw: string): string {
+  // Whatever precedes an '@' may be a secret, with or without a scheme before it.
+  const safeRaw = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1***@');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new TypeError(`not a URL: ${raw.replace(/\/\/[^/@]*@/, '//***@')}`);
+    throw new TypeError(`not a URL: ${safeRaw}`);
   }
   const hadCredentials = url.username !== '' || url.password !== '';
   url.username = '';
   url.password = '';
   const shown = url.href;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    const hint = raw.includes('://') ? '' : ` (with its scheme: http://${raw})`;
-    throw new TypeError(`not an http(s) URL: ${shown}${hint}`);
+    const hint = raw.includes('://') ? '' : ` (with its scheme: http://${safeRaw})`;
+    throw new TypeError(`not an http(s) URL: ${safeRaw}${hint}`);
   }
   if (hadCredentials)
     throw new TypeError(
