@@ -15,6 +15,9 @@ import { errorFromReply } from '../src/errors/decode-error.ts';
 import { readSse } from '../src/sse/read-sse.ts';
 import { ExitCode, exitCodeForError, exitCodeForState } from '../src/cli/exit-codes.ts';
 import { Output } from '../src/cli/io.ts';
+import { intOption, MAX_TIMEOUT_SECONDS } from '../src/cli/connect.ts';
+import { UsageError } from '../src/cli/usage-error.ts';
+import { nextToken } from '../src/client/a2a-client.ts';
 import { ProgressDisplay } from '../src/cli/progress.ts';
 
 // Pieces with no server behind them: backoff, retry classification, error decoding, SSE parsing,
@@ -335,6 +338,24 @@ describe('CLI exit codes (README.md)', () => {
     expect(exitCodeForError(new A2AError('TaskNotFound'))).toBe(ExitCode.A2A_ERROR);
     expect(exitCodeForError(new NetworkError('x'))).toBe(ExitCode.UNAVAILABLE);
     expect(exitCodeForError(errorFromReply(503, '', '', new Headers()))).toBe(ExitCode.UNAVAILABLE);
+  });
+});
+
+// Found in review: a server that ignores pageToken and repeats its nextPageToken was followed
+// forever (list --all, push list); a --timeout past Node's longest timer fired at once.
+describe('guards against endless pages and impossible timeouts', () => {
+  it('a nextPageToken given before stops the walk with InvalidAgentResponse', () => {
+    const followed = new Set<string>();
+    expect(nextToken('p2', followed)).toBe('p2');
+    expect(nextToken('', followed)).toBeUndefined();
+    expect(() => nextToken('p2', followed)).toThrow(/given before/);
+  });
+
+  it('--timeout is refused past about 24.8 days', () => {
+    expect(intOption(String(MAX_TIMEOUT_SECONDS), 'timeout', { min: 1, max: MAX_TIMEOUT_SECONDS })).toBe(
+      2_147_483,
+    );
+    expect(() => intOption('2147484', 'timeout', { min: 1, max: MAX_TIMEOUT_SECONDS })).toThrow(UsageError);
   });
 });
 

@@ -45,6 +45,9 @@ function parseHeaders(values: string[]): Record<string, string> {
 }
 
 /** A whole, non-negative number from an option. */
+/** The longest --timeout, in seconds: Node's longest timer (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 export function intOption(
   value: string | undefined,
   name: string,

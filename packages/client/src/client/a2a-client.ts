@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { A2AError } from '@switchyard/protocol';
 import type {
   AgentCard,
   AuthenticationInfo,
@@ -145,13 +146,17 @@ export class A2AClient {
     );
   }
 
-  /** Every task matching `request`, following `nextPageToken` page by page. */
+  /**
+   * Every task matching `request`, following `nextPageToken` page by page. A server that hands out
+   * a token it gave before would be followed forever: that is InvalidAgentResponse.
+   */
   async *listAllTasks(request: ListTasksRequest = {}, options?: CallOptions): AsyncGenerator<Task> {
     let pageToken = request.pageToken;
+    const followed = new Set<string>();
     do {
       const page = await this.listTasks({ ...request, ...(pageToken ? { pageToken } : {}) }, options);
       yield* page.tasks ?? [];
-      pageToken = page.nextPageToken || undefined;
+      pageToken = nextToken(page.nextPageToken, followed);
     } while (pageToken);
   }
 
@@ -216,4 +221,18 @@ export class A2AClient {
 function withMessageId(request: SendMessageRequest): SendMessageRequest {
   if (request.message.messageId) return request;
   return { ...request, message: { ...request.message, messageId: randomUUID() } };
+}
+
+/**
+ * The next page's token, or undefined after the last page; throws when the server repeats a token
+ * it gave before (it ignores the token, and the pages would never end).
+ */
+export function nextToken(token: string | undefined, followed: Set<string>): string | undefined {
+  if (!token) return undefined;
+  if (followed.has(token))
+    throw new A2AError('InvalidAgentResponse', {
+      message: 'the server answered a page with a nextPageToken it had given before; stopping',
+    });
+  followed.add(token);
+  return token;
 }

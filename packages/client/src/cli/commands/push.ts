@@ -1,5 +1,6 @@
 import type { TaskPushNotificationConfig } from '@switchyard/protocol';
 import type { Command, CommandContext } from '../command.ts';
+import { nextToken } from '../../client/a2a-client.ts';
 import { connect } from '../connect.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { AGENT_OPTIONS } from '../options.ts';
@@ -52,13 +53,14 @@ export const pushCommands: Command[] = [
       const client = await connect(ctx, agentUrl);
       const configs: TaskPushNotificationConfig[] = [];
       let pageToken: string | undefined;
+      const followed = new Set<string>();
       do {
         const page = await client.listPushConfigs(taskId, {
           signal: ctx.signal,
           ...(pageToken ? { pageToken } : {}),
         });
         configs.push(...(page.configs ?? []));
-        pageToken = page.nextPageToken || undefined;
+        pageToken = nextToken(page.nextPageToken, followed);
       } while (pageToken);
       if (ctx.out.json) ctx.out.document({ configs });
       else

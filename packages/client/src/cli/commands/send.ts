@@ -2,7 +2,7 @@ import type { Part } from '@switchyard/protocol';
 import { RunTimeoutError } from '../../errors/run-timeout-error.ts';
 import { dataPart, userMessage } from '../../messages.ts';
 import type { Command, CommandContext } from '../command.ts';
-import { connect, intOption, jsonOption } from '../connect.ts';
+import { connect, intOption, jsonOption, MAX_TIMEOUT_SECONDS } from '../connect.ts';
 import { ExitCode, exitCodeForState } from '../exit-codes.ts';
 import { AGENT_OPTIONS } from '../options.ts';
 import { ProgressDisplay } from '../progress.ts';
@@ -17,7 +17,7 @@ export const sendCommand: Command = {
   summary: 'Send a message and wait for the task to finish or ask for input, showing progress.',
   async run(ctx: CommandContext, [agentUrl = '', text = '']) {
     const { values, out } = ctx;
-    const timeoutSeconds = intOption(values.timeout, 'timeout', { min: 1 });
+    const timeoutSeconds = intOption(values.timeout, 'timeout', { min: 1, max: MAX_TIMEOUT_SECONDS });
     const extra: Part[] =
       values.data !== undefined ? [dataPart((await jsonOption(values.data, 'data')) as JsonValue)] : [];
     const client = await connect(ctx, agentUrl);

@@ -1,5 +1,5 @@
 import type { Command, CommandContext } from '../command.ts';
-import { connect, intOption } from '../connect.ts';
+import { connect, intOption, MAX_TIMEOUT_SECONDS } from '../connect.ts';
 import { exitCodeForState } from '../exit-codes.ts';
 import { AGENT_OPTIONS } from '../options.ts';
 import { renderEvent, stateName } from '../render.ts';
@@ -12,7 +12,7 @@ export const tailCommand: Command = {
   summary: "Print a task's events until it finishes or asks for input (resumes after disconnects).",
   async run(ctx: CommandContext, [agentUrl = '', taskId = '']) {
     const { out } = ctx;
-    const timeoutSeconds = intOption(ctx.values.timeout, 'timeout', { min: 1 });
+    const timeoutSeconds = intOption(ctx.values.timeout, 'timeout', { min: 1, max: MAX_TIMEOUT_SECONDS });
     const client = await connect(ctx, agentUrl);
     const task = await client.waitForTask(taskId, {
       signal: ctx.signal,
