@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresPushConfigStore } from '../src/postgres-push-config-store.ts';
 import { DEFAULT_MAX_PUSH_CONFIGS_PER_TASK } from '../src/push-configs/add-push-config.ts';
 import { REDACTED } from '../src/push-configs/push-config-view.ts';
-import { openTaskTestEnv, tenant, type TaskTestEnv } from './task-fixtures.ts';
+import { createdTask, newTask, openTaskTestEnv, tenant, type TaskTestEnv } from './task-fixtures.ts';
 
 // README "Limits": webhooks per task. A refused create changes nothing; re-registering an id or a
 // URL the task has is not a new config; concurrent creates cannot pass the limit together.
@@ -17,6 +16,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await env.testDb.drop();
 });
+
+/** A task of tenant `t`, with its row: a push config is only created for a task that exists. */
+const aTask = async (t: string) => (await createdTask(env.store, newTask(t))).id;
 
 const hook = (n: number | string) => ({ url: `https://hooks.example/${n}` });
 
@@ -33,7 +35,7 @@ async function rows(tenantId: string, taskId: string) {
 
 /** A task (uuid) of tenant `t` that already has MAX configs, ids c0…c2, URLs …/0…/2. */
 async function fullTask(t: string): Promise<string> {
-  const taskId = randomUUID();
+  const taskId = await aTask(t);
   for (let i = 0; i < MAX; i++) await push.createPushConfig(t, taskId, { id: `c${i}`, ...hook(i) });
   return taskId;
 }
@@ -81,7 +83,7 @@ describe('push configs per task (README "Limits")', () => {
 
   it('below the limit too, an id-less config for a registered URL adds no second delivery target', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const first = await push.createPushConfig(t, taskId, hook('same'));
     const second = await push.createPushConfig(t, taskId, hook('same'));
     expect(second.id).toBe(first.id);
@@ -105,13 +107,16 @@ describe('push configs per task (README "Limits")', () => {
   it('the limit is per task and per tenant', async () => {
     const t = tenant();
     const taskId = await fullTask(t);
-    expect(await push.tryCreatePushConfig(t, randomUUID(), hook(9))).not.toBeNull();
-    expect(await push.tryCreatePushConfig(tenant(), taskId, hook(9))).not.toBeNull();
+    expect(await push.tryCreatePushConfig(t, await aTask(t), hook(9))).not.toBeNull();
+    // The same task id in another tenant is another task.
+    const other = tenant();
+    await createdTask(env.store, newTask(other, { id: taskId }));
+    expect(await push.tryCreatePushConfig(other, taskId, hook(9))).not.toBeNull();
   });
 
   it('concurrent creates on one task never pass the limit together', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const results = await Promise.all(
       Array.from({ length: 24 }, (_, i) => push.tryCreatePushConfig(t, taskId, hook(i))),
     );
@@ -121,7 +126,7 @@ describe('push configs per task (README "Limits")', () => {
 
   it('concurrent id-less creates of one URL store it once', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const results = await Promise.all(
       Array.from({ length: 8 }, () => push.tryCreatePushConfig(t, taskId, hook('same'))),
     );
@@ -131,7 +136,7 @@ describe('push configs per task (README "Limits")', () => {
 
   it('inside a caller’s transaction it runs there (no nested transaction)', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     await env.db.transaction().execute(async (trx) => {
       const inTrx = new PostgresPushConfigStore({ db: trx, secrets: env.secrets, maxConfigsPerTask: 1 });
       expect(await inTrx.tryCreatePushConfig(t, taskId, hook(1))).not.toBeNull();

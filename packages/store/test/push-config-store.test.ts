@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TaskState } from '@switchyard/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@switchyard/testing';
-import { InvalidPageTokenError } from '../src/errors.ts';
+import { ConflictError, InvalidPageTokenError } from '../src/errors.ts';
 import { PostgresPushConfigStore } from '../src/postgres-push-config-store.ts';
 import { loadPushConfigSecrets } from '../src/push-configs/load-push-config-secrets.ts';
 import { REDACTED } from '../src/push-configs/push-config-view.ts';
@@ -30,6 +30,9 @@ afterAll(async () => {
   await env.testDb.drop();
 });
 
+/** A task of tenant `t`, with its row: a push config is only created for a task that exists. */
+const aTask = async (t: string) => (await createdTask(env.store, newTask(t))).id;
+
 /** Waits until `n` backends of this file's database wait on a lock. */
 const lockWaiters = (n: number) =>
   waitFor(async () => {
@@ -49,7 +52,7 @@ const secretConfig = {
 describe('push config secrets are redacted on read (digest §8 "Secrets", epic #1988)', () => {
   it('create stores sealed secrets and answers with redacted ones and a server id', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const created = await push.createPushConfig(t, taskId, secretConfig);
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -71,7 +74,7 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
 
   it('loadPushConfigSecrets gives the pusher the plaintext', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     await push.createPushConfig(t, taskId, { id: 'c1', ...secretConfig });
     expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'c1')).toEqual({
       url: secretConfig.url,
@@ -83,7 +86,7 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
 
   it('a config read and saved back (placeholders and all) keeps its secrets; new ones replace them', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const created = await push.createPushConfig(t, taskId, { id: 'rt', ...secretConfig });
     expect(await push.createPushConfig(t, taskId, created)).toEqual(created);
     expect(await loadPushConfigSecrets(env.db, env.secrets, t, taskId, 'rt')).toEqual(secretConfig);
@@ -109,7 +112,7 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
 
   it('a placeholder secret with a changed URL, or for a new config, is refused and changes nothing', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const created = await push.createPushConfig(t, taskId, { id: 'rt', ...secretConfig });
     const attacker = 'https://attacker.example/collect';
     // The stored credentials must never follow the config to another host.
@@ -136,7 +139,7 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
 
   it('a config without secrets has no token or credentials keys', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     const plain = await push.createPushConfig(t, taskId, {
       id: 'p',
       url: 'https://hooks.example/p',
@@ -152,7 +155,7 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
 
   it('creating an existing id replaces it (a retried create is idempotent)', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     await push.createPushConfig(t, taskId, { id: 'c1', ...secretConfig });
     await push.createPushConfig(t, taskId, { id: 'c1', url: 'https://hooks.example/new' });
     expect(await push.getPushConfig(t, taskId, 'c1')).toEqual({
@@ -166,7 +169,7 @@ describe('push config secrets are redacted on read (digest §8 "Secrets", epic #
 describe('list, delete and tenant scope', () => {
   it('lists in id order with an opaque page token', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     for (const id of ['c', 'a', 'b', 'd', 'e'])
       await push.createPushConfig(t, taskId, { id, url: `https://hooks.example/${id}` });
     const first = await push.listPushConfigs(t, taskId, { pageSize: 2 });
@@ -203,7 +206,7 @@ describe('list, delete and tenant scope', () => {
 
   it('another tenant cannot read, list or delete a config', async () => {
     const t = tenant();
-    const taskId = randomUUID();
+    const taskId = await aTask(t);
     await push.createPushConfig(t, taskId, { id: 'c1', ...secretConfig });
     const other = tenant();
     expect(await push.getPushConfig(other, taskId, 'c1')).toBeNull();
@@ -213,6 +216,18 @@ describe('list, delete and tenant scope', () => {
     });
     expect(await push.deletePushConfig(other, taskId, 'c1')).toBe(false);
     expect(await push.getPushConfig(t, taskId, 'c1')).not.toBeNull();
+  });
+
+  // Found in review: a create that waited for its task's row while retention deleted the task
+  // stored a config of no task, its sealed secrets kept forever (only a task's deletion removes its
+  // configs). A task without a row takes no config.
+  it('a create for a task that has no row (deleted meanwhile) is a conflict and stores nothing', async () => {
+    const t = tenant();
+    const gone = randomUUID();
+    await expect(push.tryCreatePushConfig(t, gone, { url: 'https://hooks.example.com/x' })).rejects.toThrow(
+      ConflictError,
+    );
+    expect(await push.listPushConfigs(t, gone, { pageSize: 10 })).toEqual({ configs: [], nextPageToken: '' });
   });
 
   it('a malformed task id reads as nothing', async () => {

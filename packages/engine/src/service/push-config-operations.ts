@@ -7,6 +7,7 @@ import {
 } from '@switchyard/protocol';
 import {
   InvalidPageTokenError,
+  isConflict,
   isRedactedSecret,
   placeholderSecretField,
   RedactedSecretError,
@@ -100,6 +101,8 @@ export class PushConfigOperations {
     const prepared = await this.prepare(config, '', caller);
     const { pushConfigs } = this.deps;
     const created = await pushConfigs.tryCreatePushConfig(caller.tenantId, taskId, prepared).catch((err) => {
+      // The task was deleted (retention) between the visibility check and the create.
+      if (isConflict(err)) throw taskNotFound(taskId);
       throw placeholderRefused(err, '');
     });
     if (!created) throw pushConfigLimitReached(taskId, pushConfigs.maxConfigsPerTask, 'taskId');

@@ -3,7 +3,7 @@ import type { TaskPushNotificationConfig } from '@switchyard/protocol';
 import { sql, type Selectable } from 'kysely';
 import type { PushConfigsTable } from '../database.ts';
 import type { Db } from '../db.ts';
-import { RedactedSecretError } from '../errors.ts';
+import { ConflictError, RedactedSecretError } from '../errors.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { NewPushConfig } from '../task-store.ts';
 import { pushConfigValues } from './create-push-config.ts';
@@ -103,7 +103,8 @@ export async function addPushConfig(
 }
 
 /**
- * Holds the task's row (FOR SHARE) until the config commits, which orders the config against the
+ * Holds the task's row (FOR SHARE) until the config commits, or throws ConflictError when there
+ * is none, which orders the config against the
  * task's writers: a writer already holding the row commits first, and its event precedes the
  * config and is not owed to it; one that comes later waits for the config, and then queues its
  * event for it, because writers read the configs once they hold the row
@@ -112,7 +113,12 @@ export async function addPushConfig(
  * a fast task (its COMPLETED) was lost to the receiver that way.
  */
 async function holdTaskRow(trx: Db, tenantId: string, taskId: string): Promise<void> {
-  await sql`SELECT 1 FROM tasks WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
+  const { rows } =
+    await sql`SELECT 1 FROM tasks WHERE tenant_id = ${tenantId} AND id = ${taskId} FOR SHARE`.execute(trx);
+  // Gone while the create waited for its row (retention deleted it): a config stored now would
+  // belong to no task, its sealed secrets kept forever, since only a task's deletion removes its
+  // configs.
+  if (rows.length === 0) throw new ConflictError(tenantId, taskId, 'any');
 }
 
 /**
