@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGuardedAgent, type LookupFn, type UrlPolicy } from '@switchyard/engine';
-import type { QueueKeys } from '@switchyard/queue';
+import { closeWithin, type QueueKeys } from '@switchyard/queue';
 import {
   createDb,
   databaseReadiness,
@@ -288,7 +288,9 @@ export function createPusher(options: PusherOptions) {
       halt.abort();
       wake.close();
       await loop;
-      await wakeups?.close();
+      // An UNSUBSCRIBE to a Redis that is frozen (its socket still up) is never answered: the drain
+      // would wait for it until the shutdown deadline instead of handing sends their grace.
+      if (wakeups) await closeWithin('push wake-ups', () => wakeups!.close(), log);
       if (!(await drain(settings.shutdownGraceMs ?? settings.timeoutMs + 5000))) {
         log.warn(
           { inFlight: inFlight.size },

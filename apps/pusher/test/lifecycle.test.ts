@@ -1,6 +1,6 @@
 import { createQueueKeys } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
-import { waitFor } from '@switchyard/testing';
+import { startTcpProxy, waitFor } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createPusher } from '../src/create-pusher.ts';
@@ -92,6 +92,32 @@ describe('lifecycle RUNNING → DRAINING → STOPPED', () => {
       await started;
     }
     expect(suite.receiver.requests.map((r) => r.seq)).toEqual([1, 2, 3]);
+  });
+
+  // Found in review: an UNSUBSCRIBE to a Redis that stopped answering (its socket still up) was
+  // awaited without a bound, so the drain never got to its sends' grace or its closes.
+  it('stops while Redis hangs: the wake-up channel gets a short while, not the whole outage', async () => {
+    const target = new URL(scope.redis.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const hanging = new Redis(`redis://127.0.0.1:${proxy.port}`, { maxRetriesPerRequest: null });
+    hanging.on('error', () => {});
+    const pusher = createPusher({
+      pool: suite.env.testDb.pool,
+      subscriber: hanging,
+      keys: createQueueKeys(scope.redis.prefix),
+      secrets: suite.env.secrets,
+      log: silentLogger(),
+      settings: { workerId: 'hanging-redis', ...TEST_SETTINGS },
+    });
+    try {
+      await pusher.start();
+      proxy.freeze();
+      await pusher.stop();
+      expect(pusher.state).toBe('stopped');
+    } finally {
+      hanging.disconnect();
+      await proxy.close();
+    }
   });
 
   it('starts once', async () => {
