@@ -61,4 +61,38 @@ describe('SubscriptionHub through a Redis outage', () => {
       await proxy.close();
     }
   });
+
+  // Found in review: the first 'ready' reconciled nothing, so a channel watched while Redis was
+  // still down at start was never subscribed, and its watchers got no hints for good.
+  it('subscribes what was watched before the first connection, and tells its watchers to re-read', async () => {
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(redis.url).port || 6379));
+    await proxy.cut();
+    const sub = new Redis(`redis://127.0.0.1:${proxy.port}`, {
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 50,
+    });
+    sub.on('error', () => undefined);
+    const keys = createQueueKeys(redis.prefix);
+    const hub = new SubscriptionHub({ subscriber: sub, keys });
+    const direct = redis.connect();
+    const seen: string[] = [];
+    try {
+      await waitFor(() => isRedisAway(sub));
+      hub.watch('acme', 'early', (hint) => seen.push(hint === 'resync' ? 'resync' : `seq ${hint.seq}`));
+      await proxy.restore();
+      const channel = keys.taskChannel('acme', 'early');
+      await waitFor(async () => (await numsub(direct, channel)) === 1, {
+        what: 'the early channel subscribed',
+      });
+      expect(seen).toContain('resync');
+      await direct.publish(
+        channel,
+        encodeHint({ tenantId: 'acme', taskId: 'early', seq: 3, state: TaskState.WORKING }),
+      );
+      await waitFor(() => seen.includes('seq 3'));
+    } finally {
+      await hub.close();
+      await proxy.close();
+    }
+  });
 });

@@ -30,11 +30,12 @@ export class SubscriptionHub {
       if (!hint) return;
       for (const listener of this.watchers.get(channel) ?? []) listener(hint);
     });
+    // Every 'ready', the first one too: a channel watched while the connection was still being
+    // made (Redis down at start) was asked of nobody, and would stay without hints for as long as
+    // anyone watches it.
     this.sub.on('ready', () => {
-      if (this.hadConnection) {
-        this.reconcile();
-        this.broadcast('resync');
-      }
+      const added = this.reconcile();
+      if (this.hadConnection || added > 0) this.broadcast('resync');
       this.hadConnection = true;
     });
   }
@@ -50,7 +51,11 @@ export class SubscriptionHub {
       // then gets 'resync' and reads the log; ioredis re-subscribes what was asked before.
       if (!isRedisAway(this.sub)) {
         this.subscribed.add(channel);
-        this.sub.subscribe(channel).catch(() => listener('resync'));
+        this.sub.subscribe(channel).catch(() => {
+          // Not subscribed after all: the next reconnect asks again.
+          this.subscribed.delete(channel);
+          listener('resync');
+        });
       }
     }
     set.add(listener);
@@ -73,14 +78,18 @@ export class SubscriptionHub {
     return this.watchers.size;
   }
 
-  /** After a reconnect: subscribe what is watched and was not asked, drop what no one watches. */
-  private reconcile(): void {
+  /**
+   * After a (re)connect: subscribe what is watched and was not asked, drop what no one watches.
+   * Returns how many channels it subscribed.
+   */
+  private reconcile(): number {
     const stale = [...this.subscribed].filter((channel) => !this.watchers.has(channel));
     const missing = [...this.watchers.keys()].filter((channel) => !this.subscribed.has(channel));
     for (const channel of stale) this.subscribed.delete(channel);
     for (const channel of missing) this.subscribed.add(channel);
     if (stale.length) this.sub.unsubscribe(...stale).catch(() => undefined);
     if (missing.length) this.sub.subscribe(...missing).catch(() => undefined);
+    return missing.length;
   }
 
   private broadcast(signal: 'resync'): void {
