@@ -10,7 +10,7 @@ import {
   parseEnv,
   z,
 } from '@switchyard/runtime';
-import type { PusherSettings } from './create-pusher.ts';
+import { PUSH_DRAIN_EXTRA_MS, type PusherSettings } from './create-pusher.ts';
 
 /** Exported for the tests that walk every setting (the timer bounds). */
 export const pusherEnvSchema = commonEnvSchema
@@ -74,11 +74,11 @@ export const pusherEnvSchema = commonEnvSchema
     path: ['PUSHER_MAX_IN_FLIGHT_PER_HOST'],
     message: 'must be at most PUSHER_CONCURRENCY',
   })
-  // The pusher's drain gives sends in flight up to PUSH_TIMEOUT_MS (main.ts): a deadline under it
-  // would end every drain with a send in flight in the forced exit.
-  .refine((c) => drainFitsDeadline(c, c.PUSH_TIMEOUT_MS), {
+  // The pusher's drain gives sends in flight up to PUSH_TIMEOUT_MS + 5 s (create-pusher.ts): a
+  // deadline inside it would end every drain with a send in flight in the forced exit.
+  .refine((c) => drainFitsDeadline(c, c.PUSH_TIMEOUT_MS + PUSH_DRAIN_EXTRA_MS), {
     path: ['SHUTDOWN_DEADLINE_MS'],
-    message: 'must be greater than PUSH_TIMEOUT_MS',
+    message: `must be greater than PUSH_TIMEOUT_MS + ${PUSH_DRAIN_EXTRA_MS}`,
   });
 
 /** A per-tenant or per-host cap; unset, it defaults to a share of the concurrency (loadPusherConfig). */

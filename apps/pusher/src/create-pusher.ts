@@ -31,6 +31,9 @@ import { WakeSignal } from '@switchyard/events';
 /** Who the pusher reads tasks as: a tenant admin of each delivery's tenant. */
 const PUSHER_PRINCIPAL = 'switchyard-pusher';
 
+/** What a drain gives sends in flight beyond their POST timeout, unless `shutdownGraceMs` says. */
+export const PUSH_DRAIN_EXTRA_MS = 5000;
+
 export interface PusherSettings {
   /** Claim owner id, unique per process. */
   workerId: string;
@@ -291,7 +294,7 @@ export function createPusher(options: PusherOptions) {
       // An UNSUBSCRIBE to a Redis that is frozen (its socket still up) is never answered: the drain
       // would wait for it until the shutdown deadline instead of handing sends their grace.
       if (wakeups) await closeWithin('push wake-ups', () => wakeups!.close(), log);
-      if (!(await drain(settings.shutdownGraceMs ?? settings.timeoutMs + 5000))) {
+      if (!(await drain(settings.shutdownGraceMs ?? settings.timeoutMs + PUSH_DRAIN_EXTRA_MS))) {
         log.warn(
           { inFlight: inFlight.size },
           'grace period over: aborting sends; their claims lapse and they are sent again',

@@ -9,7 +9,7 @@ import {
   startOpsServer,
 } from '@switchyard/runtime';
 import { loadPusherConfig, pusherSettings } from './config.ts';
-import { createPusher } from './create-pusher.ts';
+import { createPusher, PUSH_DRAIN_EXTRA_MS } from './create-pusher.ts';
 
 const config = loadConfigOrExit('switchyard-pusher', () => loadPusherConfig(process.env));
 const { log, metrics, pool, subscriber, keys, secrets, close, flushTracing } = await openProcessResources(
@@ -47,7 +47,10 @@ handleSignals(
   },
   log,
   // The drain's grace is the pusher's default: PUSH_TIMEOUT_MS + 5 s for in-flight sends.
-  { deadlineMs: shutdownDeadlineMs(config, config.PUSH_TIMEOUT_MS + 5000), beforeForcedExit: flushTracing },
+  {
+    deadlineMs: shutdownDeadlineMs(config, config.PUSH_TIMEOUT_MS + PUSH_DRAIN_EXTRA_MS),
+    beforeForcedExit: flushTracing,
+  },
 );
 // Waits until the schema is current, then claims; resolves once wake-ups are subscribed.
 await pusher.start();

@@ -111,9 +111,11 @@ export const workerEnvSchema = workerVariables
     path: ['IDEMPOTENCY_TTL_MS'],
     message: 'must not exceed TERMINAL_TASK_TTL_MS',
   })
-  .refine((c) => drainFitsDeadline(c, c.SHUTDOWN_GRACE_MS), {
+  // The drain is the grace for runs to finish plus the stop grace of those told to stop, before
+  // their tasks are handed back (main.ts): a deadline inside that cuts the hand-back off.
+  .refine((c) => drainFitsDeadline(c, c.SHUTDOWN_GRACE_MS + DEFAULT_ENGINE_CONFIG.stopGraceMs), {
     path: ['SHUTDOWN_DEADLINE_MS'],
-    message: 'must be greater than SHUTDOWN_GRACE_MS',
+    message: `must be greater than SHUTDOWN_GRACE_MS + ${DEFAULT_ENGINE_CONFIG.stopGraceMs} (the agents' stop grace)`,
   });
 
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

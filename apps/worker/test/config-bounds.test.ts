@@ -54,7 +54,12 @@ describe('the retention TTLs', () => {
 describe('the drain', () => {
   it('refuses a SHUTDOWN_GRACE_MS the deadline would cut short', () => {
     expect(problemsOf({ SHUTDOWN_GRACE_MS: '45000', SHUTDOWN_DEADLINE_MS: '30000' })).toEqual([
-      'SHUTDOWN_DEADLINE_MS: must be greater than SHUTDOWN_GRACE_MS (got "30000")',
+      'SHUTDOWN_DEADLINE_MS: must be greater than SHUTDOWN_GRACE_MS + 2000 (the agents\' stop grace) (got "30000")',
+    ]);
+    // Found in review: past the grace but inside the stop grace that follows it, the deadline cut
+    // the hand-back of the runs told to stop.
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '20000', SHUTDOWN_DEADLINE_MS: '21000' })).toEqual([
+      'SHUTDOWN_DEADLINE_MS: must be greater than SHUTDOWN_GRACE_MS + 2000 (the agents\' stop grace) (got "21000")',
     ]);
   });
 });
