@@ -250,12 +250,53 @@ function latestVersion(dir: string): Promise<number> {
   return latest;
 }
 
-/** Readiness checks every process reports on /readyz: Postgres answers, and the schema is current. */
-export async function databaseReadiness(pool: pg.Pool): Promise<{ postgres: boolean; migrations: boolean }> {
+export interface DatabaseReadiness {
+  postgres: boolean;
+  migrations: boolean;
+}
+
+/**
+ * How long a readiness check waits for Postgres. A query on a busy pool first waits for a
+ * connection (PG_CONNECT_TIMEOUT_MS, 10 s by default), past an orchestrator's probe timeout (3 s
+ * in deploy/kubernetes): the probe would fail on its timeout, and each one would queue another
+ * waiter on the pool.
+ */
+export const READINESS_TIMEOUT_MS = 1_000;
+
+/** Per pool: the check in flight, which later probes share, and whether the schema was current. */
+const readiness = new WeakMap<pg.Pool, { inFlight?: Promise<DatabaseReadiness>; current: boolean }>();
+
+/**
+ * Readiness checks every process reports on /readyz: Postgres answers, and the schema is current.
+ * Time-boxed (`timeoutMs`: then both are false) and shared: probes that come while a check is in
+ * flight wait for that one, so a slow Postgres has at most one probe query waiting per pool. Once
+ * the schema was current it is not asked again (a process's migrations do not change, and a
+ * schema only moves forward).
+ */
+export async function databaseReadiness(
+  pool: pg.Pool,
+  timeoutMs = READINESS_TIMEOUT_MS,
+): Promise<DatabaseReadiness> {
+  let state = readiness.get(pool);
+  if (!state) readiness.set(pool, (state = { current: false }));
+  const shared = state;
+  shared.inFlight ??= checkDatabase(pool, shared).finally(() => (shared.inFlight = undefined));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<DatabaseReadiness>((resolve) => {
+    timer = setTimeout(() => resolve({ postgres: false, migrations: false }), timeoutMs);
+  });
+  try {
+    return await Promise.race([shared.inFlight, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function checkDatabase(pool: pg.Pool, state: { current: boolean }): Promise<DatabaseReadiness> {
   const postgres = await pool.query('SELECT 1').then(
     () => true,
     () => false,
   );
-  const migrations = postgres && (await migrationsCurrent(pool).catch(() => false));
-  return { postgres, migrations };
+  if (postgres && !state.current) state.current = await migrationsCurrent(pool).catch(() => false);
+  return { postgres, migrations: postgres && state.current };
 }
