@@ -65,9 +65,13 @@ export function deadLetterRoutes({ admin, outbox, hints }: AdminDeps): Router {
       throw err;
     }
   });
+  // The replay has committed once the store answers: waking the pushers is best effort (they find
+  // due deliveries on their own poll), and a Redis that fails or is slow must not turn a done
+  // replay into an error, whose retry would then find no dead letter (404).
+  const wakePushers = () => void hints.publishPushDue().catch(() => undefined);
   router.post('/tenants/:tenantId/dead-letters\\:replay', async (req, res) => {
     const replayed = await outbox.replayAllDeadLetters(await existing(slugParam(req, 'tenantId')));
-    if (replayed > 0) await hints.publishPushDue();
+    if (replayed > 0) wakePushers();
     res.json({ replayed });
   });
   router.post('/tenants/:tenantId/dead-letters/:taskId/:configId/:seq\\:replay', async (req, res) => {
@@ -75,7 +79,7 @@ export function deadLetterRoutes({ admin, outbox, hints }: AdminDeps): Router {
     const key = { taskId: uuidParam(req, 'taskId'), configId: configIdParam(req), seq: seqParam(req) };
     await existing(tenantId);
     if (!(await outbox.replayDeadLetter({ tenantId, ...key }))) throw adminNotFound('dead letter');
-    await hints.publishPushDue();
+    wakePushers();
     res.json({ replayed: 1 });
   });
   return router;
