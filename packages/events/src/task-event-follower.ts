@@ -42,7 +42,8 @@ export interface FollowOptions {
   /**
    * Pauses before reading the log again after a read failed, one per retry; the failure after the
    * last ends the feed (`sink.failed`). A Postgres restart or a burst of reads waiting for a pool
-   * connection then delays a stream instead of ending it. Default 250, 1000 and 4000 ms.
+   * connection then delays a stream instead of ending it. Default 250, 1000, 4000 and 10000 ms:
+   * about 15 s, a failover's length (a plain restart takes a few seconds).
    */
   readRetryDelaysMs?: readonly number[];
 }
@@ -69,7 +70,7 @@ export interface FeedSink {
 /** Events read from the log per round; a full page means there may be more. */
 const PAGE = 500;
 
-const READ_RETRY_DELAYS_MS = [250, 1000, 4000];
+const READ_RETRY_DELAYS_MS = [250, 1000, 4000, 10_000];
 
 /**
  * Every event of one task after `afterSeq`, in order, exactly once, pushed to a sink. Hints wake
