@@ -71,7 +71,7 @@ export class Reaper {
     /**
      * Asks whether this reaper should sweep now. Sweeps are safe in any number, but a hundred idle
      * workers each scanning Postgres every interval is busy polling: the worker runtime lets one
-     * reaper per interval sweep (a Redis turn) and sweeps anyway when Redis cannot answer.
+     * reaper per interval sweep (a Redis turn) and, when Redis cannot answer, sweeps every few intervals (sweepsOn).
      */
     takeTurn?: () => Promise<boolean>;
     /**
@@ -95,6 +95,8 @@ export class Reaper {
   /** Where failed dispatches last held the scan, and for how many sweeps in a row. */
   private heldAt: DispatchPosition | undefined;
   private heldSweeps = 0;
+  /** When this reaper last began a sweep (epoch ms). */
+  private lastSweepAt = 0;
 
   constructor(deps: Reaper['deps']) {
     this.deps = deps;
@@ -105,9 +107,9 @@ export class Reaper {
 
   start(): void {
     const tick = () => {
-      const turn = this.deps.takeTurn ? askTurn(this.deps.takeTurn) : Promise.resolve(true);
+      const turn = this.deps.takeTurn ? askTurn(this.deps.takeTurn) : Promise.resolve('mine' as const);
       this.running = turn
-        .then((mine) => (mine ? this.sweep() : undefined))
+        .then((answer) => (this.sweepsOn(answer) ? this.sweep() : undefined))
         .catch((err: unknown) => this.deps.log.error({ err }, 'reaper sweep failed'))
         .finally(() => {
           this.running = null;
@@ -117,6 +119,22 @@ export class Reaper {
         });
     };
     this.timer = setTimeout(tick, this.deps.config.reaperIntervalMs * Math.random());
+  }
+
+  /**
+   * Whether to sweep on this answer of the turn. When Redis cannot say, every worker would sweep
+   * every interval (a fleet of fifty, some 25 scans of Postgres a second, just when the system is
+   * degraded, and the re-dispatches need the Redis that is away); each sweeps then only every
+   * UNKNOWN_TURN_SWEEP_EVERY intervals, which still recovers what needs only Postgres (a lease
+   * lapsed on its last attempt is failed).
+   */
+  private sweepsOn(answer: TurnAnswer): boolean {
+    if (answer === 'not mine') return false;
+    const now = Date.now();
+    const spacing = this.deps.config.reaperIntervalMs * UNKNOWN_TURN_SWEEP_EVERY;
+    if (answer === 'unknown' && now - this.lastSweepAt < spacing) return false;
+    this.lastSweepAt = now;
+    return true;
   }
 
   async stop(): Promise<void> {
@@ -283,13 +301,22 @@ function samePosition(a: DispatchPosition | undefined, b: DispatchPosition | und
   return a?.runAfter === b?.runAfter && a?.tenantId === b?.tenantId && a?.taskId === b?.taskId;
 }
 
-/** The turn, or true when Redis fails or is slow to answer (an outage must not stop recovery). */
-function askTurn(takeTurn: () => Promise<boolean>): Promise<boolean> {
+type TurnAnswer = 'mine' | 'not mine' | 'unknown';
+
+/** With Redis unable to give the turn, a reaper sweeps every this many intervals (sweepsOn). */
+const UNKNOWN_TURN_SWEEP_EVERY = 5;
+
+/** The turn, or 'unknown' when Redis fails or is slow to answer (an outage must not stop recovery). */
+function askTurn(takeTurn: () => Promise<boolean>): Promise<TurnAnswer> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), 1000);
+  const late = new Promise<TurnAnswer>((resolve) => {
+    timer = setTimeout(() => resolve('unknown'), 1000);
   });
-  return Promise.race([takeTurn().catch(() => true), late]).finally(() => clearTimeout(timer));
+  const asked = takeTurn().then(
+    (mine): TurnAnswer => (mine ? 'mine' : 'not mine'),
+    (): TurnAnswer => 'unknown',
+  );
+  return Promise.race([asked, late]).finally(() => clearTimeout(timer));
 }
 
 /** `handle` over `items` and their indexes, `concurrency` at a time, taken in order. */

@@ -63,4 +63,41 @@ describe('the reaper turn', () => {
     await busy.stop();
     await queue.close();
   });
+
+  // Found in review: when Redis could not give the turn, every worker swept every interval (a
+  // fleet of fifty, some 25 scans of Postgres a second, just when Redis is away and re-dispatches
+  // fail anyway). Each now sweeps only every few intervals then.
+  it('sweeps only every few intervals while Redis cannot say whose turn it is', async () => {
+    let asked = 0;
+    class CountingReaper extends Reaper {
+      sweeps = 0;
+      override sweep() {
+        this.sweeps++;
+        return super.sweep();
+      }
+    }
+    const redis = p.redis.connect();
+    const queue = new TaskQueue({ connection: redis, keys: p.keys });
+    const reaper = new CountingReaper({
+      store: p.store,
+      writer: new TaskWriter({
+        store: p.store,
+        hints: new HintPublisher({ redis, keys: p.keys }),
+        log: silentLogger(),
+      }),
+      dispatcher: queue,
+      config: { ...p.config, reaperIntervalMs: 50 },
+      log: silentLogger(),
+      takeTurn: () => {
+        asked++;
+        return Promise.reject(new Error('Redis is away'));
+      },
+    });
+    reaper.start();
+    await waitFor(() => asked >= 30, { what: 'many turns asked' });
+    await reaper.stop();
+    expect(reaper.sweeps).toBeGreaterThanOrEqual(1);
+    expect(reaper.sweeps).toBeLessThanOrEqual(asked / 3);
+    await queue.close();
+  });
 });
