@@ -134,6 +134,8 @@ async function continueTask(
     const ensured = await deps.pushConfigs
       .ensurePushConfig(caller.tenantId, taskId, pushConfig)
       .catch((err) => {
+        // The task was deleted (retention) since it was read: as if it had not been found.
+        if (isConflict(err)) throw taskNotFound(taskId);
         throw placeholderRefused(err, 'configuration.taskPushNotificationConfig');
       });
     if (!ensured) throw limitReached();
