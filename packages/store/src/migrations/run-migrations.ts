@@ -280,13 +280,23 @@ export async function databaseReadiness(
   let state = readiness.get(pool);
   if (!state) readiness.set(pool, (state = { current: false }));
   const shared = state;
-  shared.inFlight ??= checkDatabase(pool, shared).finally(() => (shared.inFlight = undefined));
+  if (!shared.inFlight) {
+    const started = checkDatabase(pool, shared).finally(() => {
+      if (shared.inFlight === started) shared.inFlight = undefined;
+    });
+    shared.inFlight = started;
+  }
+  const check = shared.inFlight;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<DatabaseReadiness>((resolve) => {
-    timer = setTimeout(() => resolve({ postgres: false, migrations: false }), timeoutMs);
+    timer = setTimeout(() => {
+      // A check stuck on a dead socket is not shared past its time: the next probe asks anew.
+      if (shared.inFlight === check) shared.inFlight = undefined;
+      resolve({ postgres: false, migrations: false });
+    }, timeoutMs);
   });
   try {
-    return await Promise.race([shared.inFlight, late]);
+    return await Promise.race([check, late]);
   } finally {
     clearTimeout(timer);
   }
