@@ -95,8 +95,8 @@ export class Reaper {
   /** Where failed dispatches last held the scan, and for how many sweeps in a row. */
   private heldAt: DispatchPosition | undefined;
   private heldSweeps = 0;
-  /** When this reaper last began a sweep (epoch ms). */
-  private lastSweepAt = 0;
+  /** When this reaper last began a sweep (performance.now()); none yet: the first may go at once. */
+  private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: Reaper['deps']) {
     this.deps = deps;
@@ -130,7 +130,8 @@ export class Reaper {
    */
   private sweepsOn(answer: TurnAnswer): boolean {
     if (answer === 'not mine') return false;
-    const now = Date.now();
+    // Monotonic: a wall clock stepped back would stop these sweeps until it caught up.
+    const now = performance.now();
     const spacing = this.deps.config.reaperIntervalMs * UNKNOWN_TURN_SWEEP_EVERY;
     if (answer === 'unknown' && now - this.lastSweepAt < spacing) return false;
     this.lastSweepAt = now;
