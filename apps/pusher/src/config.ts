@@ -8,6 +8,7 @@ import {
   intVar,
   msVar,
   parseEnv,
+  REDIS_CLOSE_TIMEOUT_MS,
   z,
 } from '@switchyard/runtime';
 import { PUSH_DRAIN_EXTRA_MS, type PusherSettings } from './create-pusher.ts';
@@ -74,11 +75,12 @@ export const pusherEnvSchema = commonEnvSchema
     path: ['PUSHER_MAX_IN_FLIGHT_PER_HOST'],
     message: 'must be at most PUSHER_CONCURRENCY',
   })
-  // The pusher's drain gives sends in flight up to PUSH_TIMEOUT_MS + 5 s (create-pusher.ts): a
-  // deadline inside it would end every drain with a send in flight in the forced exit.
-  .refine((c) => drainFitsDeadline(c, c.PUSH_TIMEOUT_MS + PUSH_DRAIN_EXTRA_MS), {
+  // The pusher's drain gives its wake-up channel up to 2 s, then sends in flight up to
+  // PUSH_TIMEOUT_MS + 5 s (create-pusher.ts): a deadline inside it would end every drain with a
+  // send in flight in the forced exit.
+  .refine((c) => drainFitsDeadline(c, c.PUSH_TIMEOUT_MS + PUSH_DRAIN_EXTRA_MS + REDIS_CLOSE_TIMEOUT_MS), {
     path: ['SHUTDOWN_DEADLINE_MS'],
-    message: `must be greater than PUSH_TIMEOUT_MS + ${PUSH_DRAIN_EXTRA_MS}`,
+    message: `must be greater than PUSH_TIMEOUT_MS + ${PUSH_DRAIN_EXTRA_MS + REDIS_CLOSE_TIMEOUT_MS} (the drain)`,
   });
 
 /** A per-tenant or per-host cap; unset, it defaults to a share of the concurrency (loadPusherConfig). */

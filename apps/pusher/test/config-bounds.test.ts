@@ -24,12 +24,12 @@ describe('every *_MS setting of the pusher', () => {
 
 describe('the drain', () => {
   // In-flight sends get PUSH_TIMEOUT_MS (+ 5 s) on SIGTERM: a deadline under it cuts every drain short.
-  it('refuses a SHUTDOWN_DEADLINE_MS inside the drain (PUSH_TIMEOUT_MS + 5 s)', () => {
+  it('refuses a SHUTDOWN_DEADLINE_MS inside the drain (PUSH_TIMEOUT_MS + 7 s)', () => {
     expect(problemsOf({ PUSH_TIMEOUT_MS: '30000', SHUTDOWN_DEADLINE_MS: '20000' })).toEqual([
-      'SHUTDOWN_DEADLINE_MS: must be greater than PUSH_TIMEOUT_MS + 5000 (got "20000")',
+      'SHUTDOWN_DEADLINE_MS: must be greater than PUSH_TIMEOUT_MS + 7000 (the drain) (got "20000")',
     ]);
     expect(problemsOf({ PUSH_TIMEOUT_MS: '10000', SHUTDOWN_DEADLINE_MS: '12000' })).toEqual([
-      'SHUTDOWN_DEADLINE_MS: must be greater than PUSH_TIMEOUT_MS + 5000 (got "12000")',
+      'SHUTDOWN_DEADLINE_MS: must be greater than PUSH_TIMEOUT_MS + 7000 (the drain) (got "12000")',
     ]);
     expect(problemsOf({ PUSH_TIMEOUT_MS: '10000', SHUTDOWN_DEADLINE_MS: '20000' })).toEqual([]);
   });
