@@ -15,17 +15,26 @@ afterAll(() => redis.cleanup());
 const numsub = async (client: Redis, channel: string) =>
   Number(((await client.pubsub('NUMSUB', channel)) as [string, number])[1]);
 
+/**
+ * A hub whose subscriber reaches Redis through a proxy the test can cut and restore; `cutFirst`
+ * cuts it before the subscriber's first connection. `direct` is a connection around the proxy.
+ */
+async function hubThroughProxy({ cutFirst = false } = {}) {
+  const proxy = await startTcpProxy('127.0.0.1', Number(new URL(redis.url).port || 6379));
+  if (cutFirst) await proxy.cut();
+  const sub = new Redis(`redis://127.0.0.1:${proxy.port}`, {
+    maxRetriesPerRequest: null,
+    retryStrategy: () => 50,
+  });
+  sub.on('error', () => undefined);
+  const keys = createQueueKeys(redis.prefix);
+  const hub = new SubscriptionHub({ subscriber: sub, keys });
+  return { proxy, sub, keys, hub, direct: redis.connect() };
+}
+
 describe('SubscriptionHub through a Redis outage', () => {
   it('queues nothing while away, then subscribes what is watched and drops what is not', async () => {
-    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(redis.url).port || 6379));
-    const sub = new Redis(`redis://127.0.0.1:${proxy.port}`, {
-      maxRetriesPerRequest: null,
-      retryStrategy: () => 50,
-    });
-    sub.on('error', () => undefined);
-    const keys = createQueueKeys(redis.prefix);
-    const hub = new SubscriptionHub({ subscriber: sub, keys });
-    const direct = redis.connect();
+    const { proxy, sub, keys, hub, direct } = await hubThroughProxy();
     const seen: Array<string> = [];
     const listener =
       (name: string): HintListener =>
@@ -65,16 +74,7 @@ describe('SubscriptionHub through a Redis outage', () => {
   // Found in review: the first 'ready' reconciled nothing, so a channel watched while Redis was
   // still down at start was never subscribed, and its watchers got no hints for good.
   it('subscribes what was watched before the first connection, and tells its watchers to re-read', async () => {
-    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(redis.url).port || 6379));
-    await proxy.cut();
-    const sub = new Redis(`redis://127.0.0.1:${proxy.port}`, {
-      maxRetriesPerRequest: null,
-      retryStrategy: () => 50,
-    });
-    sub.on('error', () => undefined);
-    const keys = createQueueKeys(redis.prefix);
-    const hub = new SubscriptionHub({ subscriber: sub, keys });
-    const direct = redis.connect();
+    const { proxy, sub, keys, hub, direct } = await hubThroughProxy({ cutFirst: true });
     const seen: string[] = [];
     try {
       await waitFor(() => isRedisAway(sub));
