@@ -12,6 +12,7 @@ import {
 import { startPlatform, type Platform } from './support/platform.ts';
 import {
   cutAfterEvents,
+  isCancel,
   isSend,
   isSubscribe,
   recordingFetch,
@@ -126,6 +127,42 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
     expect(listed.totalSize).toBe(1);
     expect(listed.tasks[0]?.id).toBe(result.task?.id);
     expect(result.task?.status.state).toBe(TaskState.COMPLETED);
+  });
+
+  it('a lost CancelTask reply is retried: the retry answers with the CANCELED task, not TaskNotCancelable', async () => {
+    let dropped = false;
+    const { fetch, client } = connect('slow', binding, async (request, forward) => {
+      const response = await forward();
+      if (isCancel(request) && !dropped) {
+        dropped = true;
+        await response.text();
+        throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+      }
+      return response;
+    });
+    const slow = await client;
+    const sent = await slow.sendMessage({
+      message: userMessage('cancel me'),
+      configuration: { returnImmediately: true },
+    });
+    const taskId = sent.task?.id ?? '';
+    const canceled = await slow.cancelTask(taskId);
+    expect(fetch.requests.filter(isCancel)).toHaveLength(2);
+    expect(canceled).toMatchObject({ id: taskId, status: { state: TaskState.CANCELED } });
+  });
+
+  it('a retried cancel of a task that finished otherwise keeps the TaskNotCancelable refusal', async () => {
+    const { fetch, client } = connect('echo', binding, async (request, forward) =>
+      isCancel(request) && fetch.requests.filter(isCancel).length === 1
+        ? Promise.resolve(new Response('', { status: 503, headers: { 'Retry-After': '0' } }))
+        : forward(),
+    );
+    const echo = await client;
+    const done = await echo.sendMessage({ message: userMessage('finish first') });
+    expect(done.task?.status.state).toBe(TaskState.COMPLETED);
+    const error = await echo.cancelTask(done.task?.id ?? '').catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'TaskNotCancelable' });
+    expect(fetch.requests.filter(isCancel)).toHaveLength(2);
   });
 
   it('503 and 429 with Retry-After are retried; 429 without it is not', async () => {

@@ -15,6 +15,7 @@ import { errorFromJsonRpc, parseJson, record } from '../errors/decode-error.ts';
 import type { HttpClient } from '../http/http-client.ts';
 import { readText } from '../http/read-body.ts';
 import { openStream } from './open-stream.ts';
+import { canceledByEarlierAttempt } from './cancel-after-retry.ts';
 import { asStreamResponse, invalidResponse } from './stream-response.ts';
 import type {
   A2ATransport,
@@ -73,6 +74,10 @@ export class JsonRpcTransport implements A2ATransport {
       'CancelTask',
       { id: taskId, ...(options?.metadata ? { metadata: options.metadata } : {}) },
       options,
+      {
+        refusedAfterRetry: (error) =>
+          canceledByEarlierAttempt(error, () => this.getTask(taskId, { signal: options?.signal })),
+      },
     );
   }
 
@@ -125,28 +130,42 @@ export class JsonRpcTransport implements A2ATransport {
     method: M,
     params: object,
     options?: CallOptions,
-    flags: { allowNullResult?: boolean } = {},
+    flags: {
+      allowNullResult?: boolean;
+      /** Turns a refusal of a retried attempt into an answer (see canceledByEarlierAttempt). */
+      refusedAfterRetry?: (error: unknown) => Promise<A2AMethodResponse[M]>;
+    } = {},
   ): Promise<A2AMethodResponse[M]> {
     const signal = options?.signal;
-    return this.#http.retrying(async () => {
-      const response = await this.#http.fetch({
-        method: 'POST',
-        url: this.url,
-        body: { jsonrpc: '2.0', id: randomUUID(), method, params: this.#params(params) },
-        contentType: 'application/json',
-        accept: 'application/json',
-        signal,
-      });
-      const envelope = record(parseJson(await readText(response, signal)));
-      if (envelope?.['error'] !== undefined && envelope['error'] !== null)
-        throw errorFromJsonRpc(envelope['error'], response.status);
-      if (!envelope || !('result' in envelope))
-        throw invalidResponse(`${method}: the reply is not a JSON-RPC response`, response.status);
-      const result = envelope['result'];
-      if (result === null && flags.allowNullResult) return {} as A2AMethodResponse[M];
-      if (!record(result)) throw invalidResponse(`${method}: the result is not an object`, response.status);
-      return result as A2AMethodResponse[M];
+    return this.#http.retrying(async (attempt) => {
+      const once = this.#callOnce(method, params, signal, flags);
+      return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
     }, signal);
+  }
+
+  async #callOnce<M extends UnaryMethod>(
+    method: M,
+    params: object,
+    signal: AbortSignal | undefined,
+    flags: { allowNullResult?: boolean },
+  ): Promise<A2AMethodResponse[M]> {
+    const response = await this.#http.fetch({
+      method: 'POST',
+      url: this.url,
+      body: { jsonrpc: '2.0', id: randomUUID(), method, params: this.#params(params) },
+      contentType: 'application/json',
+      accept: 'application/json',
+      signal,
+    });
+    const envelope = record(parseJson(await readText(response, signal)));
+    if (envelope?.['error'] !== undefined && envelope['error'] !== null)
+      throw errorFromJsonRpc(envelope['error'], response.status);
+    if (!envelope || !('result' in envelope))
+      throw invalidResponse(`${method}: the reply is not a JSON-RPC response`, response.status);
+    const result = envelope['result'];
+    if (result === null && flags.allowNullResult) return {} as A2AMethodResponse[M];
+    if (!record(result)) throw invalidResponse(`${method}: the result is not an object`, response.status);
+    return result as A2AMethodResponse[M];
   }
 
   async *#stream(

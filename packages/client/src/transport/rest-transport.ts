@@ -11,6 +11,7 @@ import type {
 import { errorFromStatusBody, parseJson, record } from '../errors/decode-error.ts';
 import type { HttpClient, HttpRequest } from '../http/http-client.ts';
 import { readText } from '../http/read-body.ts';
+import { canceledByEarlierAttempt } from './cancel-after-retry.ts';
 import { openStream } from './open-stream.ts';
 import { asStreamResponse, invalidResponse } from './stream-response.ts';
 import type {
@@ -89,7 +90,10 @@ export class RestTransport implements A2ATransport {
 
   cancelTask(taskId: string, options?: CancelTaskOptions): Promise<Task> {
     const body = options?.metadata ? { metadata: options.metadata } : {};
-    return this.#json({ method: 'POST', path: ['tasks', `${seg(taskId)}:cancel`], body }, options);
+    return this.#json<Task>({ method: 'POST', path: ['tasks', `${seg(taskId)}:cancel`], body }, options, {
+      refusedAfterRetry: (error) =>
+        canceledByEarlierAttempt(error, () => this.getTask(taskId, { signal: options?.signal })),
+    });
   }
 
   subscribeToTask(taskId: string, options?: SubscribeOptions): AsyncGenerator<StreamEvent> {
@@ -152,24 +156,36 @@ export class RestTransport implements A2ATransport {
   #json<T>(
     call: { method: HttpRequest['method']; path: string[]; query?: Query; body?: unknown },
     options?: CallOptions,
+    /** Turns a refusal of a retried attempt into an answer (see canceledByEarlierAttempt). */
+    flags: { refusedAfterRetry?: (error: unknown) => Promise<T> } = {},
   ): Promise<T> {
     const signal = options?.signal;
     const url = this.#url(call.path, call.query);
-    return this.#http.retrying(async () => {
-      const response = await this.#http.fetch({
-        method: call.method,
-        url,
-        ...(call.body !== undefined ? { body: call.body, contentType: A2A_JSON } : {}),
-        accept: ACCEPT_JSON,
-        signal,
-      });
-      const text = await readText(response, signal);
-      if (response.status === 204 || text.trim() === '') return {} as T;
-      const body = parseJson(text);
-      if (!record(body))
-        throw invalidResponse(`${call.method} ${url}: the reply is not a JSON object`, response.status);
-      return body as T;
+    return this.#http.retrying(async (attempt) => {
+      const once = this.#jsonOnce<T>(call.method, url, call.body, signal);
+      return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
     }, signal);
+  }
+
+  async #jsonOnce<T>(
+    method: HttpRequest['method'],
+    url: string,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const response = await this.#http.fetch({
+      method,
+      url,
+      ...(body !== undefined ? { body, contentType: A2A_JSON } : {}),
+      accept: ACCEPT_JSON,
+      signal,
+    });
+    const text = await readText(response, signal);
+    if (response.status === 204 || text.trim() === '') return {} as T;
+    const parsed = parseJson(text);
+    if (!record(parsed))
+      throw invalidResponse(`${method} ${url}: the reply is not a JSON object`, response.status);
+    return parsed as T;
   }
 
   async *#stream(

@@ -39,6 +39,10 @@ export function isSubscribe(request: RecordedRequest): boolean {
   return request.url.includes(':subscribe') || (request.body?.includes('"SubscribeToTask"') ?? false);
 }
 
+export function isCancel(request: RecordedRequest): boolean {
+  return request.url.endsWith(':cancel') || (request.body?.includes('"method":"CancelTask"') ?? false);
+}
+
 export function isSend(request: RecordedRequest): boolean {
   return request.url.endsWith('/message:send') || (request.body?.includes('"method":"SendMessage"') ?? false);
 }
