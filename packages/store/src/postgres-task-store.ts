@@ -21,6 +21,7 @@ import type {
   RecoverOutcome,
   StoredEvent,
   TaskRecord,
+  TaskSnapshot,
   TaskStore,
   NewPushConfig,
 } from './task-store.ts';
@@ -38,7 +39,7 @@ import { createTaskBatch } from './tasks/create-tasks.ts';
 import { findDispatchable } from './tasks/find-dispatchable.ts';
 import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
 import { findUnheardCancels } from './tasks/find-unheard-cancels.ts';
-import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.ts';
+import { getTask, getTaskRecord, loadTaskSnapshot, loadTaskView, viewOf } from './tasks/get-task.ts';
 import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
@@ -149,6 +150,10 @@ export class PostgresTaskStore implements TaskStore {
 
   loadTaskView(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<Task | null> {
     return loadTaskView(this.#db, tenantId, taskId, options);
+  }
+
+  loadTaskSnapshot(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<TaskSnapshot | null> {
+    return loadTaskSnapshot(this.#db, tenantId, taskId, options);
   }
   listTasks(input: ListTasksInput): Promise<ListTasksPage> {
     return listTasks(this.#db, input);

@@ -294,6 +294,12 @@ export interface StoredEvent {
   createdAt: Date;
 }
 
+/** A wire Task and the row (its version above all) it shows, read together. */
+export interface TaskSnapshot {
+  task: Task;
+  record: TaskRecord;
+}
+
 export interface TaskStore {
   createTask(input: CreateTaskInput): Promise<CreateTaskResult>;
   /** CAS change + event (+ history message, + artifact chunk, + push outbox rows). */
@@ -304,6 +310,8 @@ export interface TaskStore {
   getTask(caller: Caller, taskId: string, options?: GetTaskOptions): Promise<Task | null>;
   /** The wire Task for a record, ignoring visibility (used after a write the caller made). */
   loadTaskView(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<Task | null>;
+  /** loadTaskView with the row the view was composed from, both read in one snapshot. */
+  loadTaskSnapshot(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<TaskSnapshot | null>;
   /** The wire Task for a record already read (saves reading the row again). */
   viewOf(record: TaskRecord, options?: GetTaskOptions): Promise<Task>;
   listTasks(input: ListTasksInput): Promise<ListTasksPage>;

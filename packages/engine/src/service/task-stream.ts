@@ -18,26 +18,21 @@ export function closesStream(state: TaskState, deps: Pick<ServiceDeps, 'config'>
 }
 
 /**
- * A Task snapshot and the version it reflects, read consistently: re-read until the version did
- * not move while the view was composed, so the feed that follows neither repeats nor skips.
+ * A Task snapshot and the version it reflects, read in one statement (so in one snapshot of the
+ * database): the feed that follows it neither repeats nor skips. Re-reading until the version
+ * stood still never settled while an agent streamed chunks faster than one round of reads.
  */
 export async function consistentSnapshot(
   deps: Pick<ServiceDeps, 'store'>,
   record: TaskRecord,
   historyLength?: number,
 ): Promise<{ task: Task; version: number; state: TaskState }> {
-  let current = record;
-  for (;;) {
-    const view = await deps.store.loadTaskView(current.tenantId, current.id, {
-      ...(historyLength !== undefined ? { historyLength } : {}),
-      includeArtifacts: true,
-    });
-    const after = await deps.store.getTaskRecord(current.tenantId, current.id);
-    if (!view || !after) throw new Error(`task ${current.id} vanished while streaming`);
-    if (after.version === current.version)
-      return { task: view, version: current.version, state: current.state };
-    current = after;
-  }
+  const snapshot = await deps.store.loadTaskSnapshot(record.tenantId, record.id, {
+    ...(historyLength !== undefined ? { historyLength } : {}),
+    includeArtifacts: true,
+  });
+  if (!snapshot) throw new Error(`task ${record.id} vanished while streaming`);
+  return { task: snapshot.task, version: snapshot.record.version, state: snapshot.record.state };
 }
 
 /** Where a stream's events go after its first item. */

@@ -2,7 +2,7 @@ import type { Message, Task } from '@switchyard/protocol';
 import { sql } from 'kysely';
 import { cachedStatement, type ValueOf } from '../cached-statement.ts';
 import type { Db } from '../db.ts';
-import type { Caller, GetTaskOptions } from '../task-store.ts';
+import type { Caller, GetTaskOptions, TaskSnapshot } from '../task-store.ts';
 import { composeArtifacts, type ArtifactChunkRow } from './compose-artifacts.ts';
 import { composeTaskView } from './compose-task-view.ts';
 import { DEFAULT_MAX_PAGE_BYTES } from './page-budget.ts';
@@ -38,6 +38,20 @@ export async function readTaskView(
   taskId: string,
   options: ReadTaskViewOptions,
 ): Promise<Task | null> {
+  return (await readTaskSnapshot(db, tenantId, taskId, options))?.task ?? null;
+}
+
+/**
+ * The wire Task and the row it was composed from, read in the statement's one snapshot: the
+ * row's version is exactly the version the view shows, so a stream that follows the log after
+ * it neither repeats nor skips an event (task-stream.ts), however busy the task's writers are.
+ */
+export async function readTaskSnapshot(
+  db: Db,
+  tenantId: string,
+  taskId: string,
+  options: ReadTaskViewOptions,
+): Promise<TaskSnapshot | null> {
   if (!isTaskId(taskId)) return null;
   const [row] = await taskView.rows(db, {
     tenantId,
@@ -53,11 +67,13 @@ export async function readTaskView(
   const artifacts = chunks_json
     ? composeArtifacts(chunks_json.map((c) => ({ ...c, seq: Number(c.seq) })))
     : undefined;
-  return composeTaskView(toTaskRecord(taskRow), {
+  const record = toTaskRecord(taskRow);
+  const task = composeTaskView(record, {
     history: history_json,
     // GetTask follows plain ProtoJSON: an empty artifact list is omitted (see load-task-views.ts).
     ...(artifacts && artifacts.length > 0 ? { artifacts } : {}),
   });
+  return { task, record };
 }
 
 interface TaskViewInput {
