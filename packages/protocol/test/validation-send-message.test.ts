@@ -248,14 +248,28 @@ describe('§7.1 identifiers', () => {
       "must not contain '/'",
     );
     expectViolation(
-      () => send({ message: userMessage({ messageId: 'm/1' }) }),
-      'message.messageId',
-      "must not contain '/'",
-    );
-    expectViolation(
       () => send({ message: userMessage({ referenceTaskIds: ['ok', 'x/y'] }) }),
       'message.referenceTaskIds[1]',
     );
+  });
+
+  it("ids that name a path segment must not be '.' or '..' (URL parsers resolve them away)", () => {
+    expectViolation(
+      () => send({ message: userMessage({ taskId: '..' }) }),
+      'message.taskId',
+      "must not be '.' or '..'",
+    );
+    expectViolation(
+      () => send({ message: userMessage({ contextId: '.' }) }),
+      'message.contextId',
+      "must not be '.' or '..'",
+    );
+  });
+
+  it('messageId is opaque: the client may use any non-empty string, "/" included (§1)', () => {
+    const parsed = send({ message: userMessage({ messageId: 'urn:client/msg/1' }) });
+    expect(parsed.message.messageId).toBe('urn:client/msg/1');
+    expectViolation(() => send({ message: userMessage({ messageId: '' }) }), 'message.messageId');
   });
 });
 

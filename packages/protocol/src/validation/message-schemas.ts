@@ -3,7 +3,15 @@ import { Role, type Part } from '../types/message.ts';
 import { jsonValueSchema, metadataSchema } from './json-value.ts';
 import type { ProtocolLimits } from './limits.ts';
 import { protoObject } from './proto-object.ts';
-import { absoluteUrlSchema, base64Schema, boundedList, idSchema, optionalId, roleSchema } from './scalars.ts';
+import {
+  absoluteUrlSchema,
+  base64Schema,
+  boundedList,
+  idSchema,
+  opaqueIdSchema,
+  optionalId,
+  roleSchema,
+} from './scalars.ts';
 
 const PART_CONTENT = ['text', 'raw', 'url', 'data'] as const;
 
@@ -62,7 +70,7 @@ export function messageSchema(limits: ProtocolLimits, options: MessageSchemaOpti
       })
     : roleSchema();
   return protoObject({
-    messageId: idSchema(limits.maxIdLength),
+    messageId: opaqueIdSchema(limits.maxIdLength),
     contextId: optionalId(limits.maxIdLength),
     taskId: optionalId(limits.maxIdLength),
     role,

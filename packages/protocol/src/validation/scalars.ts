@@ -37,13 +37,22 @@ export function boundedList<T extends z.ZodType>(item: T, max: number) {
   return z.array(z.unknown()).max(max, `must contain at most ${max} entries`).pipe(z.array(item));
 }
 
-/** A required identifier: non-empty, bounded, and usable as one URL path segment (digest §4.2). */
+/**
+ * A required identifier: non-empty, bounded, and usable as one URL path segment (digest §4.2):
+ * no '/', and not '.' or '..', which URL parsers resolve away (`…/configs/..` is the task's path).
+ */
 export function idSchema(maxLength: number) {
-  return z
-    .string()
-    .min(1)
-    .max(maxLength)
-    .refine((s) => !s.includes('/'), { message: "must not contain '/'" });
+  return opaqueIdSchema(maxLength)
+    .refine((s) => !s.includes('/'), { message: "must not contain '/'" })
+    .refine((s) => s !== '.' && s !== '..', { message: "must not be '.' or '..'" });
+}
+
+/**
+ * A required identifier that never goes into a URL (a messageId): opaque (digest §1), so only
+ * non-empty and bounded. Clients pick these, and 'urn:client/msg/1' is theirs to pick.
+ */
+export function opaqueIdSchema(maxLength: number) {
+  return z.string().min(1).max(maxLength);
 }
 
 export const optionalId = (maxLength: number) =>
