@@ -13,6 +13,12 @@ import {
 } from '@switchyard/runtime';
 import { PUSH_DRAIN_EXTRA_MS, type PusherSettings } from './create-pusher.ts';
 
+/**
+ * What PUSH_LOCK_MS must leave beyond PUSH_TIMEOUT_MS: sends start at most half of it (at most a
+ * second) before the lock's last timeout-long stretch, so a claim has at least a second to begin.
+ */
+export const MIN_LOCK_SLACK_MS = 2000;
+
 /** Exported for the tests that walk every setting (the timer bounds). */
 export const pusherEnvSchema = commonEnvSchema
   .extend({
@@ -40,7 +46,7 @@ export const pusherEnvSchema = commonEnvSchema
     PUSH_RETRY_BASE_MS: msVar(1000, 1),
     /** Largest backoff ceiling, in ms. Default 300000 (5 min). */
     PUSH_RETRY_MAX_MS: msVar(300_000, 1),
-    /** How long a claim holds before another pusher may retry it, in ms. Must exceed PUSH_TIMEOUT_MS. Default 60000. */
+    /** How long a claim holds before another pusher may retry it, in ms. At least PUSH_TIMEOUT_MS + 2000. Default 60000. */
     PUSH_LOCK_MS: msVar(60_000, 100),
     /** Fallback poll when no wake-up arrives on the Redis push channel, in ms. Default 1000. */
     PUSH_POLL_MS: msVar(1000, 10, 60_000),
@@ -57,10 +63,12 @@ export const pusherEnvSchema = commonEnvSchema
       .default(() => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`),
   })
   // A claim that lapses while its POST is still running lets a second pusher send the same
-  // delivery in parallel, which breaks per-task order; the lock must outlive the timeout.
-  .refine((c) => c.PUSH_LOCK_MS > c.PUSH_TIMEOUT_MS, {
+  // delivery in parallel, which breaks per-task order; the lock must outlive the timeout. A send
+  // may start only while a whole timeout still fits in the lock, and the claim's own round trips
+  // come first (create-pusher.ts): with less slack than this, every claim would expire unsent.
+  .refine((c) => c.PUSH_LOCK_MS >= c.PUSH_TIMEOUT_MS + MIN_LOCK_SLACK_MS, {
     path: ['PUSH_LOCK_MS'],
-    message: 'must be greater than PUSH_TIMEOUT_MS',
+    message: `must be at least PUSH_TIMEOUT_MS + ${MIN_LOCK_SLACK_MS}`,
   })
   .refine((c) => c.PUSH_RETRY_MAX_MS >= c.PUSH_RETRY_BASE_MS, {
     path: ['PUSH_RETRY_MAX_MS'],

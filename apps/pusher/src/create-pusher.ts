@@ -200,7 +200,8 @@ export function createPusher(options: PusherOptions) {
     shares.claimed(batch);
     // A send must end while the lock holds: it starts at the latest a POST's timeout before the
     // lock ends, less a margin (a second, or half the slack where the lock leaves less; the
-    // config requires PUSH_LOCK_MS > PUSH_TIMEOUT_MS, so there is always some).
+    // config requires PUSH_LOCK_MS >= PUSH_TIMEOUT_MS + MIN_LOCK_SLACK_MS, so a send has at
+    // least a second after the claim to begin).
     const { lockMs, timeoutMs } = settings;
     const slack = lockMs - timeoutMs;
     const sendBy = claimedAt + slack - Math.min(1000, slack / 2);

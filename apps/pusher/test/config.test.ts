@@ -29,7 +29,7 @@ describe('loadPusherConfig', () => {
       WEBHOOK_ALLOW_HTTP: 'false',
       PUSHER_ID: 'pusher-a',
       PUSH_TIMEOUT_MS: '2000',
-      PUSH_LOCK_MS: '3000',
+      PUSH_LOCK_MS: '4000',
     });
     expect(pusherSettings(config)).toEqual({
       workerId: 'pusher-a',
@@ -37,7 +37,7 @@ describe('loadPusherConfig', () => {
       maxInFlightPerTenant: 16,
       maxInFlightPerHost: 16,
       timeoutMs: 2000,
-      lockMs: 3000,
+      lockMs: 4000,
       pollMs: 1000,
       retry: { maxAttempts: 16, baseMs: 1000, maxMs: 300_000 },
       policy: { allowCidrs: ['127.0.0.0/8', '10.1.2.3', 'fd00::/8'], allowHttp: false },
@@ -82,7 +82,17 @@ describe('loadPusherConfig', () => {
 
   it('refuses a claim lock that does not outlive the send timeout', () => {
     expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: '30000', PUSH_LOCK_MS: '30000' })).toThrow(
-      /PUSH_LOCK_MS: must be greater than PUSH_TIMEOUT_MS/,
+      /PUSH_LOCK_MS: must be at least PUSH_TIMEOUT_MS \+ 2000/,
     );
+  });
+
+  it('refuses a lock that leaves a claim no time to start its sends before they would outlast it', () => {
+    // 31 s against a 30 s timeout: a send could start only in the first half second after its
+    // claim, which the claim's own round trips use up; every delivery was dead-lettered unsent.
+    for (const lock of ['30001', '31000', '31999'])
+      expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: '30000', PUSH_LOCK_MS: lock })).toThrow(
+        /PUSH_LOCK_MS: must be at least PUSH_TIMEOUT_MS \+ 2000/,
+      );
+    expect(loadPusherConfig({ PUSH_TIMEOUT_MS: '30000', PUSH_LOCK_MS: '32000' }).PUSH_LOCK_MS).toBe(32_000);
   });
 });
