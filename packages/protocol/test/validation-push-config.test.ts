@@ -18,7 +18,9 @@ describe('CreateTaskPushNotificationConfig params (§2.4, §8)', () => {
     expect(create({ ...valid, id: 'cfg-1', tenant: 'a' })).toEqual({ ...valid, id: 'cfg-1', tenant: 'a' }));
   it.each(['.', '..'])(
     'a config id %j is refused: as a REST path segment it would name another route',
-    (id) => expectViolation(() => create({ ...valid, id }), 'id', "must not be '.' or '..'"),
+    (id) => {
+      expectViolation(() => create({ ...valid, id }), 'id', "must not be '.' or '..'");
+    },
   );
   it('taskId is required', () => expectViolation(() => create({ url: valid.url }), 'taskId', 'is required'));
   it('url is required', () => expectViolation(() => create({ taskId: 't1' }), 'url', 'is required'));
