@@ -92,8 +92,10 @@ export async function deliver(
       deps.log.error({ ...fields, ...status, error: sent.error }, 'push delivery dead-lettered');
       return { outcome: 'dead', error: sent.error };
     }
-    const nextAttemptAt = new Date(Date.now() + retryDelayMs(deps.retry, delivery.attempts, deps.random));
-    const kept = await deps.outbox.markFailed({ ...base, nextAttemptAt });
+    const retryInMs = retryDelayMs(deps.retry, delivery.attempts, deps.random);
+    // Due again on the database's clock; this process's own only times its wake-up.
+    const kept = await deps.outbox.markFailed({ ...base, retryInMs });
+    const nextAttemptAt = new Date(Date.now() + retryInMs);
     if (!kept) return lostClaim(deps, fields);
     deps.log.warn(
       { ...fields, ...status, error: sent.error, nextAttemptAt },

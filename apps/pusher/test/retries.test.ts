@@ -1,6 +1,6 @@
 import { startReceiver } from './receiver.ts';
 import { waitFor } from '@switchyard/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { appendEvents, createTask, deliveriesOf, newTenant, usePusherSuite } from './pusher-fixtures.ts';
 
 const suite = usePusherSuite();
@@ -34,6 +34,29 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     expect(gaps[2]).toBeGreaterThan(gaps[0]!);
     const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
+  });
+
+  it("a retry is due by the database's clock: a pusher whose clock runs behind does not retry at once", async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    suite.receiver.respond = () => ({ status: 503 });
+    const pusher = scope.pusher({
+      retry: { maxAttempts: 8, baseMs: 10_000, maxMs: 10_000 },
+      random: () => 0.5,
+    });
+    const realNow = Date.now.bind(Date);
+    const behind = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 120_000);
+    try {
+      expect(await pusher.deliverOnce()).toMatchObject([{ outcome: 'retry' }]);
+      // Two minutes behind, a backoff of 5 s set from this clock was due long ago.
+      expect(await pusher.deliverOnce()).toEqual([]);
+    } finally {
+      behind.mockRestore();
+    }
+    expect(suite.receiver.requests).toHaveLength(1);
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: 503 });
+    expect(row!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
   });
 
   it('dead-letters after PUSH_MAX_ATTEMPTS with the last error kept, and a replay sends it again', async () => {

@@ -75,7 +75,7 @@ describe('bounded reads of the outbox and the retention', () => {
       seq: 11,
       workerId: 'p1',
       error: 'HTTP 503',
-      nextAttemptAt: new Date(Date.now() + 3_600_000),
+      retryInMs: 3_600_000,
     });
     expect(failed).toBe(true);
     // Other tasks' receivers are fine: one due delivery each, with its event.

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdminStore } from '../src/admin/index.ts';
@@ -122,15 +123,17 @@ describe('markDelivered, many at once', () => {
 });
 
 describe('markFailed', () => {
-  it('schedules a retry: pending at nextAttemptAt, lock cleared, error and status kept', async () => {
+  it('schedules a retry: pending retryInMs after the database clock, lock cleared, error and status kept', async () => {
     const key = await claimedTask();
-    const nextAttemptAt = new Date(Date.now() + 120_000);
+    const { rows } = await sql<{ now: Date }>`SELECT now() AS now`.execute(db);
     expect(
-      await outbox.markFailed({ ...key, workerId: 'w1', error: 'HTTP 503', status: 503, nextAttemptAt }),
+      await outbox.markFailed({ ...key, workerId: 'w1', error: 'HTTP 503', status: 503, retryInMs: 120_000 }),
     ).toBe(true);
+    const { nextAttemptAt } = await row(key);
+    expect(nextAttemptAt.getTime() - rows[0]!.now.getTime()).toBeGreaterThanOrEqual(120_000);
+    expect(nextAttemptAt.getTime() - rows[0]!.now.getTime()).toBeLessThan(180_000);
     expect(await row(key)).toMatchObject({
       status: 'pending',
-      nextAttemptAt,
       lastError: 'HTTP 503',
       lastStatus: 503,
       lockedBy: null,
@@ -154,15 +157,13 @@ describe('markFailed', () => {
 
   it('truncates a long error to 1000 characters', async () => {
     const key = await claimedTask();
-    await outbox.markFailed({ ...key, workerId: 'w1', error: 'x'.repeat(5000), nextAttemptAt: new Date() });
+    await outbox.markFailed({ ...key, workerId: 'w1', error: 'x'.repeat(5000), retryInMs: 0 });
     expect((await row(key)).lastError).toHaveLength(1000);
   });
 
   it('is refused for a worker that does not hold the claim', async () => {
     const key = await claimedTask('w1');
-    expect(await outbox.markFailed({ ...key, workerId: 'w2', error: 'x', nextAttemptAt: new Date() })).toBe(
-      false,
-    );
+    expect(await outbox.markFailed({ ...key, workerId: 'w2', error: 'x', retryInMs: 0 })).toBe(false);
     expect(await row(key)).toMatchObject({ lockedBy: 'w1', lastError: null });
   });
 });

@@ -130,7 +130,7 @@ describe('deliveries queued behind one in flight', () => {
       ...afterDead[0]!,
       workerId: 'p1',
       error: 'HTTP 503',
-      nextAttemptAt: new Date(Date.now() - 1),
+      retryInMs: -1,
     });
     const retried = await claim('p1');
     expect(retried.map((d) => [d.seq, d.attempts])).toEqual([[26, 2]]);

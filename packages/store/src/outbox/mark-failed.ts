@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { msFromNow } from '../tasks/sql-time.ts';
 import { NOT_PENDING } from './not-pending.ts';
 import type { MarkFailedInput } from './outbox-store.ts';
 import { asCte, gapAfter, releaseAfterGap, releaseNext } from './park-waiting.ts';
@@ -6,8 +7,8 @@ import { asCte, gapAfter, releaseAfterGap, releaseNext } from './park-waiting.ts
 const MAX_ERROR_LENGTH = 1000;
 
 /**
- * A failed attempt, guarded like markDelivered. Either back to pending at `nextAttemptAt` (the
- * pusher computes backoff and jitter) or dead. Dead unblocks the later deliveries of the same
+ * A failed attempt, guarded like markDelivered. Either back to pending `retryInMs` after the
+ * database's now() (the pusher computes backoff and jitter) or dead. Dead unblocks the later deliveries of the same
  * config: the per-task order only waits on pending rows, and the next one, if parked behind this
  * one (park-waiting.ts), is made due at once (releaseNext).
  *
@@ -25,7 +26,9 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
   };
   const failed = db
     .updateTable('push_deliveries')
-    .set(input.dead ? { ...common, status: 'dead' } : { ...common, next_attempt_at: input.nextAttemptAt })
+    .set(
+      input.dead ? { ...common, status: 'dead' } : { ...common, next_attempt_at: msFromNow(input.retryInMs) },
+    )
     .where('tenant_id', '=', input.tenantId)
     .where('task_id', '=', input.taskId)
     .where('config_id', '=', input.configId)
@@ -47,13 +50,13 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
     .with('later', (qc) =>
       qc
         .updateTable('push_deliveries')
-        .set({ next_attempt_at: input.nextAttemptAt })
+        .set({ next_attempt_at: msFromNow(input.retryInMs) })
         .where('tenant_id', '=', input.tenantId)
         .where('task_id', '=', input.taskId)
         .where('config_id', '=', input.configId)
         .where('seq', '>', input.seq)
         // Only rows due before the retry are rewritten (each rewrite is a new row version).
-        .where('next_attempt_at', '<', input.nextAttemptAt)
+        .where('next_attempt_at', '<', msFromNow(input.retryInMs))
         // Pending, spelled so push_deliveries_pending_order serves the range.
         .where('status', 'not in', NOT_PENDING)
         .where(({ exists, selectFrom }) => exists(selectFrom('failed').select('seq')))

@@ -103,7 +103,17 @@ export type MarkFailedInput = DeliveryKey & {
   error: string;
   /** The receiver's HTTP status, when it answered. */
   status?: number;
-} & ({ nextAttemptAt: Date; dead?: false } | { dead: true });
+} & (
+    | {
+        /**
+         * Due again this long after the database's now(): the claim compares next_attempt_at with
+         * Postgres's clock, so a pusher whose clock drifts must not set it from its own.
+         */
+        retryInMs: number;
+        dead?: false;
+      }
+    | { dead: true }
+  );
 
 export interface DeliveryRecord extends DeliveryKey {
   deliveryId: string;
