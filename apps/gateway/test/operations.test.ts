@@ -175,10 +175,24 @@ describe.each(variants)('%s', (_name, binding, twin) => {
       authentication: { scheme: 'Bearer', credentials: 's3cr3t' },
     });
     if (!created.ok) throw new Error(`${created.reason} ${created.message}`);
-    expect(created.value).toMatchObject({ taskId, url: 'http://127.0.0.1:9/hook', id: expect.any(String) });
+    // The create answers with the config as the client made it, its secrets included (§2.4);
+    // reads redact them (§8 "Secrets").
+    expect(created.value).toEqual({
+      taskId,
+      url: 'http://127.0.0.1:9/hook',
+      id: expect.any(String),
+      token: 'opaque-token',
+      authentication: { scheme: 'Bearer', credentials: 's3cr3t' },
+    });
     const id = created.value.id ?? '';
     const got = await echo.call('GetTaskPushNotificationConfig', { taskId, id });
-    expect(got.ok && got.value.id).toBe(id);
+    expect(got.ok && got.value).toEqual({
+      taskId,
+      url: 'http://127.0.0.1:9/hook',
+      id,
+      token: '********',
+      authentication: { scheme: 'Bearer', credentials: '********' },
+    });
     const listed = await echo.call('ListTaskPushNotificationConfigs', { taskId });
     expect(listed.ok && listed.value.configs?.map((c) => c.id)).toEqual([id]);
     const deleted = await echo.call('DeleteTaskPushNotificationConfig', { taskId, id });

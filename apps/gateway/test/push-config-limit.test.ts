@@ -121,7 +121,9 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
       token: 'owner-token',
     });
     if (!created.ok) throw new Error(created.reason);
-    const read = created.value; // its token reads as the placeholder
+    const got = await echo.call('GetTaskPushNotificationConfig', { taskId, id: 'owner' });
+    if (!got.ok) throw new Error(got.reason);
+    const read = got.value; // its token reads as the placeholder
     const before = await snapshotStore(h.db.pool);
     const moved = await echo.call('CreateTaskPushNotificationConfig', { ...read, url: hook('attacker') });
     expect(moved.ok).toBe(false);

@@ -10,6 +10,7 @@ import {
   isConflict,
   isRedactedSecret,
   placeholderSecretField,
+  REDACTED,
   RedactedSecretError,
   type Caller,
   type NewPushConfig,
@@ -55,6 +56,24 @@ export function placeholderRefused(err: unknown, prefix: string): unknown {
 export function refusePlaceholderOnNewTask(config: NewPushConfig, prefix: string): void {
   const field = placeholderSecretField(config);
   if (field) throw placeholderRefused(new RedactedSecretError(field), prefix);
+}
+
+/**
+ * The create's answer, with the secrets the client has just sent in place of the `********` reads
+ * show: the create response is the config the client made (digest §2.4), and a client that keeps
+ * it must hold the token it will check webhooks against. Reads (Get, List) stay redacted (§8
+ * "Secrets"). A secret sent as the placeholder stood for the stored one and stays redacted.
+ */
+function withOwnSecrets(
+  created: TaskPushNotificationConfig,
+  sent: NewPushConfig,
+): TaskPushNotificationConfig {
+  const view = { ...created };
+  if (sent.token && sent.token !== REDACTED && view.token !== undefined) view.token = sent.token;
+  const credentials = sent.authentication?.credentials;
+  if (credentials && credentials !== REDACTED && view.authentication?.credentials !== undefined)
+    view.authentication = { ...view.authentication, credentials };
+  return view;
 }
 
 /** The four push config operations (digest §3, §8), scoped like every task operation. */
@@ -106,7 +125,7 @@ export class PushConfigOperations {
       throw placeholderRefused(err, '');
     });
     if (!created) throw pushConfigLimitReached(taskId, pushConfigs.maxConfigsPerTask, 'taskId');
-    return created;
+    return withOwnSecrets(created, prepared);
   }
 
   async get(
