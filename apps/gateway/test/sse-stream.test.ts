@@ -8,6 +8,7 @@ import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { jsonRpcSseFormat, jsonRpcV03SseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
 import { drainTimeoutFor, streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
+import { apiKeyCredentialId } from '../src/auth/authenticator.ts';
 import { recheckOpenStreams } from '../src/auth/recheck-streams.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';
 import { openSse } from './support/http.ts';
@@ -323,9 +324,26 @@ describe('streamSse', () => {
       isTenantActive: async (tenantId) => tenantId !== 'paused',
     });
     expect(closed).toBe(2);
-    expect(asked).toEqual([['k-live', 'k-revoked']]);
+    // Every key holding a slot is asked about: a disabled tenant's too, until its streams have
+    // released their slots (harmless: their streams are closed already).
+    expect(asked).toEqual([['k-live', 'k-paused', 'k-revoked']]);
     expect(ended.sort()).toEqual(['paused: tenant disabled', 'revoked: credential revoked']);
     expect(registry.size).toBe(2);
+  });
+
+  it('after a resync, a stream still opening (slot reserved, not yet added) of a key revoked meanwhile ends as it registers', async () => {
+    const registry = new StreamRegistry();
+    // Its request authenticated from the cache while Redis was away and the revocation's
+    // announcement was missed; its first item is still being prepared.
+    const opening = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k-revoked') });
+    await recheckOpenStreams({
+      streams: registry,
+      liveApiKeyIds: async () => new Set(),
+      isTenantActive: async () => true,
+    });
+    const reasons: string[] = [];
+    registry.add((reason, kind) => reasons.push(`${kind}: ${reason}`), opening);
+    expect(reasons).toEqual(['revoked: credential revoked']);
   });
 
   it('a revocation after the request took its mark (before authenticating) reaches its stream, with its reason', () => {

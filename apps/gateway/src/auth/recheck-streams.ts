@@ -25,7 +25,8 @@ export async function recheckOpenStreams({
   for (const tenantId of streams.owners().tenantIds) {
     if (!(await isTenantActive(tenantId))) closed += streams.closeOwnedBy({ tenantId }, 'tenant disabled');
   }
-  // The keys of the streams still open: a disabled tenant's are gone already.
+  // The keys of the streams open or still opening (a disabled tenant's too, until their closed
+  // streams release their slots: asking about them changes nothing).
   const { credentialIds } = streams.owners();
   const keyIds = [...credentialIds].flatMap((c) => apiKeyIdOf(c) ?? []);
   if (keyIds.length === 0) return closed;

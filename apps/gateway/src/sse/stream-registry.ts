@@ -200,15 +200,13 @@ export class StreamRegistry {
     };
   }
 
-  /** The distinct credentials and tenants of the open streams (for a re-check after a resync). */
+  /**
+   * The distinct credentials and tenants of the streams open or still opening (a slot reserved,
+   * not yet added), for a re-check after a resync: a stream still opening is revoked through
+   * revokedSince when it registers, but only if the re-check saw its credential.
+   */
   owners(): { credentialIds: Set<string>; tenantIds: Set<string> } {
-    const credentialIds = new Set<string>();
-    const tenantIds = new Set<string>();
-    for (const owner of this.#open.values()) {
-      credentialIds.add(owner.credentialId);
-      tenantIds.add(owner.tenantId);
-    }
-    return { credentialIds, tenantIds };
+    return { credentialIds: new Set(this.#perCredential.keys()), tenantIds: new Set(this.#perTenant.keys()) };
   }
 
   /** One event written to a stream. */
