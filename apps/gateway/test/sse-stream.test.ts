@@ -403,11 +403,7 @@ describe('SSE event formats', () => {
     const rest = restSseFormat({} as never);
     const rpc = jsonRpcSseFormat('req-1');
     const rpcNumber = jsonRpcSseFormat(42);
-    const endsAtInterruption = (state: TaskState) =>
-      state === TaskState.COMPLETED ||
-      state === TaskState.INPUT_REQUIRED ||
-      state === TaskState.AUTH_REQUIRED;
-    const v03 = jsonRpcV03SseFormat(null, endsAtInterruption);
+    const v03 = jsonRpcV03SseFormat(null);
     expect(rest.itemJson(shared)).toBe(JSON.stringify(shared.response));
     expect(rpc.itemJson(shared)).toBe(
       JSON.stringify({ jsonrpc: '2.0', id: 'req-1', result: shared.response }),
@@ -425,21 +421,25 @@ describe('SSE event formats', () => {
     spy.mockRestore();
   });
 
-  it("0.3: `final` is where this gateway's streams end (AUTH_REQUIRED keeps them open by default)", () => {
-    const at = (state: TaskState): StreamItem => ({
+  it('0.3: `final` is on the item the stream ends after, whatever its state, and only there', () => {
+    const at = (state: TaskState, closes?: true): StreamItem => ({
       seq: 1,
       response: { statusUpdate: { taskId: 't', contextId: 'c', status: { state } } },
+      ...(closes ? { closes } : {}),
     });
-    const closesAtInputOnly = (state: TaskState) =>
-      state === TaskState.COMPLETED || state === TaskState.INPUT_REQUIRED;
-    const format = jsonRpcV03SseFormat(1, closesAtInputOnly);
-    const finalOf = (state: TaskState) =>
-      (JSON.parse(format.itemJson(at(state))) as { result: { final: boolean } }).result.final;
-    expect(finalOf(TaskState.AUTH_REQUIRED)).toBe(false);
-    expect(finalOf(TaskState.INPUT_REQUIRED)).toBe(true);
-    expect(finalOf(TaskState.COMPLETED)).toBe(true);
-    expect(finalOf(TaskState.WORKING)).toBe(false);
-    // Without a rule (webhooks), a terminal or interrupted state is final, as 0.3 servers did.
+    const format = jsonRpcV03SseFormat(1);
+    const finalOf = (item: StreamItem) =>
+      (JSON.parse(format.itemJson(item)) as { result: { final: boolean } }).result.final;
+    expect(finalOf(at(TaskState.INPUT_REQUIRED, true))).toBe(true);
+    expect(finalOf(at(TaskState.COMPLETED, true))).toBe(true);
+    // An INPUT_REQUIRED the client has since answered (replayed on a resume): the stream goes on.
+    const answered = at(TaskState.INPUT_REQUIRED);
+    expect(finalOf(answered)).toBe(false);
+    // The same event object, ending another stream, is final there (cached apart).
+    expect(finalOf({ ...answered, closes: true })).toBe(true);
+    expect(finalOf(answered)).toBe(false);
+    expect(finalOf(at(TaskState.WORKING))).toBe(false);
+    // Without a stream (webhooks), a terminal or interrupted state is final, as 0.3 servers did.
     expect(toV03StreamResult(at(TaskState.AUTH_REQUIRED).response)).toMatchObject({ final: true });
   });
 });

@@ -67,9 +67,6 @@ export class A2AOperations {
     this.#listSlots = listSlots;
   }
 
-  /** Whether a stream ends at `state`; one function for the gateway's life (formats cache by it). */
-  readonly endsStream = (state: TaskState): boolean => this.#service.closesStream(state);
-
   /** Blocking unless `returnImmediately` (§7.2 rule 12); the wait ends early if the client leaves. */
   async send(ctx: OperationContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     checkTenant(ctx, request.tenant);

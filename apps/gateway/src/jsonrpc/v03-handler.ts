@@ -51,7 +51,7 @@ function stream(
   envelope: V03JsonRpcRequestEnvelope,
 ): Promise<void> {
   const params = envelope.params as never;
-  return serveStream(req, res, deps, jsonRpcV03SseFormat(envelope.id, deps.operations.endsStream), (ctx) =>
+  return serveStream(req, res, deps, jsonRpcV03SseFormat(envelope.id), (ctx) =>
     envelope.method === 'message/stream'
       ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', fromV03SendParams(params)))
       : deps.operations.subscribe(

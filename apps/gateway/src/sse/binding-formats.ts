@@ -16,25 +16,24 @@ import type { SseFormat } from './sse-stream.ts';
  * streams is serialized once, not a thousand times. Events are never mutated after they are made.
  */
 const v10Json = new WeakMap<StreamResponse, string>();
-/** 0.3 texts depend on where streams end (`final`), so per such rule: one per gateway in practice. */
-const v03Json = new WeakMap<EndsStream, WeakMap<StreamResponse, string>>();
+/**
+ * 0.3 texts carry `final`, true on the item a stream ends after (StreamItem.closes): one cache for
+ * each, as one event can end one stream and not another (one opened before the client answered it).
+ */
+const v03Json = { final: new WeakMap<StreamResponse, string>(), open: new WeakMap<StreamResponse, string>() };
 
 type EndsStream = (state: TaskState) => boolean;
+const ENDS: EndsStream = () => true;
+const GOES_ON: EndsStream = () => false;
 
-function responseJson(response: StreamResponse, endsStream: EndsStream | undefined) {
-  const cache = endsStream ? v03CacheFor(endsStream) : v10Json;
+function responseJson(response: StreamResponse, v03: { final: boolean } | undefined) {
+  const cache = v03 ? (v03.final ? v03Json.final : v03Json.open) : v10Json;
   let text = cache.get(response);
   if (text === undefined) {
-    text = JSON.stringify(endsStream ? toV03StreamResult(response, endsStream) : response);
+    text = JSON.stringify(v03 ? toV03StreamResult(response, v03.final ? ENDS : GOES_ON) : response);
     cache.set(response, text);
   }
   return text;
-}
-
-function v03CacheFor(endsStream: EndsStream): WeakMap<StreamResponse, string> {
-  let cache = v03Json.get(endsStream);
-  if (!cache) v03Json.set(endsStream, (cache = new WeakMap()));
-  return cache;
 }
 
 /**
@@ -50,17 +49,17 @@ class JsonRpcSseFormat implements SseFormat {
   readonly errorEvent = undefined;
   readonly #id: JsonRpcId;
   readonly #head: string;
-  /** Set for a 0.3 client: where its streams end, for `final`. */
-  readonly #v03: EndsStream | undefined;
+  /** A 0.3 client's stream: bare results with `kind`, and `final`. */
+  readonly #v03: boolean;
 
-  constructor(id: JsonRpcId, v03: EndsStream | undefined) {
+  constructor(id: JsonRpcId, v03: boolean) {
     this.#id = id;
     this.#head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
     this.#v03 = v03;
   }
 
-  itemJson({ response }: StreamItem): string {
-    return `${this.#head}${responseJson(response, this.#v03)}}`;
+  itemJson({ response, closes }: StreamItem): string {
+    return `${this.#head}${responseJson(response, this.#v03 ? { final: closes === true } : undefined)}}`;
   }
 
   error(error: A2AError): unknown {
@@ -69,15 +68,15 @@ class JsonRpcSseFormat implements SseFormat {
 }
 
 export function jsonRpcSseFormat(id: JsonRpcId): SseFormat {
-  return new JsonRpcSseFormat(id, undefined);
+  return new JsonRpcSseFormat(id, false);
 }
 
 /**
  * JSON-RPC for a 0.3 client: bare results with `kind` and `final` (digest §13.1, §13.3), `final`
- * where this gateway's streams end (`endsStream`, the same function for all its streams).
+ * on the status update the stream ends after, which 0.3 clients stop reading at.
  */
-export function jsonRpcV03SseFormat(id: JsonRpcId, endsStream: EndsStream): SseFormat {
-  return new JsonRpcSseFormat(id, endsStream);
+export function jsonRpcV03SseFormat(id: JsonRpcId): SseFormat {
+  return new JsonRpcSseFormat(id, true);
 }
 
 /**

@@ -7,6 +7,11 @@ import type { ServiceDeps } from './service-deps.ts';
 export interface StreamItem {
   seq: number;
   response: StreamResponse;
+  /**
+   * The stream ends after this item. Said by the engine, which alone knows: an interrupting event
+   * older than the stream's opening is history and does not end it (A2A 0.3's `final`).
+   */
+  closes?: true;
 }
 
 /** Whether a stream ends after an event in this state (digest §7.7; configurable). */
@@ -112,10 +117,13 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
           },
           {
             event({ seq, payload }) {
-              const more = sink.item({ seq, response: payload }, resume);
               // A final log's last event is the terminal one; its seq ends the stream regardless.
               // (A terminal event is always a task's last, so `openedAt` never passes one over.)
               const closing = seq === lastSeq || (seq >= openedAt && closesAfter(payload, deps));
+              const more = sink.item(
+                { seq, response: payload, ...(closing ? { closes: true } : {}) },
+                resume,
+              );
               if (!closing) return more !== false;
               current.close();
               sink.end();
@@ -135,8 +143,13 @@ export function openedStream(deps: ServiceDeps, start: StreamStart): OpenedStrea
           if (!record) throw taskNotFound(key.id);
           const snapshot = await consistentSnapshot(deps, record);
           if (stopped) return;
-          sink.item({ seq: snapshot.version, response: { task: snapshot.task } });
-          if (closesStream(snapshot.state, deps)) sink.end();
+          const closing = closesStream(snapshot.state, deps);
+          sink.item({
+            seq: snapshot.version,
+            response: { task: snapshot.task },
+            ...(closing ? { closes: true } : {}),
+          });
+          if (closing) sink.end();
           else followFrom(snapshot.version);
         } catch (err) {
           if (!stopped) sink.end(err);
