@@ -115,6 +115,37 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(Number(resumed[0]?.id)).toBe(Number(lastId) + 1);
   });
 
+  it('a streaming send retried with its messageId and Last-Event-ID resumes after that event, no snapshot', async () => {
+    const message = userMessage('stream, break, send again');
+    const first = events(await agent('slow').stream('SendStreamingMessage', { message }, { stopAfter: 2 }));
+    const lastId = first.at(-1)?.id ?? '';
+    const id = first[0]?.response?.task?.id ?? '';
+    const resumed = events(
+      await agent('slow').stream(
+        'SendStreamingMessage',
+        { message },
+        { headers: { 'Last-Event-ID': lastId } },
+      ),
+    );
+    expect(resumed[0]?.response?.task).toBeUndefined();
+    expect(Number(resumed[0]?.id)).toBe(Number(lastId) + 1);
+    expectOrderedIds(resumed);
+    expect(stateOf(resumed.at(-1)?.response)).toBe(TaskState.COMPLETED);
+    // The same as a subscription's resume from there; and at the last event, the stream just ends.
+    const all = events(
+      await agent('slow').stream('SubscribeToTask', { id }, { headers: { 'Last-Event-ID': '0' } }),
+    );
+    expect(resumed).toEqual(all.filter((e) => Number(e.id) > Number(lastId)));
+    const atEnd = events(
+      await agent('slow').stream(
+        'SendStreamingMessage',
+        { message },
+        { headers: { 'Last-Event-ID': all.at(-1)?.id ?? '' } },
+      ),
+    );
+    expect(atEnd).toEqual([]);
+  });
+
   it('§7.6 rule 30: subscribing to a terminal task is UnsupportedOperation before any stream starts', async () => {
     const done = await agent('echo').call('SendMessage', { message: userMessage('done') });
     if (!done.ok) throw new Error(done.reason);

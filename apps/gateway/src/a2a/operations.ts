@@ -95,9 +95,17 @@ export class A2AOperations {
     return response;
   }
 
-  stream(ctx: OperationContext, request: SendMessageRequest): Promise<OpenedStream> {
+  /** `afterSeq` (Last-Event-ID) resumes a retried send's stream after the last event the client saw. */
+  stream(ctx: OperationContext, request: SendMessageRequest, afterSeq?: number): Promise<OpenedStream> {
     checkTenant(ctx, request.tenant);
-    return this.#service.sendStreaming(ctx.caller, ctx.agent, counted(ctx, request), ctx.trace, ctx.signal);
+    return this.#service.sendStreaming(
+      ctx.caller,
+      ctx.agent,
+      counted(ctx, request),
+      ctx.trace,
+      ctx.signal,
+      afterSeq,
+    );
   }
 
   /** `afterSeq` comes from `Last-Event-ID`: resume after the last event the client saw. */

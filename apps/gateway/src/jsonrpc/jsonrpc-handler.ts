@@ -59,7 +59,11 @@ function stream(
 ): Promise<void> {
   return serveStream(req, res, deps, jsonRpcSseFormat(envelope.id), (ctx) =>
     envelope.method === 'SendStreamingMessage'
-      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', envelope.params))
+      ? deps.operations.stream(
+          ctx,
+          parseRequestParams('SendStreamingMessage', envelope.params),
+          lastEventIdOf(req),
+        )
       : deps.operations.subscribe(
           ctx,
           parseRequestParams('SubscribeToTask', envelope.params),

@@ -53,7 +53,11 @@ function stream(
   const params = envelope.params as never;
   return serveStream(req, res, deps, jsonRpcV03SseFormat(envelope.id), (ctx) =>
     envelope.method === 'message/stream'
-      ? deps.operations.stream(ctx, parseRequestParams('SendStreamingMessage', fromV03SendParams(params)))
+      ? deps.operations.stream(
+          ctx,
+          parseRequestParams('SendStreamingMessage', fromV03SendParams(params)),
+          lastEventIdOf(req),
+        )
       : deps.operations.subscribe(
           ctx,
           parseRequestParams('SubscribeToTask', fromV03ResubscribeParams(params)),

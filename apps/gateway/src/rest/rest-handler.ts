@@ -101,7 +101,11 @@ function stream(
   const opts = route.tenant === undefined ? {} : { tenant: route.tenant };
   return serveStream(req, res, deps, restSseFormat(deps.mapping), async (ctx) =>
     route.op === 'SendStreamingMessage'
-      ? deps.operations.stream(ctx, parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts))
+      ? deps.operations.stream(
+          ctx,
+          parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts),
+          lastEventIdOf(req),
+        )
       : deps.operations.subscribe(
           ctx,
           parseRequestParams('SubscribeToTask', { id: route.taskId, ...opts }),

@@ -111,7 +111,10 @@ export class TaskService {
 
   /**
    * SendStreamingMessage: the Message reply, or the Task snapshot and then every event. `signal`
-   * ends the wait for the first item early (the client left).
+   * ends the wait for the first item early (the client left). `afterSeq` (Last-Event-ID) on a
+   * retry of an earlier send (same messageId) resumes its stream after that event, as clients that
+   * reconnect by sending the same request again expect; on a send that creates its task, it is
+   * ignored (the client cannot have seen any of its events).
    */
   async sendStreaming(
     caller: Caller,
@@ -119,8 +122,12 @@ export class TaskService {
     request: SendMessageRequest,
     trace: TraceCarrier,
     signal: AbortSignal,
+    afterSeq?: number,
   ): Promise<OpenedStream> {
-    return openedStream(this.deps, await this.startSendStream(caller, agent, request, trace, signal));
+    return openedStream(
+      this.deps,
+      await this.startSendStream(caller, agent, request, trace, signal, afterSeq),
+    );
   }
 
   /** SubscribeToTask, or a Last-Event-ID resume (`afterSeq`) of any stream of the task. */
@@ -296,6 +303,7 @@ export class TaskService {
     request: SendMessageRequest,
     trace: TraceCarrier,
     signal: AbortSignal,
+    afterSeq: number | undefined,
   ): Promise<StreamStart> {
     // Digest §7.2 rule 13: returnImmediately has no effect on streaming calls, so it must not make
     // the reply a Task either.
@@ -333,6 +341,10 @@ export class TaskService {
       };
       return { first, key: keyOf(record), from: 1, openedAt: record.version, closes: false };
     }
+    // A retry of an earlier send (same messageId) reconnecting with Last-Event-ID: the rest of
+    // that send's stream, as a subscription would resume it.
+    if (afterSeq !== undefined)
+      return this.resumeAfter(record, afterSeq, { retriedSend: true, historyLength });
     return this.startWithSnapshot(record, historyLength);
   }
 
@@ -343,6 +355,20 @@ export class TaskService {
     afterSeq: number | undefined,
   ): Promise<StreamStart> {
     const record = await loadVisibleRecord(this.deps.store, caller, agentId, taskId);
+    return this.resumeAfter(record, afterSeq, { retriedSend: false });
+  }
+
+  /**
+   * A stream of a visible task after the client's Last-Event-ID (`afterSeq`), or from a snapshot.
+   * A terminal task with nothing after that id (or no id) has nothing to stream: a subscription is
+   * refused (UnsupportedOperation), while a retried send's stream, an answer to a send that went
+   * through, just ends.
+   */
+  private async resumeAfter(
+    record: TaskRecord,
+    afterSeq: number | undefined,
+    { retriedSend, historyLength }: { retriedSend: boolean; historyLength?: number | undefined },
+  ): Promise<StreamStart> {
     const terminal = isTerminal(record.state);
     // A resume (Last-Event-ID) gets exactly the events after it, no second snapshot. A live task's
     // log is whole (retention prunes only terminal tasks' logs); a terminal task's log is final but
@@ -355,16 +381,20 @@ export class TaskService {
     // task is in (an interrupted one under STREAM_CLOSE_ON_*) closes at once with nothing to
     // send, as the same resume from an older id or a fresh subscription would after that state's
     // event; any other waits for the task's next event.
-    if (afterSeq === record.version && !terminal)
-      return { key: keyOf(record), from: afterSeq, closes: closesStream(record.state, this.deps) };
-    if (terminal && (afterSeq === undefined || afterSeq === record.version)) {
+    if (afterSeq === record.version && (!terminal || retriedSend))
+      return {
+        key: keyOf(record),
+        from: afterSeq,
+        closes: terminal || closesStream(record.state, this.deps),
+      };
+    if (terminal && !retriedSend && (afterSeq === undefined || afterSeq === record.version)) {
       throw unsupportedOperation(
-        `task ${taskId} is ${record.state}; a terminal task has nothing more to stream`,
+        `task ${record.id} is ${record.state}; a terminal task has nothing more to stream`,
       );
     }
     // A subscription, or a resume point past the task's version, which this task's log never
     // issued (versions only grow): the client's view is unknown, so it gets the task as it stands.
-    return this.startWithSnapshot(record, undefined);
+    return this.startWithSnapshot(record, historyLength);
   }
 
   private async startWithSnapshot(
