@@ -54,11 +54,23 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     }
   });
 
-  it('a batch is -32600 (A2A defines none)', async () => {
+  it('a batch gets an array with -32600 for each request, under its own id (A2A defines no batches)', async () => {
     const reply = await rpc({
-      body: [{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: randomUUID() } }],
+      body: [
+        { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: randomUUID() } },
+        { jsonrpc: '2.0', id: 'two', method: 'ListTasks', params: {} },
+        'not a request',
+      ],
     });
-    expect(rpcError(reply.body).code).toBe(-32600);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual([
+      { jsonrpc: '2.0', id: 1, error: expect.objectContaining({ code: -32600 }) },
+      { jsonrpc: '2.0', id: 'two', error: expect.objectContaining({ code: -32600 }) },
+      { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
+    ]);
+    // An empty array is no batch: one -32600 (JSON-RPC 2.0 §6).
+    const empty = await rpc({ body: [] });
+    expect(empty.body).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
   it('an unknown method is -32601', async () => {

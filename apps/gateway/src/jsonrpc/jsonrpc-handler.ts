@@ -14,6 +14,7 @@ import { a2aContextOf, stateOf } from '../http/request-state.ts';
 import { jsonRpcSseFormat } from '../sse/binding-formats.ts';
 import { lastEventIdOf } from '../sse/last-event-id.ts';
 import { serveStream } from '../sse/serve-stream.ts';
+import { refuseBatch } from './batch-refusal.ts';
 import { dispatchUnary } from './jsonrpc-dispatch.ts';
 import { taskIdOf } from './request-task-id.ts';
 import { sendJsonRpcResult } from './send-result.ts';
@@ -33,6 +34,10 @@ export function jsonRpcHandler(deps: BindingDeps): RequestHandler {
     if (body === undefined) throw jsonParseError();
     state.jsonRpcId = jsonRpcIdOf(body);
     const negotiated = negotiatedVersion(req, 'jsonrpc');
+    if (Array.isArray(body) && body.length > 0) {
+      refuseBatch(res, body, negotiated.ok ? negotiated.version : '1.0');
+      return;
+    }
     if (negotiated.ok && negotiated.version === '0.3') {
       await handleV03Request(req, res, deps, body, negotiated);
       return;

@@ -51,6 +51,13 @@ export function expectWellFormedRpc(reply: HttpReply): 'result' | 'error' {
   const context = `HTTP ${reply.status}: ${reply.text.slice(0, 300)}`;
   expectNoLeak(reply.text);
   expect(RPC_HTTP_STATUSES.has(reply.status), context).toBe(true);
+  if (Array.isArray(reply.body)) {
+    // A batch's answer (JSON-RPC 2.0 §6): a response for each of its requests, each refused.
+    expect(reply.body.length, context).toBeGreaterThan(0);
+    for (const each of reply.body as unknown[])
+      expect(expectWellFormedRpc({ ...reply, body: each, text: JSON.stringify(each) })).toBe('error');
+    return 'error';
+  }
   const body = reply.body as Record<string, unknown> | undefined;
   expect(body, context).toMatchObject({ jsonrpc: '2.0' });
   const id = body?.['id'];
