@@ -208,6 +208,33 @@ describe('error decoding (digest §5.4)', () => {
   });
 });
 
+describe('a 404 without an A2A error', () => {
+  it('is no TaskNotFound: the URL names no endpoint (a 404 with the server’s error keeps its kind)', () => {
+    expect(
+      errorFromReply(404, 'Not Found', '<html>Cannot POST /agents/x/rpcc</html>', new Headers()),
+    ).toMatchObject({
+      kind: 'MethodNotFound',
+      httpStatus: 404,
+      message: expect.stringMatching(/^HTTP 404 Not Found: .*endpoint/),
+    });
+    const body = JSON.stringify({
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: 'task t not found',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'TASK_NOT_FOUND',
+            domain: 'a2a-protocol.org',
+          },
+        ],
+      },
+    });
+    expect(errorFromReply(404, 'Not Found', body, new Headers())).toMatchObject({ kind: 'TaskNotFound' });
+  });
+});
+
 describe('readSse (eventsource-parser over fetch streams)', () => {
   const respond = (chunks: string[], failAfter = false) => {
     const queue = [...chunks];

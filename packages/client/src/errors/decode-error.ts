@@ -22,6 +22,13 @@ export function errorFromReply(
     error = fromJsonRpcErrorObject(rpcError);
   } else if (rpcError) {
     error = fromHttpErrorBody(status, body);
+  } else if (status === 404) {
+    // No A2A error: the URL names no A2A endpoint (a typo, a proxy's page), not a missing task,
+    // which a server answers with its error. Read as an unknown method, not as TaskNotFound.
+    error = new A2AError('MethodNotFound', {
+      message: `HTTP 404${statusText ? ` ${statusText}` : ''}: the reply has no A2A error; is the URL an A2A endpoint?`,
+    });
+    fromErrorBody = false;
   } else {
     const fallback = fromHttpErrorBody(status, undefined);
     error = new A2AError(fallback.kind, { message: `HTTP ${status}${statusText ? ` ${statusText}` : ''}` });
