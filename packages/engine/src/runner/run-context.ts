@@ -71,6 +71,8 @@ export class RunContext implements AgentContext {
   private record: TaskRecord;
   private readonly o: RunContextOptions;
   private readonly emitted = new Map<string, number>();
+  /** The agent's calls, run one after another in the order they were made (see `inTurn`). */
+  private turn: Promise<unknown> = Promise.resolve();
   /** The chunk written behind (see emitArtifact), the write in flight, and its failure. */
   private held: ArtifactChunkInput | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -124,12 +126,28 @@ export class RunContext implements AgentContext {
     return this.writesInFlight > 0;
   }
 
-  async reply(input: MessageInput): Promise<void> {
+  /**
+   * Runs an agent call once the calls made before it have settled. Each reads and sets the chunk
+   * held back and the version its write expects, so two at once lost a chunk without an error:
+   * `Promise.all` of two emits kept only the second, and an emit not awaited before complete()
+   * came after the ending, was refused, and read as a cancel.
+   */
+  private inTurn<T>(call: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(call);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  reply(input: MessageInput): Promise<void> {
+    return this.inTurn(() => this.replyNow(input));
+  }
+
+  private async replyNow(input: MessageInput): Promise<void> {
     if (this.overLimit) return this.end(TaskState.FAILED, this.overLimit);
     // A chunk still held would make this a task: write it first, then decide.
-    await this.drain();
+    await this.writeHeld();
     this.assertOpen();
-    if (this.record.visibility !== 'pending') return this.complete(input);
+    if (this.record.visibility !== 'pending') return this.end(TaskState.COMPLETED, input);
     const message = this.agentMsg(input, false);
     await this.write(
       { state: TaskState.COMPLETED, visibility: 'message', reply: message, clearLease: true },
@@ -138,8 +156,12 @@ export class RunContext implements AgentContext {
     this.ended = 'finished';
   }
 
-  async setStatus(input: MessageInput): Promise<void> {
-    await this.drain();
+  setStatus(input: MessageInput): Promise<void> {
+    return this.inTurn(() => this.setStatusNow(input));
+  }
+
+  private async setStatusNow(input: MessageInput): Promise<void> {
+    await this.writeHeld();
     const message = this.agentMsg(input);
     await this.write(
       { state: TaskState.WORKING, statusMessage: message, ...this.visible() },
@@ -151,7 +173,11 @@ export class RunContext implements AgentContext {
     for (const [artifactId, count] of this.o.storedChunks) this.emitted.set(artifactId, count);
   }
 
-  async emitArtifact(chunk: ArtifactChunk): Promise<void> {
+  emitArtifact(chunk: ArtifactChunk): Promise<void> {
+    return this.inTurn(() => this.emitArtifactNow(chunk));
+  }
+
+  private async emitArtifactNow(chunk: ArtifactChunk): Promise<void> {
     this.assertOpen();
     if (this.overLimit) return this.failOverArtifactLimit();
     const k = this.emitted.get(chunk.artifactId) ?? 0;
@@ -184,17 +210,24 @@ export class RunContext implements AgentContext {
     // of the event loop. When that call ends the run (complete, fail, requestInput…), chunk and
     // ending go in one statement: the common "last artifact, then done" costs one transaction.
     // A failure to write it surfaces from the agent's next call.
-    await this.drain();
+    await this.writeHeld();
     this.assertOpen();
     this.held = input;
-    setImmediate(() => void this.drain());
+    setImmediate(() => void this.writeHeld());
   }
 
   /**
-   * Writes a held chunk now (and waits for one being written). The runner calls it before it
-   * settles a run that did not end itself, so every chunk is written before the outcome.
+   * Writes a held chunk once the agent's calls made so far have run (and waits for the writes).
+   * The runner calls it before it settles a run that did not end itself, so every chunk is
+   * written before the outcome.
    */
-  drain(): Promise<void> {
+  async drain(): Promise<void> {
+    await this.turn;
+    return this.writeHeld();
+  }
+
+  /** Writes a held chunk now (and waits for one being written). */
+  private writeHeld(): Promise<void> {
     const input = this.held;
     if (input) {
       this.held = null;
@@ -212,23 +245,23 @@ export class RunContext implements AgentContext {
   }
 
   requestInput(input: MessageInput): Promise<void> {
-    return this.end(TaskState.INPUT_REQUIRED, input);
+    return this.inTurn(() => this.end(TaskState.INPUT_REQUIRED, input));
   }
 
   requestAuth(input: MessageInput): Promise<void> {
-    return this.end(TaskState.AUTH_REQUIRED, input);
+    return this.inTurn(() => this.end(TaskState.AUTH_REQUIRED, input));
   }
 
   complete(input?: MessageInput): Promise<void> {
-    return this.end(TaskState.COMPLETED, input);
+    return this.inTurn(() => this.end(TaskState.COMPLETED, input));
   }
 
   fail(input: MessageInput): Promise<void> {
-    return this.end(TaskState.FAILED, input);
+    return this.inTurn(() => this.end(TaskState.FAILED, input));
   }
 
   reject(input: MessageInput): Promise<void> {
-    return this.end(TaskState.REJECTED, input);
+    return this.inTurn(() => this.end(TaskState.REJECTED, input));
   }
 
   /** Marks the context unusable (cancel or lease loss seen by the lease keeper or a hint). */

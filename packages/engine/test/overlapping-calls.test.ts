@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '@switchyard/agents';
+import { TaskState } from '@switchyard/protocol';
+import { queuedEchoTask, bareRunner, startPlatform, type Platform } from './platform-fixture.ts';
+
+// Found in review: an agent's calls each read and set the chunk held back for the next write and
+// the version that write expects. Two at once lost a chunk with no error: `Promise.all` of two
+// emits stored only the second, and an emit not awaited before complete() came after the ending,
+// was refused, and read as a cancel. Calls now run one after another, in the order they were made.
+let p: Platform;
+beforeAll(async () => {
+  p = await startPlatform({ leaseMs: 30_000 });
+});
+afterAll(() => p.close());
+
+const chunk = (artifactId: string, text: string) => ({
+  artifactId,
+  parts: [{ text }],
+  append: false,
+  lastChunk: true,
+});
+
+async function runWith(execute: Agent['execute']) {
+  const taskId = await queuedEchoTask(p);
+  const agent: Agent = { executor: 'echo', card: { name: 'echo' } as Agent['card'], execute };
+  await bareRunner(p, { agent, workerId: 'w' }).run({ tenantId: 'acme', taskId });
+  const task = await p.store.loadTaskView('acme', taskId, { includeArtifacts: true });
+  return task;
+}
+
+describe("an agent's calls made without waiting for each other", () => {
+  it('two emits at once: both chunks are stored, in the order they were made', async () => {
+    const task = await runWith(async (ctx) => {
+      await Promise.all([ctx.emitArtifact(chunk('a', 'first')), ctx.emitArtifact(chunk('b', 'second'))]);
+      await ctx.complete();
+    });
+    expect(task?.status.state).toBe(TaskState.COMPLETED);
+    expect(task?.artifacts?.map((a) => [a.artifactId, a.parts[0]?.text])).toEqual([
+      ['a', 'first'],
+      ['b', 'second'],
+    ]);
+  });
+
+  it('an emit not awaited before complete(): the chunk goes in with the ending, and the run finished', async () => {
+    let ended: unknown;
+    const task = await runWith(async (ctx) => {
+      void ctx.emitArtifact(chunk('late', 'last words'));
+      await ctx.complete();
+      ended = ctx.signal.aborted ? ctx.signal.reason : 'not stopped';
+    });
+    expect(task?.status.state).toBe(TaskState.COMPLETED);
+    expect(task?.artifacts?.map((a) => a.parts[0]?.text)).toEqual(['last words']);
+    expect(ended).toBe('not stopped');
+  });
+
+  it('an emit not awaited before the agent returns is written before the runner completes the task', async () => {
+    const task = await runWith(async (ctx) => {
+      void ctx.emitArtifact(chunk('tail', 'after return'));
+    });
+    expect(task?.status.state).toBe(TaskState.COMPLETED);
+    expect(task?.artifacts?.map((a) => a.parts[0]?.text)).toEqual(['after return']);
+  });
+});
