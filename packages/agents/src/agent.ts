@@ -8,7 +8,11 @@ import type { AgentCapabilities, AgentSkill, Artifact, Message, Part, TaskState 
  * the top with the task as stored. Write agents so a second run is harmless: decide from
  * `ctx.task` (history, artifacts, state) and `ctx.memory`, not from in-process state. The platform
  * helps: artifact chunks a previous run already stored are not written twice (the k-th chunk of an
- * artifact in this run is skipped when the k-th chunk already exists).
+ * artifact in this run is skipped when a run of the same turn already stored a k-th; a turn starts
+ * with the task and again with each answer to an input or auth request).
+ *
+ * Context calls take effect one after another, in the order they were made, even when the agent
+ * does not await one before making the next.
  */
 export interface Agent {
   /** Executor name, referenced by an agent registration's `executor`. */

@@ -204,6 +204,23 @@ describe('AgentHarness', () => {
     expect(rerun.task.state).toBe(TaskState.COMPLETED);
   });
 
+  it('a turn after an answer writes its chunks again: only re-runs of the same turn skip them', async () => {
+    const agent = agentDoing(async (ctx) => {
+      const answered = ctx.task.history.length > 1;
+      await ctx.emitArtifact({ artifactId: 'draft', parts: [{ text: answered ? 'v2' : 'v1' }] });
+      if (!answered) await ctx.requestInput('good?');
+      else await ctx.complete();
+    });
+    const harness = new AgentHarness(agent);
+    const first = await harness.send('write');
+    expect(first.task.state).toBe(TaskState.INPUT_REQUIRED);
+    const second = await harness.continueTask(first.taskId, 'make it better');
+    expect(second.calls.filter((call) => call.kind === 'emitArtifact').map((call) => call.status)).toEqual([
+      'applied',
+    ]);
+    expect(second.task.artifacts).toEqual([{ artifactId: 'draft', parts: [{ text: 'v2' }] }]);
+  });
+
   it('upgrades the request to a visible Task when the quick-reply window lapses', async () => {
     const agent = agentDoing(async (ctx) => {
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -131,6 +131,8 @@ export class AgentHarness {
     task.history.push(message);
     task.runMessage = message;
     task.attempt = 0;
+    // A new turn: its runs skip only what runs of this turn store (load-run-inputs.ts).
+    task.turnStart = new Map([...task.chunks].map(([artifactId, chunks]) => [artifactId, chunks.length]));
     return task;
   }
 

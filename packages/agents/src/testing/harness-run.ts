@@ -7,7 +7,12 @@ import {
   type MessageInput,
 } from '../agent.ts';
 import { cloneJson, toAgentMessage, type IdSource } from './harness-messages.ts';
-import type { HarnessMemory, HarnessTaskStore, StoredTask } from './harness-task-store.ts';
+import {
+  storedThisTurn,
+  type HarnessMemory,
+  type HarnessTaskStore,
+  type StoredTask,
+} from './harness-task-store.ts';
 import type { HarnessRun, LogEntry, RecordedCall, RunResult } from './harness-types.ts';
 
 export interface RunDeps {
@@ -170,7 +175,8 @@ export class RunController implements HarnessRun {
       fail: (input) => this.#end('fail', input),
       reject: (input) => this.#end('reject', input),
       resumeAfterStoredChunks: () => {
-        for (const [artifactId, chunks] of task.chunks) this.#chunkIndex.set(artifactId, chunks.length);
+        for (const artifactId of task.chunks.keys())
+          this.#chunkIndex.set(artifactId, storedThisTurn(task, artifactId));
       },
     };
   }

@@ -15,6 +15,12 @@ export interface StoredTask {
   artifacts: Map<string, Artifact>;
   /** Every chunk stored per artifact, in order: the basis of the re-run skip rule. */
   chunks: Map<string, ArtifactChunk[]>;
+  /**
+   * Chunks per artifact stored before this turn (the answer to an input or auth request starts
+   * one): as on the platform, a turn's runs skip only the chunks an earlier run of the same turn
+   * stored, so a turn that revises an artifact writes it again.
+   */
+  turnStart: Map<string, number>;
   /** Artifacts whose last chunk arrived; appending to them is an agent bug. */
   closed: Set<string>;
   attempt: number;
@@ -35,6 +41,7 @@ export class HarnessTaskStore {
       history: [message],
       artifacts: new Map(),
       chunks: new Map(),
+      turnStart: new Map(),
       closed: new Set(),
       attempt: 0,
       runMessage: message,
@@ -51,12 +58,12 @@ export class HarnessTaskStore {
 
   /**
    * Stores the `indexInRun`-th chunk this run emitted for the artifact. As on the platform, a chunk
-   * whose position a previous run already filled is skipped, so a re-run after a crash does not
-   * duplicate parts (agent.ts, Agent).
+   * whose position a previous run of this turn already filled is skipped, so a re-run after a
+   * crash does not duplicate parts (agent.ts, Agent).
    */
   applyChunk(task: StoredTask, chunk: ArtifactChunk, indexInRun: number): 'applied' | 'skipped' {
     const stored = task.chunks.get(chunk.artifactId) ?? [];
-    if (indexInRun < stored.length) return 'skipped';
+    if (indexInRun < storedThisTurn(task, chunk.artifactId)) return 'skipped';
     if (chunk.parts.length === 0)
       throw new Error(`artifact ${chunk.artifactId}: a chunk needs at least one part`);
     const copy = cloneJson(chunk);
@@ -149,4 +156,9 @@ export class HarnessMemory {
     }
     return entries;
   }
+}
+
+/** Chunks of the artifact that runs of the task's current turn stored (see StoredTask.turnStart). */
+export function storedThisTurn(task: StoredTask, artifactId: string): number {
+  return (task.chunks.get(artifactId)?.length ?? 0) - (task.turnStart.get(artifactId) ?? 0);
 }
