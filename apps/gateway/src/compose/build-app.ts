@@ -111,7 +111,9 @@ export function buildApp(
         parkedRuns: services.dispatcher,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         secrets: deps.secrets,
-        urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: true },
+        // The rules the workers call upstream agents under (WEBHOOK_ALLOW_HTTP: https only in
+        // production), so no agent is registered that every task of would fail on.
+        urlPolicy: { allowCidrs: config.WEBHOOK_ALLOW_CIDRS, allowHttp: config.WEBHOOK_ALLOW_HTTP },
       },
       { token: config.SWITCHYARD_ADMIN_TOKEN, publicUrl: config.PUBLIC_URL },
     ),
