@@ -71,6 +71,10 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     // An empty array is no batch: one -32600 (JSON-RPC 2.0 §6).
     const empty = await rpc({ body: [] });
     expect(empty.body).toMatchObject({ id: null, error: { code: -32600 } });
+    // A huge batch of tiny requests gets one refusal, not a reply a hundred times its size.
+    const huge = await rpc({ raw: `[${Array.from({ length: 5_000 }, () => '0').join(',')}]` });
+    expect(huge.body).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(huge.text.length).toBeLessThan(1_000);
   });
 
   it('an unknown method is -32601', async () => {
