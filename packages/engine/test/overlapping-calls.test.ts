@@ -53,6 +53,14 @@ describe("an agent's calls made without waiting for each other", () => {
     expect(ended).toBe('not stopped');
   });
 
+  it('an ending not awaited before the agent returns is the ending: the runner completes nothing', async () => {
+    const task = await runWith(async (ctx) => {
+      void ctx.requestInput({ parts: [{ text: 'which one?' }] });
+    });
+    expect(task?.status.state).toBe(TaskState.INPUT_REQUIRED);
+    expect(task?.status.message?.parts).toEqual([{ text: 'which one?' }]);
+  });
+
   it('an emit not awaited before the agent returns is written before the runner completes the task', async () => {
     const task = await runWith(async (ctx) => {
       void ctx.emitArtifact(chunk('tail', 'after return'));

@@ -72,7 +72,7 @@ export class RunContext implements AgentContext {
   private readonly o: RunContextOptions;
   private readonly emitted = new Map<string, number>();
   /** The agent's calls, run one after another in the order they were made (see `inTurn`). */
-  private turn: Promise<unknown> = Promise.resolve();
+  private turn: Promise<void> = Promise.resolve();
   /** The chunk written behind (see emitArtifact), the write in flight, and its failure. */
   private held: ArtifactChunkInput | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -133,9 +133,19 @@ export class RunContext implements AgentContext {
    * came after the ending, was refused, and read as a cancel.
    */
   private inTurn<T>(call: () => Promise<T>): Promise<T> {
-    const result = this.turn.then(call);
-    this.turn = result.catch(() => undefined);
-    return result;
+    // The queue is a promise of its own, not the agent's: a call that fails and that the agent
+    // did not await still surfaces as an unhandled rejection (logged), as it did before.
+    const before = this.turn;
+    let done!: () => void;
+    this.turn = new Promise<void>((resolve) => (done = resolve));
+    return (async () => {
+      await before;
+      try {
+        return await call();
+      } finally {
+        done();
+      }
+    })();
   }
 
   reply(input: MessageInput): Promise<void> {
@@ -254,6 +264,16 @@ export class RunContext implements AgentContext {
 
   complete(input?: MessageInput): Promise<void> {
     return this.inTurn(() => this.end(TaskState.COMPLETED, input));
+  }
+
+  /**
+   * The runner's completion of a run whose agent returned without ending it: after the calls the
+   * agent made (awaited or not), and only if none of them ended the run.
+   */
+  completeIfOpen(): Promise<void> {
+    return this.inTurn(async () => {
+      if (!this.ended) await this.end(TaskState.COMPLETED);
+    });
   }
 
   fail(input: MessageInput): Promise<void> {

@@ -325,7 +325,7 @@ export class TaskRunner {
         await Promise.race([execution.catch(() => undefined), abandoned]);
         await ctx.drain();
         await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
-      } else if (outcome === 'returned' && !ctx.ended) await ctx.complete();
+      } else if (outcome === 'returned') await ctx.completeIfOpen();
     } catch (err) {
       // A chunk the agent emitted just before it threw is written (or refused) before the outcome.
       await ctx.drain();
