@@ -146,6 +146,18 @@ describe.each<BindingName>(['jsonrpc', 'rest'])('%s', (binding) => {
     expect(atEnd).toEqual([]);
   });
 
+  it('a new streaming send carrying a Last-Event-ID that is none of ours starts as any new send', async () => {
+    const list = events(
+      await agent('slow').stream(
+        'SendStreamingMessage',
+        { message: userMessage('fresh') },
+        { headers: { 'Last-Event-ID': 'not-one-of-ours' } },
+      ),
+    );
+    expect(list[0]?.response?.task).toBeDefined();
+    expect(stateOf(list.at(-1)?.response)).toBe(TaskState.COMPLETED);
+  });
+
   it('§7.6 rule 30: subscribing to a terminal task is UnsupportedOperation before any stream starts', async () => {
     const done = await agent('echo').call('SendMessage', { message: userMessage('done') });
     if (!done.ok) throw new Error(done.reason);

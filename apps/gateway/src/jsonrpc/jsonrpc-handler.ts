@@ -67,7 +67,7 @@ function stream(
       ? deps.operations.stream(
           ctx,
           parseRequestParams('SendStreamingMessage', envelope.params),
-          lastEventIdOf(req),
+          lastEventIdOf(req, { lenient: true }),
         )
       : deps.operations.subscribe(
           ctx,

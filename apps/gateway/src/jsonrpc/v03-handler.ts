@@ -56,7 +56,7 @@ function stream(
       ? deps.operations.stream(
           ctx,
           parseRequestParams('SendStreamingMessage', fromV03SendParams(params)),
-          lastEventIdOf(req),
+          lastEventIdOf(req, { lenient: true }),
         )
       : deps.operations.subscribe(
           ctx,

@@ -104,7 +104,7 @@ function stream(
       ? deps.operations.stream(
           ctx,
           parseSendMessageBody(await readJsonBody(req, deps.bodyLimitBytes), opts),
-          lastEventIdOf(req),
+          lastEventIdOf(req, { lenient: true }),
         )
       : deps.operations.subscribe(
           ctx,

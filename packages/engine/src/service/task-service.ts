@@ -341,9 +341,10 @@ export class TaskService {
       };
       return { first, key: keyOf(record), from: 1, openedAt: record.version, closes: false };
     }
-    // A retry of an earlier send (same messageId) reconnecting with Last-Event-ID: the rest of
-    // that send's stream, as a subscription would resume it.
-    if (afterSeq !== undefined)
+    // A retry of an earlier send (same messageId: nothing new dispatched) reconnecting with
+    // Last-Event-ID: the rest of that send's stream, as a subscription would resume it. A new
+    // continuation starts from the task as it stands, whatever id it carries.
+    if (afterSeq !== undefined && !accepted.dispatch)
       return this.resumeAfter(record, afterSeq, { retriedSend: true, historyLength });
     return this.startWithSnapshot(record, historyLength);
   }
