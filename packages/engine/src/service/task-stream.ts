@@ -8,8 +8,10 @@ export interface StreamItem {
   seq: number;
   response: StreamResponse;
   /**
-   * The stream ends after this item. Said by the engine, which alone knows: an interrupting event
-   * older than the stream's opening is history and does not end it (A2A 0.3's `final`).
+   * The stream ends after this event. Said by the engine, which alone knows: an interrupting event
+   * older than the stream's opening is history and does not end it (A2A 0.3's `final`). Set on
+   * the events a stream follows; a first item (a Task or a Message, which carry no `final`) that
+   * ends its stream says so through StreamStart.closes.
    */
   closes?: true;
 }

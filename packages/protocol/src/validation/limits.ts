@@ -13,8 +13,9 @@ export interface ProtocolLimits {
   readonly maxMetadataBytes: number;
   /**
    * Maximum length of an identifier, in characters: `messageId`, `contextId`, `taskId`, `id`,
-   * push-config `id`, `referenceTaskIds[]` and `tenant`. Default 256. Identifiers also must not
-   * contain `/`, because they are single URL path segments in HTTP+JSON (digest §4.2).
+   * push-config `id`, `referenceTaskIds[]` and `tenant`. Default 256. Identifiers but `messageId`
+   * (opaque, never in a URL) also must not contain `/` nor be `.` or `..`, because they are single
+   * URL path segments in HTTP+JSON (digest §4.2).
    */
   readonly maxIdLength: number;
   /**
