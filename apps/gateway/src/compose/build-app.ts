@@ -79,15 +79,17 @@ export function buildApp(
   // The server span first: it continues the client's trace (traceparent) and is the parent of the
   // engine's spans, whose context rides into the queued job.
   app.use(httpServerSpans({ route: (req) => stateOf(req as Request).method ?? routeKind(req.url ?? '') }));
+  // Probes on the gateway's own port (ARCHITECTURE.md §10), and metrics too unless the ops port
+  // serves them. Before the request log: a probe every few seconds is no API request, neither a
+  // log line nor a count in the request metrics (a 503 while migrations run would read as a
+  // server error to the alerts).
+  app.use(opsHandler(ops));
   app.use(requestLog(log, metrics.requests));
   const bodyBudget = new BodyBudget(config.BODY_BYTES_IN_FLIGHT_MAX, config.BODY_LIMIT_BYTES);
   app.use((req, _res, next) => {
     stateOf(req).bodyBudget = bodyBudget;
     next();
   });
-  // Probes on the gateway's own port (ARCHITECTURE.md §10), and metrics too unless the ops port
-  // serves them.
-  app.use(opsHandler(ops));
   app.use(dashboard.router);
   const cors = corsPolicy(config.CORS_ALLOW_ORIGINS);
   if (cors) app.use(['/agents', '/.well-known'], cors);
