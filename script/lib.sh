@@ -1,7 +1,9 @@
 # Shared helpers for script/*: sourced, never run directly.
 # Brings the pinned Node 24 and pnpm into .tools/ when the machine's are older or missing,
 # so a machine with any Node (or none but npm) can run the platform.
-set -euo pipefail
+# Strict mode for the scripts; not for an interactive shell that sources this for setup_env
+# (HACKING.md), which the first failing command would otherwise close.
+[[ $- == *i* ]] || set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_MAJOR=24
