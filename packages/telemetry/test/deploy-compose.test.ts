@@ -137,7 +137,18 @@ describe('docker-compose.yml', () => {
     expect(services.worker?.ports).toBeUndefined();
     expect(services.gateway?.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:${GATEWAY_PORT:-8080}:8080']);
     expect(services.console?.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:${CONSOLE_PORT:-8090}:8090']);
-    expect(services.jaeger?.ports).toEqual(['${BIND_ADDRESS:-127.0.0.1}:${JAEGER_UI_PORT:-16686}:16686']);
+    expect(services.jaeger?.ports).toEqual([
+      '${OBSERVABILITY_BIND_ADDRESS:-127.0.0.1}:${JAEGER_UI_PORT:-16686}:16686',
+    ]);
+  });
+
+  it('BIND_ADDRESS publishes no tool without a login: Jaeger, Prometheus and Grafana stay on loopback', () => {
+    for (const name of ['jaeger', 'prometheus', 'grafana']) {
+      const ports = services[name]?.ports ?? [];
+      expect(ports.length, name).toBeGreaterThan(0);
+      for (const port of ports)
+        expect(port, name).toMatch(/^\$\{OBSERVABILITY_BIND_ADDRESS:-127\.0\.0\.1\}:/);
+    }
   });
 
   it('builds from a Dockerfile that exists', () => {
