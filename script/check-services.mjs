@@ -25,12 +25,23 @@ function hasDocker() {
   }
 }
 
+/** The URL without its password: this message lands in CI logs. */
+function printable(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}
+
 const pg = await reachable(process.env.DATABASE_URL, 5432);
 const redis = await reachable(process.env.REDIS_URL, 6379);
 if (pg && redis) process.exit(0);
 const missing = [
-  !pg && `Postgres (${process.env.DATABASE_URL})`,
-  !redis && `Redis (${process.env.REDIS_URL})`,
+  !pg && `Postgres (${printable(process.env.DATABASE_URL)})`,
+  !redis && `Redis (${printable(process.env.REDIS_URL)})`,
 ].filter(Boolean);
 // Publishes both on the loopback ports the defaults name, with the defaults' trust login.
 const dockerRun =
