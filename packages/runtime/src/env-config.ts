@@ -226,6 +226,12 @@ export const commonEnvSchema = z.object({
     .min(16, 'must be at least 16 characters')
     .default('switchyard-dev-secret-key-change-me'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Whether metrics carry a `tenant` label (switchyard_tasks_created_total and the run-cap
+   * counters). Turn it off when tenants number in the thousands: past 200 values a label reads
+   * `other`, differently on each replica.
+   */
+  METRICS_TENANT_LABEL: boolVar(true),
   /** Postgres connections per process. */
   PG_POOL_MAX: intVar(10, 1, 500),
   /** How long an idle Postgres connection stays open, ms; 0 keeps it (see createPool). */

@@ -58,6 +58,7 @@ export async function openProcessResources(
   const tracing = await startTracing({ serviceName: `switchyard-${service}`, env, log });
   const metrics = createMetrics({
     service,
+    tenantLabel: config.METRICS_TENANT_LABEL,
     onCollectError: (err, collector) => log.warn({ err, collector }, 'metrics source failed'),
   });
   const pool = createPool({

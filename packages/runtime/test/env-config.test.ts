@@ -89,3 +89,29 @@ describe('a config error names the setting but never shows a password', () => {
     );
   });
 });
+
+describe('METRICS_TENANT_LABEL', () => {
+  it('reaches the metrics: with false, tasks created carry no tenant label', async () => {
+    const { openProcessResources } = await import('../src/index.ts');
+    const env = {
+      DATABASE_URL: process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      LOG_LEVEL: 'silent',
+    };
+    for (const [setting, labelled] of [
+      ['true', true],
+      ['false', false],
+    ] as const) {
+      const config = parseEnv(commonEnvSchema, { ...env, METRICS_TENANT_LABEL: setting });
+      const resources = await openProcessResources('test', config, {});
+      try {
+        resources.metrics.tasks.created({ agent: 'echo', tenant: 'acme' });
+        const text = (await resources.metrics.text()).body;
+        const line = text.split('\n').find((l) => l.startsWith('switchyard_tasks_created_total{'));
+        expect(line?.includes('tenant="acme"'), setting).toBe(labelled);
+      } finally {
+        await resources.close();
+      }
+    }
+  });
+});
