@@ -346,6 +346,30 @@ describe('streamSse', () => {
     expect(reasons).toEqual(['revoked: credential revoked']);
   });
 
+  it('after a resync, a stream whose request authenticated before it but reserved its slot after the re-check looked is checked as it registers', async () => {
+    const registry = new StreamRegistry();
+    // Authenticated from the cache (its mark taken) before the resync; still reading its body
+    // while the re-check read the owners, so it had no slot yet.
+    const mark = registry.revocationMark();
+    const asked: string[] = [];
+    await recheckOpenStreams({
+      streams: registry,
+      liveApiKeyIds: async (ids) => (asked.push(...ids), new Set(ids.filter((id) => id !== 'k-revoked'))),
+      isTenantActive: async () => true,
+    });
+    expect(asked).toEqual([]);
+    const reasons: string[] = [];
+    const late = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k-revoked') }, mark);
+    registry.add((reason, kind) => reasons.push(`${kind}: ${reason}`), late);
+    const live = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k-live') }, mark);
+    registry.add((reason) => reasons.push(`live: ${reason}`), live);
+    // A request authenticated after the resync is not asked about again.
+    const fresh = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k-fresh') });
+    registry.add((reason) => reasons.push(`fresh: ${reason}`), fresh);
+    await vi.waitFor(() => expect(reasons).toEqual(['revoked: credential revoked']));
+    expect(asked.sort()).toEqual(['k-live', 'k-revoked']);
+  });
+
   it('a revocation after the request took its mark (before authenticating) reaches its stream, with its reason', () => {
     const registry = new StreamRegistry();
     const mark = registry.revocationMark();

@@ -21,6 +21,14 @@ export async function recheckOpenStreams({
   liveApiKeyIds,
   isTenantActive,
 }: RecheckDeps): Promise<number> {
+  // Streams whose requests were authenticated before now but register after the owners are read
+  // below are checked one by one as they register.
+  streams.resynced(async ({ tenantId, credentialId }) => {
+    if (!(await isTenantActive(tenantId))) return 'tenant disabled';
+    const keyId = apiKeyIdOf(credentialId);
+    if (keyId !== undefined && !(await liveApiKeyIds([keyId])).has(keyId)) return 'credential revoked';
+    return undefined;
+  });
   let closed = 0;
   for (const tenantId of streams.owners().tenantIds) {
     if (!(await isTenantActive(tenantId))) closed += streams.closeOwnedBy({ tenantId }, 'tenant disabled');

@@ -27,6 +27,12 @@ export type StreamEnding = 'shutdown' | 'revoked';
 /** How the registry ends an open stream: with the reason (a comment) and its kind. */
 export type CloseStream = (reason: string, ending: StreamEnding) => void;
 
+/**
+ * Why a credential no longer works (a closing reason), or undefined while it does: asked of the
+ * store for a stream whose request was authenticated before a resync (see `resynced`).
+ */
+export type VerifyOwner = (owner: StreamOwner) => Promise<string | undefined>;
+
 /** Revocations remembered for streams still opening; far more than can happen in one opening. */
 const MAX_REMEMBERED_REVOCATIONS = 10_000;
 
@@ -72,6 +78,9 @@ export class StreamRegistry {
   /** Revocations so far, and the last one per credential (`c:`) or tenant (`t:`): number, reason. */
   #revocations = 0;
   readonly #revokedAt = new Map<string, { at: number; reason: string }>();
+  /** The mark of the last resync: slots taken at or before it were authenticated before it. */
+  #resyncMark = -1;
+  #verify: VerifyOwner | undefined;
 
   /**
    * The revocations' count now: a request takes it before it authenticates (a2a-guard), and its
@@ -152,9 +161,28 @@ export class StreamRegistry {
     }
     this.#open.set(close, owner);
     this.#metrics?.opened();
+    // Authenticated before the last resync, perhaps from a cache that missed a revocation, and
+    // registered after its re-check looked: asked of the store on its own.
+    if (slot.revocationsBefore <= this.#resyncMark && this.#verify) {
+      this.#verify(owner).then(
+        (reason) => reason !== undefined && this.#open.has(close) && close(reason, 'revoked'),
+        () => undefined,
+      );
+    }
     return () => {
       if (this.#open.delete(close)) this.#metrics?.closed();
     };
+  }
+
+  /**
+   * The credential caches were cleared after revocation announcements may have been missed (a
+   * resync). The streams open or opening are re-checked by the caller (recheckOpenStreams); a
+   * stream whose request was authenticated before now but that registers after that re-check
+   * looked is checked on its own with `verify` as it registers.
+   */
+  resynced(verify: VerifyOwner): void {
+    this.#resyncMark = this.#revocations++;
+    this.#verify = verify;
   }
 
   /**
