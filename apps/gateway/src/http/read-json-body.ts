@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { jsonParseError, jsonRpcIdOf, payloadTooLarge } from '@switchyard/protocol';
+import { invalidRequest, jsonParseError, jsonRpcIdOf, payloadTooLarge } from '@switchyard/protocol';
 import { unsupportedMediaType } from './edge-error.ts';
 import { mayHoldUnstorableText, rejectUnstorableText } from './reject-unstorable-text.ts';
 import { stateOf } from './request-state.ts';
@@ -99,9 +99,11 @@ export function collectBody(
       cleanup();
       resolve(Buffer.concat(chunks, size));
     };
-    const onError = (err: Error) => {
+    // The client's connection failed while it sent (ECONNRESET, an abort): its request, not a
+    // dependency (isStoreUnavailable would take ECONNRESET for Postgres), and nobody to answer.
+    const onError = () => {
       cleanup();
-      reject(err);
+      reject(invalidRequest('The request body was cut off: the connection closed while it was sent'));
     };
     req.on('data', onData);
     req.on('end', onEnd);

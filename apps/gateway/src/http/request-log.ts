@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger, RequestMetrics } from '@switchyard/telemetry';
 import { initState } from './request-state.ts';
 
@@ -28,7 +28,7 @@ export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandle
         {
           method: method ?? (state.binding === 'admin' ? 'admin' : 'none'),
           binding: state.binding === 'jsonrpc' || state.binding === 'rest' ? state.binding : 'http',
-          outcome: state.outcome ?? (res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`),
+          outcome: state.outcome ?? outcomeOf(res),
         },
         (performance.now() - started) / 1000,
       );
@@ -53,4 +53,13 @@ export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandle
     });
     next();
   };
+}
+
+/**
+ * A request's outcome by its response alone: `aborted` when the client left before any answer
+ * (it was counted `ok`: a status of 200 is only the default), else by its status.
+ */
+function outcomeOf(res: Response): string {
+  if (!res.headersSent) return 'aborted';
+  return res.statusCode < 400 ? 'ok' : `http_${res.statusCode}`;
 }
