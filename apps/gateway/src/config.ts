@@ -86,6 +86,12 @@ export const gatewayEnvSchema = commonEnvSchema
     /** Open SSE streams one API key or JWT subject may hold on this gateway process. Default 500. */
     SSE_MAX_STREAMS_PER_CREDENTIAL: intVar(500, 1),
     /**
+     * Blocking SendMessage calls waiting at once on this gateway process, all tenants together;
+     * more get 429 with Retry-After. Each reads the store on its poll: past this many they would
+     * starve the Postgres pool for every other request. Default 4000.
+     */
+    BLOCKING_MAX_WAITS: intVar(4_000, 1),
+    /**
      * Blocking SendMessage calls one tenant may have waiting at once on this gateway process; more
      * get 429 with Retry-After (returnImmediately sends are not counted). Default 2000.
      */

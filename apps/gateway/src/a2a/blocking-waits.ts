@@ -1,6 +1,12 @@
 import { resourceExhausted } from '@switchyard/protocol';
 
 export interface BlockingWaitLimits {
+  /**
+   * Blocking SendMessage calls waiting at once on this gateway process, all tenants together:
+   * each holds a connection and reads the store on its poll, so past some number they starve the
+   * Postgres pool for every other request (503s) rather than being refused (429). Default: none.
+   */
+  perGateway?: number;
   /** Blocking SendMessage calls one tenant has waiting at once on this gateway process. */
   perTenant: number;
   /** The same for one principal (an API key's or a JWT's subject) of a tenant. */
@@ -18,6 +24,7 @@ export class BlockingWaits {
   readonly #limits: BlockingWaitLimits;
   readonly #perTenant = new Map<string, number>();
   readonly #perPrincipal = new Map<string, number>();
+  #total = 0;
 
   constructor(limits: BlockingWaitLimits) {
     this.#limits = limits;
@@ -28,6 +35,11 @@ export class BlockingWaits {
     const principalKey = JSON.stringify([tenantId, principal]);
     const byTenant = this.#perTenant.get(tenantId) ?? 0;
     const byPrincipal = this.#perPrincipal.get(principalKey) ?? 0;
+    if (this.#total >= (this.#limits.perGateway ?? Infinity))
+      throw resourceExhausted(
+        1,
+        'This gateway holds its maximum of blocking sends waiting; use returnImmediately or retry shortly',
+      );
     if (byTenant >= this.#limits.perTenant)
       throw resourceExhausted(
         1,
@@ -40,10 +52,12 @@ export class BlockingWaits {
       );
     this.#perTenant.set(tenantId, byTenant + 1);
     this.#perPrincipal.set(principalKey, byPrincipal + 1);
+    this.#total++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.#total--;
       decrement(this.#perTenant, tenantId);
       decrement(this.#perPrincipal, principalKey);
     };

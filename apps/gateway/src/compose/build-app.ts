@@ -135,6 +135,7 @@ export function buildApp(
           service: services.service,
           cards,
           blockingWaits: new BlockingWaits({
+            perGateway: config.BLOCKING_MAX_WAITS,
             perTenant: config.BLOCKING_MAX_WAITS_PER_TENANT,
             perPrincipal: config.BLOCKING_MAX_WAITS_PER_PRINCIPAL,
           }),

@@ -13,6 +13,7 @@ const waiting: AbortController[] = [];
 beforeAll(async () => {
   h = await startHarness({ worker: false }); // nothing runs: every blocking send waits
   limited = await h.startGateway({
+    BLOCKING_MAX_WAITS: '3',
     BLOCKING_MAX_WAITS_PER_TENANT: '2',
     BLOCKING_MAX_WAITS_PER_PRINCIPAL: '1',
   });
@@ -42,7 +43,7 @@ const taskCount = async () =>
   Number((await h.db.pool.query<{ n: string }>('select count(*) as n from tasks')).rows[0]?.n);
 
 describe('blocking sends waiting at once', () => {
-  it('are refused past the per-principal and per-tenant limits, creating nothing, and counted out when they end', async () => {
+  it('are refused past the per-principal, per-tenant and per-gateway limits, creating nothing, and counted out when they end', async () => {
     const { alice, bob, boss, carol } = h.fixtures.keys;
     const first = send('acme', alice);
     await waitFor(async () => (await taskCount()) === 1, { what: "alice's first task" });
@@ -64,6 +65,14 @@ describe('blocking sends waiting at once', () => {
     // Another tenant's sends are its own.
     send('globex', carol);
     await waitFor(async () => (await taskCount()) === before + 3, { what: "carol's task" });
+    // But the gateway's own limit counts them all: its fourth waiting send is refused, creating
+    // nothing, whoever sends it.
+    const overGateway = await send('globex', carol).done;
+    expect(overGateway?.status).toBe(429);
+    expect(((await overGateway!.json()) as { error: { message: string } }).error.message).toMatch(
+      /gateway holds its maximum of blocking sends/,
+    );
+    expect(await taskCount()).toBe(before + 3);
 
     // A waiting send that ends (the client left) gives its place back.
     first.controller.abort();
