@@ -59,6 +59,19 @@ export function coalescedCallsByKey<I, O>(
   };
 }
 
+/**
+ * Whether a failed statement never reached Postgres: the pool had no connection to give within
+ * PG_CONNECT_TIMEOUT_MS, or a new connection was refused. Nothing of it can have been written.
+ */
+export function neverSent(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  return (
+    code === 'ECONNREFUSED' ||
+    (typeof message === 'string' && message.includes('timeout exceeded when trying to connect'))
+  );
+}
+
 /** A thrown value as an Error, to hand back as one call's outcome. */
 export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
@@ -82,7 +95,12 @@ export function coalescedStatements<I, O>(
     keyOf,
     async (inputs) => {
       if (inputs.length === 1) return [await alone(inputs[0]!)];
-      return runBatch(inputs).catch(() => Promise.all(inputs.map(alone)));
+      return runBatch(inputs).catch((err: unknown) =>
+        // Refused before anything went to Postgres (no connection to be had): each alone would
+        // only wait for one again, doubling the callers' wait under exhaustion; they all fail
+        // with it now, and their clients' retries find nothing written.
+        neverSent(err) ? inputs.map(() => asError(err)) : Promise.all(inputs.map(alone)),
+      );
     },
     maxBatch,
   );

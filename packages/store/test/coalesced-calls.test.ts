@@ -127,4 +127,30 @@ describe('coalescedStatements', () => {
     expect(await Promise.all(batch)).toEqual([600, '7 refused alone', 800]);
     expect(alone).toEqual([1, 5, 6, 7, 8]);
   });
+
+  it('a batch that never reached Postgres (no connection to be had) fails its callers at once, none run alone', async () => {
+    const alone: number[] = [];
+    let gate!: () => void;
+    const call = coalescedStatements<number, number>(
+      () => 'k',
+      async () => {
+        throw new Error('timeout exceeded when trying to connect');
+      },
+      async (n) => {
+        alone.push(n);
+        if (n === 1) await new Promise<void>((resolve) => (gate = resolve));
+        return n * 100;
+      },
+      100,
+    );
+    const first = call(1);
+    const batch = [call(2), call(3)].map((p) => p.catch((e: Error) => e.message));
+    gate();
+    expect(await first).toBe(100);
+    expect(await Promise.all(batch)).toEqual([
+      'timeout exceeded when trying to connect',
+      'timeout exceeded when trying to connect',
+    ]);
+    expect(alone).toEqual([1]);
+  });
 });
