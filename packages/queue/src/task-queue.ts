@@ -124,6 +124,12 @@ interface PendingAdd {
 const RELEASE_CONCURRENCY = 16;
 
 /**
+ * Enqueues a queue lets wait for Redis's answer at once (a few KB each): a Redis that hangs
+ * without dropping the connection held every send's add in memory, gigabytes an hour.
+ */
+export const MAX_UNANSWERED_ENQUEUES = 10_000;
+
+/**
  * The producer side of task dispatch.
  *
  * Fairness between tenants (issue: one tenant's flood must not starve another) and FIFO within
@@ -136,6 +142,9 @@ const RELEASE_CONCURRENCY = 16;
 export class TaskQueue {
   readonly queue: Queue;
   #pendingAdds: PendingAdd[] = [];
+  /** Enqueues sent and not answered yet, and how many may be (see enqueue). */
+  #unanswered = 0;
+  readonly #maxUnanswered: number;
   /** The fair-order scripts' connection (see the constructor). */
   private readonly redis: Redis;
   private readonly keys: QueueKeys;
@@ -152,13 +161,17 @@ export class TaskQueue {
     counters,
     keys,
     log,
+    maxUnanswered = MAX_UNANSWERED_ENQUEUES,
   }: {
     connection: Redis;
     counters?: Redis;
     keys: QueueKeys;
     /** Where the queue's errors go, throttled (quietQueueErrors). */
     log?: Logger;
+    /** Enqueues waiting for Redis's answer at most (see enqueue). */
+    maxUnanswered?: number;
   }) {
+    this.#maxUnanswered = maxUnanswered;
     this.redis = counters ?? connection;
     this.keys = keys;
     this.connection = connection;
@@ -183,6 +196,19 @@ export class TaskQueue {
    */
   async enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void> {
     if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the reaper will dispatch');
+    // A Redis that is connected but does not answer (frozen, swamped) is not "away": its adds
+    // waited in memory without end, one per send. Past a bound they are refused too.
+    if (this.#unanswered >= this.#maxUnanswered)
+      throw new Error(`Redis has not answered ${this.#unanswered} enqueues; the reaper will dispatch`);
+    this.#unanswered++;
+    try {
+      await this.#enqueue(dispatch, slot);
+    } finally {
+      this.#unanswered--;
+    }
+  }
+
+  async #enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void> {
     const priority = await (slot ? slot.priority : this.levelFor(dispatch.tenantId));
     const delay = dispatch.runAfter ? Math.max(0, dispatch.runAfter.getTime() - Date.now()) : 0;
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };

@@ -217,6 +217,37 @@ describe('TaskQueue while Redis is away', () => {
   });
 });
 
+describe('TaskQueue while Redis hangs without dropping the connection', () => {
+  it('refuses adds past its bound of unanswered ones instead of holding each in memory, and adds again once Redis answers', async () => {
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(redis.url).port || 6379));
+    const connection = new Redis(`redis://127.0.0.1:${proxy.port}`, { maxRetriesPerRequest: null });
+    connection.on('error', () => undefined);
+    const keys = createQueueKeys(`${redis.prefix}-hang`);
+    const queue = new TaskQueue({ connection, keys, maxUnanswered: 5 });
+    try {
+      await queue.enqueue({ tenantId: 'acme', taskId: 'before', version: 1, attempts: 0 });
+      proxy.freeze();
+      const held = Array.from({ length: 5 }, (_, i) =>
+        queue.enqueue({ tenantId: 'acme', taskId: `held-${i}`, version: 1, attempts: 0 }),
+      );
+      // Connected all along (not "away"), yet the sixth is refused at once.
+      expect(isRedisAway(connection)).toBe(false);
+      await expect(
+        queue.enqueue({ tenantId: 'acme', taskId: 'refused', version: 1, attempts: 0 }),
+      ).rejects.toThrow(/Redis has not answered 5 enqueues/);
+      proxy.thaw();
+      await Promise.all(held);
+      await queue.enqueue({ tenantId: 'acme', taskId: 'after', version: 1, attempts: 0 });
+      const ids = (await queue.queue.getJobs(['prioritized'])).map((j) => j.data.taskId).sort();
+      expect(ids).toEqual(['after', 'before', 'held-0', 'held-1', 'held-2', 'held-3', 'held-4']);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+      await proxy.close();
+    }
+  });
+});
+
 /** A queue under a prefix of its own: the tests above leave jobs in theirs. */
 function ownQueue(name: string) {
   const keys = createQueueKeys(`${redis.prefix}-${name}`);
