@@ -39,7 +39,8 @@ import { createTaskBatch } from './tasks/create-tasks.ts';
 import { findDispatchable } from './tasks/find-dispatchable.ts';
 import { findLapsedLeases } from './tasks/find-lapsed-leases.ts';
 import { findUnheardCancels } from './tasks/find-unheard-cancels.ts';
-import { getTask, getTaskRecord, loadTaskSnapshot, loadTaskView, viewOf } from './tasks/get-task.ts';
+import { getTask, getTaskRecord, loadTaskView, viewOf } from './tasks/get-task.ts';
+import { readTaskSnapshot } from './tasks/read-task-view.ts';
 import { listTasks } from './tasks/list-tasks.ts';
 import { getArtifacts } from './tasks/load-artifacts.ts';
 import { getHistory } from './tasks/load-history.ts';
@@ -153,7 +154,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   loadTaskSnapshot(tenantId: string, taskId: string, options?: GetTaskOptions): Promise<TaskSnapshot | null> {
-    return loadTaskSnapshot(this.#db, tenantId, taskId, options);
+    return readTaskSnapshot(this.#db, tenantId, taskId, options ?? {});
   }
   listTasks(input: ListTasksInput): Promise<ListTasksPage> {
     return listTasks(this.#db, input);

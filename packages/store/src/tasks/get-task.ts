@@ -1,9 +1,9 @@
 import type { Task } from '@switchyard/protocol';
 import type { Db } from '../db.ts';
-import type { Caller, GetTaskOptions, TaskRecord, TaskSnapshot } from '../task-store.ts';
+import type { Caller, GetTaskOptions, TaskRecord } from '../task-store.ts';
 import { loadTaskViews } from './load-task-views.ts';
 import { DEFAULT_MAX_PAGE_BYTES } from './page-budget.ts';
-import { readTaskSnapshot, readTaskView } from './read-task-view.ts';
+import { readTaskView } from './read-task-view.ts';
 import { isTaskId, toTaskRecord } from './task-row.ts';
 
 /** The raw row, whatever its visibility; scoped to the tenant only (the engine's own reads). */
@@ -40,16 +40,6 @@ export async function loadTaskView(
   options: GetTaskOptions = {},
 ): Promise<Task | null> {
   return readTaskView(db, tenantId, taskId, options);
-}
-
-/** loadTaskView with the row it was composed from, from the same statement. */
-export async function loadTaskSnapshot(
-  db: Db,
-  tenantId: string,
-  taskId: string,
-  options: GetTaskOptions = {},
-): Promise<TaskSnapshot | null> {
-  return readTaskSnapshot(db, tenantId, taskId, options);
 }
 
 /**
