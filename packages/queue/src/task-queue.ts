@@ -198,14 +198,19 @@ export class TaskQueue {
     if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the reaper will dispatch');
     // A Redis that is connected but does not answer (frozen, swamped) is not "away": its adds
     // waited in memory without end, one per send. Past a bound they are refused too.
-    if (this.#unanswered >= this.#maxUnanswered)
-      throw new Error(`Redis has not answered ${this.#unanswered} enqueues; the reaper will dispatch`);
+    this.#refuseWhileUnanswered('the reaper will dispatch');
     this.#unanswered++;
     try {
       await this.#enqueue(dispatch, slot);
     } finally {
       this.#unanswered--;
     }
+  }
+
+  /** Refuses while the bound of unanswered enqueues is reached (see enqueue). */
+  #refuseWhileUnanswered(consequence: string): void {
+    if (this.#unanswered >= this.#maxUnanswered)
+      throw new Error(`Redis has not answered ${this.#unanswered} enqueues; ${consequence}`);
   }
 
   async #enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void> {
@@ -270,6 +275,7 @@ export class TaskQueue {
    */
   async redispatch(dispatch: Dispatch): Promise<void> {
     if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the next sweep will dispatch');
+    this.#refuseWhileUnanswered('the next sweep will dispatch');
     const job = await this.queue.getJob(jobIdOf(dispatch));
     if (!job) return this.enqueue(dispatch);
     if (!(await job.isFailed())) return;
@@ -288,6 +294,7 @@ export class TaskQueue {
    */
   async notifyCanceled(tenantId: string, taskId: string): Promise<void> {
     if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the cancel notice is dropped');
+    this.#refuseWhileUnanswered('the cancel notice is dropped');
     const data: TaskCanceledJob = { tenantId, taskId };
     // One notice per task: a cancel is final, so a repeated add collapses into the first.
     await this.queue.add(JOB_NAMES.taskCanceled, data, { jobId: `${tenantId}.${taskId}.canceled` });
@@ -298,7 +305,8 @@ export class TaskQueue {
    * script failed) the dispatch goes at priority 1: fairness is lost for a while, never the task.
    */
   private async levelFor(tenantId: string): Promise<number> {
-    if (isRedisAway(this.redis)) return 1;
+    // Not asked of a Redis that does not answer: each send would leave one more call waiting.
+    if (isRedisAway(this.redis) || this.#unanswered >= this.#maxUnanswered) return 1;
     const { keys } = this;
     return (this.redis as FairOrderCommands)
       .syFairLevel(

@@ -235,6 +235,10 @@ describe('TaskQueue while Redis hangs without dropping the connection', () => {
       await expect(
         queue.enqueue({ tenantId: 'acme', taskId: 'refused', version: 1, attempts: 0 }),
       ).rejects.toThrow(/Redis has not answered 5 enqueues/);
+      // Nor do a send's reservation, the reaper's redispatch or a cancel's notice ask it.
+      await expect(queue.reserve('acme').priority).resolves.toBe(1);
+      await expect(queue.redispatch(dispatchOf('acme', 'swept'))).rejects.toThrow(/not answered/);
+      await expect(queue.notifyCanceled('acme', 'canceled')).rejects.toThrow(/not answered/);
       proxy.thaw();
       await Promise.all(held);
       await queue.enqueue({ tenantId: 'acme', taskId: 'after', version: 1, attempts: 0 });
