@@ -72,6 +72,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       streams,
       liveApiKeyIds: (keyIds) => services.admin.liveApiKeyIds(keyIds),
       isTenantActive: (tenantId) => tenants.isActive(tenantId),
+      lateCheckFailed: (err) =>
+        log.warn({ err }, 'could not check the credential of a stream opened across a resync; it stays open'),
     }).then(
       (closed) => closed > 0 && log.info({ closed }, 'ended streams whose credential was revoked meanwhile'),
       (err: unknown) => log.warn({ err }, 'could not re-check the credentials of open streams'),

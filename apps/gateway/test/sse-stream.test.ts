@@ -366,8 +366,33 @@ describe('streamSse', () => {
     // A request authenticated after the resync is not asked about again.
     const fresh = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k-fresh') });
     registry.add((reason) => reasons.push(`fresh: ${reason}`), fresh);
-    await vi.waitFor(() => expect(reasons).toEqual(['revoked: credential revoked']));
+    // A second late stream of the same key shares its check.
+    const again = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k-revoked') }, mark);
+    registry.add((reason, kind) => reasons.push(`again ${kind}: ${reason}`), again);
+    await vi.waitFor(() =>
+      expect(reasons.sort()).toEqual(['again revoked: credential revoked', 'revoked: credential revoked']),
+    );
     expect(asked.sort()).toEqual(['k-live', 'k-revoked']);
+  });
+
+  it('a late check the store cannot answer is reported, and leaves the stream open', async () => {
+    const registry = new StreamRegistry();
+    const mark = registry.revocationMark();
+    const failures: unknown[] = [];
+    await recheckOpenStreams({
+      streams: registry,
+      liveApiKeyIds: async () => {
+        throw new Error('Postgres is away');
+      },
+      isTenantActive: async () => true,
+      lateCheckFailed: (err) => failures.push(err),
+    });
+    const ended: string[] = [];
+    const slot = registry.reserve({ tenantId: 'acme', credentialId: apiKeyCredentialId('k') }, mark);
+    registry.add((reason) => ended.push(reason), slot);
+    await vi.waitFor(() => expect(failures).toHaveLength(1));
+    expect(ended).toEqual([]);
+    expect(registry.size).toBe(1);
   });
 
   it('a revocation after the request took its mark (before authenticating) reaches its stream, with its reason', () => {

@@ -7,6 +7,8 @@ export interface RecheckDeps {
   liveApiKeyIds: (keyIds: string[]) => Promise<Set<string>>;
   /** Whether the tenant is enabled (TenantStatus.isActive, after its cache was cleared). */
   isTenantActive: (tenantId: string) => Promise<boolean>;
+  /** Told when a late-registering stream's credential could not be checked (it stays open). */
+  lateCheckFailed?: (err: unknown) => void;
 }
 
 /**
@@ -20,6 +22,7 @@ export async function recheckOpenStreams({
   streams,
   liveApiKeyIds,
   isTenantActive,
+  lateCheckFailed,
 }: RecheckDeps): Promise<number> {
   // Streams whose requests were authenticated before now but register after the owners are read
   // below are checked one by one as they register.
@@ -28,7 +31,7 @@ export async function recheckOpenStreams({
     const keyId = apiKeyIdOf(credentialId);
     if (keyId !== undefined && !(await liveApiKeyIds([keyId])).has(keyId)) return 'credential revoked';
     return undefined;
-  });
+  }, lateCheckFailed);
   let closed = 0;
   for (const tenantId of streams.owners().tenantIds) {
     if (!(await isTenantActive(tenantId))) closed += streams.closeOwnedBy({ tenantId }, 'tenant disabled');

@@ -81,6 +81,9 @@ export class StreamRegistry {
   /** The mark of the last resync: slots taken at or before it were authenticated before it. */
   #resyncMark = -1;
   #verify: VerifyOwner | undefined;
+  #verifyFailed: ((err: unknown) => void) | undefined;
+  /** Since the last resync, one check per credential, shared by its streams (see `resynced`). */
+  readonly #verified = new Map<string, Promise<string | undefined>>();
 
   /**
    * The revocations' count now: a request takes it before it authenticates (a2a-guard), and its
@@ -163,12 +166,7 @@ export class StreamRegistry {
     this.#metrics?.opened();
     // Authenticated before the last resync, perhaps from a cache that missed a revocation, and
     // registered after its re-check looked: asked of the store on its own.
-    if (slot.revocationsBefore <= this.#resyncMark && this.#verify) {
-      this.#verify(owner).then(
-        (reason) => reason !== undefined && this.#open.has(close) && close(reason, 'revoked'),
-        () => undefined,
-      );
-    }
+    if (slot.revocationsBefore <= this.#resyncMark) this.#checkLate(close, owner);
     return () => {
       if (this.#open.delete(close)) this.#metrics?.closed();
     };
@@ -180,9 +178,26 @@ export class StreamRegistry {
    * stream whose request was authenticated before now but that registers after that re-check
    * looked is checked on its own with `verify` as it registers.
    */
-  resynced(verify: VerifyOwner): void {
+  resynced(verify: VerifyOwner, verifyFailed?: (err: unknown) => void): void {
     this.#resyncMark = this.#revocations++;
     this.#verify = verify;
+    this.#verifyFailed = verifyFailed;
+    this.#verified.clear();
+  }
+
+  /** Ends a stream registered across a resync once its credential is found revoked (`resynced`). */
+  #checkLate(close: CloseStream, owner: StreamOwner): void {
+    const verify = this.#verify;
+    if (!verify) return;
+    const key = `${owner.tenantId}\n${owner.credentialId}`;
+    let check = this.#verified.get(key);
+    if (!check) this.#verified.set(key, (check = verify(owner)));
+    check
+      .then((reason) => {
+        if (reason !== undefined && this.#open.has(close)) close(reason, 'revoked');
+      })
+      // The store could not say (it is often away right after an outage): the stream stays.
+      .catch((err: unknown) => this.#verifyFailed?.(err));
   }
 
   /**
