@@ -6,7 +6,12 @@ import net from 'node:net';
 import { execSync } from 'node:child_process';
 
 function reachable(url, port) {
-  const u = new URL(url);
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return Promise.resolve(false); // said below, without the URL's text
+  }
   return new Promise((resolve) => {
     const s = net.connect({ host: u.hostname || '127.0.0.1', port: Number(u.port || port) });
     s.setTimeout(2000);
@@ -25,14 +30,16 @@ function hasDocker() {
   }
 }
 
-/** The URL without its password: this message lands in CI logs. */
+/**
+ * Where the URL points, nothing more: this message lands in CI logs, and a password with an
+ * unencoded '@' or '/' would show through any attempt to mask it in place.
+ */
 function printable(url) {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
+    return `${u.protocol}//${u.hostname}${u.port ? `:${u.port}` : ''}`;
   } catch {
-    return '(not a URL)';
+    return 'not a valid URL';
   }
 }
 
