@@ -34,11 +34,17 @@ describe('a client that resets its connection halfway through its body', () => {
         'A2A-Version: 1.0',
         `X-API-Key: ${h.fixtures.keys.alice}`,
         'Content-Length: 100000',
+        // The server answers 100 Continue once it has the request: no guessing how long it takes.
+        'Expect: 100-continue',
         '',
-        `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":[{"text":"${'x'.repeat(5000)}`,
+        '',
       ].join('\r\n'),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => socket.once('data', resolve));
+    socket.write(
+      `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":[{"text":"${'x'.repeat(5000)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
     socket.resetAndDestroy();
     // Counted once, as a request its client left before any answer: not `ok` (200 is only the
     // default status), not Unavailable.
