@@ -47,8 +47,13 @@ export async function markDelivered(db: Db, inputs: readonly MarkDeliveredInput[
     SELECT r.task_id, r.config_id, r.seq, r.worker_id, ${gapAfter('r', tenantId)} AS gap FROM done r`.execute(
     db,
   );
+  // The marks have committed: a release that fails must not fail them (their callers would take
+  // them for unrecorded, and a batch for never sent). What it would have released is made due
+  // by the park's own limit (park-waiting.ts) instead.
   for (const r of done.filter((d) => d.gap))
-    await releaseAfterGap(db, { tenantId, taskId: r.task_id, configId: r.config_id, seq: r.seq });
+    await releaseAfterGap(db, { tenantId, taskId: r.task_id, configId: r.config_id, seq: r.seq }).catch(
+      () => undefined,
+    );
   const marked = new Set(done.map((r) => keyOf(r.task_id, r.config_id, r.seq, r.worker_id)));
   return inputs.map((i) => marked.has(keyOf(i.taskId, i.configId, i.seq, i.workerId)));
 }
