@@ -66,8 +66,10 @@ describe('blocking sends waiting at once', () => {
     send('globex', carol);
     await waitFor(async () => (await taskCount()) === before + 3, { what: "carol's task" });
     // But the gateway's own limit counts them all: its fourth waiting send is refused, creating
-    // nothing, whoever sends it.
-    const overGateway = await send('globex', carol).done;
+    // nothing, even from a caller under its tenant's and its own limits.
+    const dan = (await h.admin.createApiKey({ tenantId: 'globex', principal: 'dan', role: 'user' }))
+      .plaintext;
+    const overGateway = await send('globex', dan).done;
     expect(overGateway?.status).toBe(429);
     expect(((await overGateway!.json()) as { error: { message: string } }).error.message).toMatch(
       /gateway holds its maximum of blocking sends/,
