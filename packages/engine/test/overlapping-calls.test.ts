@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { queuedEchoTask, bareRunner, startPlatform, type Platform } from './platform-fixture.ts';
+import { queuedEchoTask, bareRunner, startPlatform, storeWith, type Platform } from './platform-fixture.ts';
 
 // Found in review: an agent's calls each read and set the chunk held back for the next write and
 // the version that write expects. Two at once lost a chunk with no error: `Promise.all` of two
@@ -20,10 +20,10 @@ const chunk = (artifactId: string, text: string) => ({
   lastChunk: true,
 });
 
-async function runWith(execute: Agent['execute']) {
+async function runWith(execute: Agent['execute'], store = p.store) {
   const taskId = await queuedEchoTask(p);
   const agent: Agent = { executor: 'echo', card: { name: 'echo' } as Agent['card'], execute };
-  await bareRunner(p, { agent, workerId: 'w' }).run({ tenantId: 'acme', taskId });
+  await bareRunner({ ...p, store }, { agent, workerId: 'w' }).run({ tenantId: 'acme', taskId });
   const task = await p.store.loadTaskView('acme', taskId, { includeArtifacts: true });
   return task;
 }
@@ -59,6 +59,27 @@ describe("an agent's calls made without waiting for each other", () => {
     });
     expect(task?.status.state).toBe(TaskState.INPUT_REQUIRED);
     expect(task?.status.message?.parts).toEqual([{ text: 'which one?' }]);
+  });
+
+  it('an ending that failed to be written, and that the agent let go, is not answered by COMPLETED: the run fails, to be retried', async () => {
+    let failed = false;
+    const store = storeWith(p.store, 'changeTask', (real) => async (input) => {
+      if (input.patch.state === TaskState.INPUT_REQUIRED && !failed) {
+        failed = true;
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+      }
+      return real(input);
+    });
+    // The agent ignores its ending's failure (unawaited, it would be an unhandled rejection).
+    const task = await runWith(async (ctx) => {
+      void ctx.requestInput({ parts: [{ text: 'which one?' }] }).catch(() => undefined);
+    }, store);
+    expect(failed).toBe(true);
+    // Not COMPLETED: the run's error schedules a retry (the task waits WORKING for it).
+    expect(task?.status.state).toBe(TaskState.WORKING);
+    const record = await p.store.getTaskRecord('acme', task?.id ?? '');
+    expect(record?.leaseOwner).toBeNull();
+    expect(record?.lastError).toMatch(/Connection terminated/);
   });
 
   it('an emit not awaited before the agent returns is written before the runner completes the task', async () => {

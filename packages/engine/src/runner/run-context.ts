@@ -84,6 +84,8 @@ export class RunContext implements AgentContext {
    * artifacts is the run holding its lease, so a count kept here is the task's own.
    */
   private artifactBytes: number;
+  /** The first ending the agent asked for that was not written (not a refusal: an error). */
+  private endingFailed: unknown = undefined;
   /** Set once a chunk passed the artifact limit: the run can only fail from then on. */
   private overLimit: MessageInput | null = null;
 
@@ -268,11 +270,16 @@ export class RunContext implements AgentContext {
 
   /**
    * The runner's completion of a run whose agent returned without ending it: after the calls the
-   * agent made (awaited or not), and only if none of them ended the run.
+   * agent made (awaited or not), only if none of them ended the run, and not over an ending that
+   * failed to be written.
    */
   completeIfOpen(): Promise<void> {
     return this.inTurn(async () => {
-      if (!this.ended) await this.end(TaskState.COMPLETED);
+      if (this.ended) return;
+      // An ending the agent asked for was not written (Postgres away): COMPLETED would answer in
+      // its place. The run fails with that error instead, and its retry asks again.
+      if (this.endingFailed !== undefined) throw this.endingFailed;
+      await this.end(TaskState.COMPLETED);
     });
   }
 
@@ -307,6 +314,7 @@ export class RunContext implements AgentContext {
     } catch (err) {
       // Not written (Postgres away, say): the chunk waits for the run's next write.
       this.held ??= chunk;
+      if (!(err instanceof RunEndedError)) this.endingFailed ??= err;
       throw err;
     }
     this.ended = 'finished';
