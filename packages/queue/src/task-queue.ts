@@ -195,10 +195,7 @@ export class TaskQueue {
    * replayed at once on reconnect. The task is committed either way; the reaper dispatches it.
    */
   async enqueue(dispatch: Dispatch, slot?: BacklogSlot): Promise<void> {
-    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the reaper will dispatch');
-    // A Redis that is connected but does not answer (frozen, swamped) is not "away": its adds
-    // waited in memory without end, one per send. Past a bound they are refused too.
-    this.#refuseWhileUnanswered('the reaper will dispatch');
+    this.#refuseUnlessRedisAnswers('the reaper will dispatch');
     this.#unanswered++;
     try {
       await this.#enqueue(dispatch, slot);
@@ -207,8 +204,13 @@ export class TaskQueue {
     }
   }
 
-  /** Refuses while the bound of unanswered enqueues is reached (see enqueue). */
-  #refuseWhileUnanswered(consequence: string): void {
+  /**
+   * Refuses at once while Redis is away, or connected but not answering (frozen, swamped): the
+   * bound of unanswered enqueues is reached. Either way a command would wait in memory without
+   * end, one per send.
+   */
+  #refuseUnlessRedisAnswers(consequence: string): void {
+    if (isRedisAway(this.connection)) throw new Error(`Redis is unreachable; ${consequence}`);
     if (this.#unanswered >= this.#maxUnanswered)
       throw new Error(`Redis has not answered ${this.#unanswered} enqueues; ${consequence}`);
   }
@@ -274,8 +276,7 @@ export class TaskQueue {
    * Such a job is retried instead: back to waiting, under its id and its first priority.
    */
   async redispatch(dispatch: Dispatch): Promise<void> {
-    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the next sweep will dispatch');
-    this.#refuseWhileUnanswered('the next sweep will dispatch');
+    this.#refuseUnlessRedisAnswers('the next sweep will dispatch');
     const job = await this.queue.getJob(jobIdOf(dispatch));
     if (!job) return this.enqueue(dispatch);
     if (!(await job.isFailed())) return;
@@ -293,8 +294,7 @@ export class TaskQueue {
    * came back.
    */
   async notifyCanceled(tenantId: string, taskId: string): Promise<void> {
-    if (isRedisAway(this.connection)) throw new Error('Redis is unreachable; the cancel notice is dropped');
-    this.#refuseWhileUnanswered('the cancel notice is dropped');
+    this.#refuseUnlessRedisAnswers('the cancel notice is dropped');
     const data: TaskCanceledJob = { tenantId, taskId };
     // One notice per task: a cancel is final, so a repeated add collapses into the first.
     await this.queue.add(JOB_NAMES.taskCanceled, data, { jobId: `${tenantId}.${taskId}.canceled` });
