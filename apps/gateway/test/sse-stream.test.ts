@@ -7,7 +7,8 @@ import { TaskState, toV03StreamResult, unsupportedOperation } from '@switchyard/
 import { silentLogger } from '@switchyard/telemetry';
 import { waitFor } from '@switchyard/testing';
 import { jsonRpcSseFormat, jsonRpcV03SseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
-import { drainTimeoutFor, streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
+import { drainTimeoutFor } from '../src/http/reply-drain.ts';
+import { streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
 import { apiKeyCredentialId } from '../src/auth/authenticator.ts';
 import { recheckOpenStreams } from '../src/auth/recheck-streams.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';

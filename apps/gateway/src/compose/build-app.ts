@@ -18,6 +18,7 @@ import { BodyBudget } from '../http/body-budget.ts';
 import { corsPolicy } from '../http/cors-policy.ts';
 import { unknownRoute } from '../http/edge-error.ts';
 import { createErrorHandler } from '../http/error-handler.ts';
+import { replyDrainDeadline } from '../http/reply-drain.ts';
 import { requestLog } from '../http/request-log.ts';
 import { stateOf } from '../http/request-state.ts';
 import type { QueueDashboard } from '../admin/queue-dashboard.ts';
@@ -85,6 +86,7 @@ export function buildApp(
   // server error to the alerts).
   app.use(opsHandler(ops));
   app.use(requestLog(log, metrics.requests));
+  app.use(replyDrainDeadline((req) => stateOf(req).log));
   const bodyBudget = new BodyBudget(config.BODY_BYTES_IN_FLIGHT_MAX, config.BODY_LIMIT_BYTES);
   app.use((req, _res, next) => {
     stateOf(req).bodyBudget = bodyBudget;

@@ -4,6 +4,7 @@ import { unauthenticated, type A2AError } from '@switchyard/protocol';
 import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
 import { releaseBody } from '../http/body-budget.ts';
+import { drainTimeoutFor } from '../http/reply-drain.ts';
 import { toClientError } from '../http/client-error.ts';
 import type { StreamRegistry, StreamSlot } from './stream-registry.ts';
 import { atExpiry } from './credential-expiry.ts';
@@ -41,19 +42,6 @@ export interface SseOptions {
    * it would at the credential's revocation, and the client must come back with a valid one.
    */
   credentialExpiresAt?: number | undefined;
-}
-
-const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
-/** The slowest reading a large item is allowed before its stream is cut: 32 KB a second. */
-const MIN_DRAIN_BYTES_PER_SECOND = 32 * 1024;
-
-/**
- * How long a client may take to read what is buffered after an item of `itemBytes`: the drain
- * timeout, or longer for a large item (a snapshot with MBs of artifacts), which a client reading
- * steadily over a slow link needs more time for: 16 MB at 32 KB/s is about 8.5 minutes.
- */
-export function drainTimeoutFor(itemBytes: number, drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): number {
-  return Math.max(drainTimeoutMs, Math.ceil((itemBytes / MIN_DRAIN_BYTES_PER_SECOND) * 1000));
 }
 
 const SSE_HEADERS = {
