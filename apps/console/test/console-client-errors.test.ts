@@ -62,3 +62,34 @@ describe('client errors before sign-in', () => {
     expect(errorLines()).toEqual([]);
   });
 });
+
+// Found in review: Postgres text holds no U+0000, so a NUL in a filter, a context id or a replay
+// field failed in the store: a 500 and an error log line for the client's mistake.
+describe('a NUL in what a signed-in caller sends', () => {
+  it.each([
+    ['a context filter', '/api/tasks?tenant=acme&context=%00', 400],
+    ['a search', '/api/tasks?tenant=acme&q=%00x', 400],
+    ['a context page', '/contexts/acme/%00', 404],
+    ['a context stream', '/contexts/acme/%00/stream', 404],
+  ])('is refused in %s, and nothing is logged as an error', async (_what, path, code) => {
+    const res = await fetch(`${base}${path}`, { headers: bearer() });
+    expect(res.status).toBe(code);
+    expect(errorLines()).toEqual([]);
+  });
+
+  it('is refused in a replay request', async () => {
+    const res = await fetch(`${base}/api/dead-letters/replay`, {
+      method: 'POST',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tenant: 'acme',
+        taskId: '00000000-0000-4000-8000-000000000000',
+        configId: 'a\u0000b',
+        seq: 1,
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('configId');
+    expect(errorLines()).toEqual([]);
+  });
+});

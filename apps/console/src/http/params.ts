@@ -6,6 +6,12 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string) => UUID.test(value);
+/**
+ * Postgres text holds neither U+0000 nor a lone UTF-16 surrogate: a value with one would fail in
+ * the store as an internal error (a 500 and an error log for a client's mistake).
+ */
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const storable = (value: string) => !UNSTORABLE.test(value);
 export const isSlug = (value: string) => SLUG.test(value);
 
 /** A path parameter that names a tenant: anything else is a page that does not exist. */
@@ -24,7 +30,8 @@ export function taskIdParam(req: Request): string {
 /** Context ids are client-chosen strings (≤ 256 characters, no '/'). */
 export function contextIdParam(req: Request): string {
   const value = req.params.contextId;
-  if (typeof value !== 'string' || value === '' || value.length > 256) throw notFound('context');
+  if (typeof value !== 'string' || value === '' || value.length > 256 || !storable(value))
+    throw notFound('context');
   return value;
 }
 
@@ -34,6 +41,7 @@ export function queryString(req: Request, name: string, maxLength = 256): string
   const value = raw?.trim();
   if (value === undefined || value === '') return undefined;
   if (value.length > maxLength) throw badRequest(`${name} is longer than ${maxLength} characters`);
+  if (!storable(value)) throw badRequest(`${name} must not contain U+0000 (NUL) or unpaired surrogates`);
   return value;
 }
 
@@ -68,5 +76,6 @@ export function bodyString(body: unknown, name: string, maxLength = 256): string
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || text === '' || text.length > maxLength)
     throw badRequest(`${name} is required`);
+  if (!storable(text)) throw badRequest(`${name} must not contain U+0000 (NUL) or unpaired surrogates`);
   return text;
 }
