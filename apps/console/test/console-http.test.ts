@@ -90,6 +90,17 @@ describe('authentication', () => {
     expect(res.status).toBe(401);
   });
 
+  // Found in review: only `Bearer <one word>` counted as a credential; any other Authorization
+  // header fell through to the cookie.
+  it.each([
+    `Bearer ${ADMIN_TOKEN} extra`,
+    'Bearer',
+    `Basic ${Buffer.from(`x:${ADMIN_TOKEN}`).toString('base64')}`,
+  ])('refuses Authorization: %s even next to a valid session cookie', async (authorization) => {
+    const res = await fetch(`${base}/api/queues`, { headers: { authorization, cookie: browser.cookie } });
+    expect(res.status).toBe(401);
+  });
+
   it('accepts the admin token as a bearer token', async () => {
     expect((await getJson(`${base}/api/tenants`)).status).toBe(200);
   });
@@ -354,6 +365,27 @@ describe('actions', () => {
       }),
     });
     expect(await again.json()).toEqual({ replayed: false });
+  });
+
+  // Found in review: `/.//evil.example/x` passed the look at its first characters, and was then
+  // resolved to `//evil.example/x`, another site, when the notice was added to it.
+  it('sends an action back only to a path on the console, as the browser resolves it', async () => {
+    const res = await post(
+      '/dead-letters/replay',
+      {
+        _csrf: browser.csrf,
+        tenant: 'acme',
+        taskId: '00000000-0000-4000-8000-000000000000',
+        configId: 'none',
+        seq: '1',
+        back: '/.//evil.example/x',
+      },
+      { cookie: browser.cookie, origin: base },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(
+      '/tasks/acme/00000000-0000-4000-8000-000000000000?notice=not-dead',
+    );
   });
 
   it('serves a task timeline with the creation, the message and its state', async () => {

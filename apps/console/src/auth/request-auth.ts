@@ -32,8 +32,13 @@ export function csrfOf(req: Request): string {
  * requireAuth: a long-lived response (an event stream) asks again while it runs.
  */
 export function authenticate(req: Request, signer: SessionSigner): Auth | null {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (bearer !== undefined) return signer.tokenMatches(bearer) ? { kind: 'bearer' } : null;
+  // Any Authorization header is the caller's explicit credential: one that is not a valid bearer
+  // token (`Basic …`, `Bearer` with two words or none) is refused, never replaced by the cookie.
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    return bearer !== undefined && signer.tokenMatches(bearer) ? { kind: 'bearer' } : null;
+  }
   const cookie = readCookie(req, SESSION_COOKIE);
   const session = cookie === undefined ? null : signer.verify(cookie);
   return session ? { kind: 'session', session, csrf: signer.csrfToken(session.sid) } : null;

@@ -25,14 +25,23 @@ export function sendPage(
   res.status(status).type('html').set('Cache-Control', 'no-store').send(page.value);
 }
 
-/** A local path to go back to after an action or login; anything else becomes `fallback`. */
+/**
+ * A local path to go back to after an action or login; anything else becomes `fallback`. Checked
+ * as the browser will resolve it: `/.//evil.example` passes a look at its first characters, but
+ * resolves to `//evil.example`, another site.
+ */
 export function safeLocalPath(value: unknown, fallback: string): string {
-  return typeof value === 'string' && /^\/(?![/\\])/.test(value) && value.length <= 2048 ? value : fallback;
+  if (typeof value !== 'string' || !/^\/(?![/\\])/.test(value) || value.length > 2048) return fallback;
+  const url = new URL(value, LOCAL_ORIGIN);
+  if (url.origin !== LOCAL_ORIGIN || /^\/[/\\]/.test(url.pathname)) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
+
+const LOCAL_ORIGIN = 'http://console.invalid';
 
 /** `path` with one more query parameter (the outcome notice of an action). */
 export function withParam(path: string, name: string, value: string): string {
-  const url = new URL(path, 'http://console.invalid');
+  const url = new URL(path, LOCAL_ORIGIN);
   url.searchParams.set(name, value);
   return `${url.pathname}${url.search}${url.hash}`;
 }
