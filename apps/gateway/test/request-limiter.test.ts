@@ -103,3 +103,43 @@ describe('RequestLimiter when Redis stops answering', () => {
     }
   });
 });
+
+// Found in review: a request refused by its key's budget had already taken a unit of its
+// tenant's, so one key sending past its own limit spent the tenant's budget on requests that never
+// ran and locked out every other key of the tenant.
+describe('RequestLimiter with one key over its own budget', () => {
+  it('leaves the tenant budget to the tenant\u2019s other keys', async () => {
+    const connection = redis.connect();
+    await connection.ping();
+    try {
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const began = performance.now();
+        const limiter = new RequestLimiter({
+          redis: connection,
+          keys: createQueueKeys(`${redis.prefix}-noisy-${attempt}`),
+          tenantPerSec: 100,
+          keyPerSec: 50,
+          log: silentLogger(),
+        });
+        const caller = { tenantId: 'acme', principal: 'alice', admin: false };
+        const outcome = (credentialId: string) =>
+          limiter.consume({ caller, credentialId }).then(
+            () => 'passed',
+            () => 'refused',
+          );
+        const noisy: string[] = [];
+        for (let i = 0; i < 300; i++) noisy.push(await outcome('key:noisy'));
+        const quiet: string[] = [];
+        for (let i = 0; i < 10; i++) quiet.push(await outcome('key:quiet'));
+        // All in one window of the tenant's budget, or the test says nothing.
+        if (performance.now() - began >= 900) continue;
+        expect(noisy.filter((o) => o === 'passed')).toHaveLength(50);
+        expect(quiet).toEqual(Array(10).fill('passed'));
+        return;
+      }
+      throw new Error('every attempt straddled a window');
+    } finally {
+      connection.disconnect();
+    }
+  });
+});

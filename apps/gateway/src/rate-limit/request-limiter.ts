@@ -40,21 +40,29 @@ export class RequestLimiter {
   }
 
   async consume(identity: Identity): Promise<void> {
-    const tenant = this.#tenant.take(identity.caller.tenantId);
+    const tenantId = identity.caller.tenantId;
+    const tenant = this.#tenant.take(tenantId);
     const key = this.#key.take(identity.credentialId);
-    const decisions: BudgetDecision[] = [];
+    let decisions: [BudgetDecision | undefined, BudgetDecision | undefined];
     let unavailable = false;
     let reason: unknown;
     if (tenant instanceof Promise || key instanceof Promise) {
       // Settled, not all: a budget known spent refuses even while the other cannot be asked.
-      for (const settled of await Promise.allSettled([tenant, key])) {
-        if (settled.status === 'fulfilled') decisions.push(settled.value);
-        else [unavailable, reason] = [true, settled.reason];
-      }
-    } else decisions.push(tenant, key);
-    const refused = decisions.filter((d) => !d.ok);
-    if (refused.length > 0) {
-      const retryAfterMs = Math.max(...refused.map((d) => d.retryAfterMs));
+      const settled = await Promise.allSettled([tenant, key]);
+      decisions = [undefined, undefined];
+      settled.forEach((one, i) => {
+        if (one.status === 'fulfilled') decisions[i] = one.value;
+        else [unavailable, reason] = [true, one.reason];
+      });
+    } else decisions = [tenant, key];
+    const [byTenant, byKey] = decisions;
+    if (byTenant?.ok === false || byKey?.ok === false) {
+      // The request is refused: the budget that granted it a unit gets it back. Else one key over
+      // its own budget would spend its tenant's on requests that never ran, and lock the tenant's
+      // other keys out.
+      if (byTenant?.ok) this.#tenant.giveBack(tenantId);
+      if (byKey?.ok) this.#key.giveBack(identity.credentialId);
+      const retryAfterMs = Math.max(...[byTenant, byKey].map((d) => (d?.ok === false ? d.retryAfterMs : 0)));
       throw resourceExhausted(Math.max(1, Math.ceil(retryAfterMs / 1000)));
     }
     if (unavailable) this.#warnUnavailable(reason);

@@ -92,6 +92,16 @@ export class SharedBudget {
   }
 
   /**
+   * Gives back a unit `take` granted to a request that was refused all the same (by another
+   * budget): a refused request must not spend this one. A unit of a window that has ended is not
+   * given back; that window is gone.
+   */
+  giveBack(id: string): void {
+    const held = this.#local.get(id);
+    if (held && held.until > now()) held.left += 1;
+  }
+
+  /**
    * One unit from `held`. The waiters of an ask take from the allotment it brought whatever the
    * clock says since: a reply slower than the window would otherwise expire every allotment on
    * arrival, and its waiters would ask again and again.
