@@ -40,7 +40,9 @@ export interface DbOptions {
   connectTimeoutMs?: number;
   /**
    * How long a statement waits for its answer before its connection is dropped and the call fails
-   * (statement-timeout.ts), ms; 0 waits forever. VACUUM and ANALYZE are exempt. Default 60 s.
+   * (statement-timeout.ts), ms; 0 waits forever. Postgres is told a little less, so a statement it
+   * is still running is cancelled there first (serverTimeoutOptions). VACUUM and ANALYZE are
+   * exempt. Default 60 s.
    */
   statementTimeoutMs?: number;
 }
@@ -63,6 +65,24 @@ const KEEPALIVE_IDLE_MS = 10_000;
  */
 const NO_JIT_OPTIONS = '-c jit=off';
 
+/**
+ * The client's statement timeout alone stops only the waiting: a statement still running on the
+ * server (behind a lock, or slow) would go on holding its locks and its backend after its caller
+ * gave up, and callers' retries would stack more of them. Postgres is told to cancel a statement
+ * itself a little before the client would give up (a tenth sooner, at most a second), so a
+ * statement that Postgres is running ends there, rolled back, and the client gets its error
+ * (57014) on a connection it keeps; the client's own timeout is then left for a server that does
+ * not answer at all. A transaction left open that long between statements (its process frozen
+ * mid-transaction, holding the task rows it locked) is ended the same way. Sent in the startup
+ * options, with the generic-plan setting; where those do not reach the server (PgBouncer), the
+ * same settings belong on the role (README, Deploying).
+ */
+export function serverTimeoutOptions(statementTimeoutMs: number): string[] {
+  if (statementTimeoutMs <= 0) return [];
+  const serverMs = statementTimeoutMs - Math.min(1000, Math.ceil(statementTimeoutMs / 10));
+  return [`-c statement_timeout=${serverMs}`, `-c idle_in_transaction_session_timeout=${statementTimeoutMs}`];
+}
+
 export function createPool({
   connectionString,
   maxConnections = 10,
@@ -81,7 +101,13 @@ export function createPool({
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     application_name: applicationName,
     // An `options` in the URL wins over this one (pg lets the URL override the config).
-    ...(preparedStatements > 0 ? { options: `${GENERIC_PLAN_OPTIONS} ${NO_JIT_OPTIONS}` } : {}),
+    ...(preparedStatements > 0
+      ? {
+          options: [GENERIC_PLAN_OPTIONS, NO_JIT_OPTIONS, ...serverTimeoutOptions(statementTimeoutMs)].join(
+            ' ',
+          ),
+        }
+      : {}),
   });
   if (preparedStatements > 0) usePreparedStatements(pool, preparedStatementPolicy(preparedStatements));
   if (statementTimeoutMs > 0) useStatementTimeout(pool, statementTimeoutMs);

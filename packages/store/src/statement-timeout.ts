@@ -21,7 +21,7 @@ type QueryFn = (...args: unknown[]) => unknown;
  * not help while a statement's bytes are unacknowledged. On timeout the connection is destroyed,
  * so the pool drops it and the next call gets a fresh one; the caller sees StatementTimeoutError.
  * The statement may still have run (its answer is what was lost), as when a connection dies
- * mid-commit. VACUUM and ANALYZE are exempt.
+ * mid-commit. VACUUM and ANALYZE are exempt, from the server's statement_timeout too (db.ts).
  */
 export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
   pool.on('connect', (client) => {
@@ -43,11 +43,8 @@ export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
       const first = args[0] as { text?: unknown; submit?: unknown } | string | null;
       const text = typeof first === 'string' ? first : first?.text;
       // A cursor or stream (it has `submit`) paces itself; maintenance may take minutes.
-      if (
-        (typeof first === 'object' && typeof first?.submit === 'function') ||
-        (typeof text === 'string' && EXEMPT.test(text))
-      )
-        return query(...args);
+      if (typeof first === 'object' && typeof first?.submit === 'function') return query(...args);
+      if (typeof text === 'string' && EXEMPT.test(text)) return withoutServerTimeout(query, args);
       const callback = args.at(-1);
       if (typeof callback !== 'function') {
         const result = query(...args);
@@ -62,4 +59,29 @@ export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
       return undefined;
     };
   });
+}
+
+/**
+ * Runs a maintenance statement with the session's server-side statement_timeout off, then back at
+ * the session's default (RESET goes back to what the startup options set).
+ */
+function withoutServerTimeout(query: QueryFn, args: unknown[]): unknown {
+  const callback =
+    typeof args.at(-1) === 'function' ? (args.at(-1) as (err: unknown, result?: unknown) => void) : undefined;
+  const statement = callback ? args.slice(0, -1) : args;
+  const run = (async () => {
+    await query('SET statement_timeout = 0');
+    try {
+      return await (query(...statement) as Promise<unknown>);
+    } finally {
+      // A failed reset (the connection broken) must not hide the statement's own outcome.
+      await (query('RESET statement_timeout') as Promise<unknown>).catch(() => undefined);
+    }
+  })();
+  if (!callback) return run;
+  void run.then(
+    (result) => callback(undefined, result),
+    (err: unknown) => callback(err),
+  );
+  return undefined;
 }

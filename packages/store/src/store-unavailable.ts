@@ -1,8 +1,10 @@
 /**
  * SQLSTATEs of a server that cannot serve right now but may in a moment: a connection that could
  * not be made or was lost (08000, 08001, 08003, 08004, 08006), too many connections (53300), an
- * operator or crash shutdown and a server still starting (57P01-57P03), and a read-only server
- * (25006: a primary that became a replica during a failover). Not the rest of their classes:
+ * operator or crash shutdown and a server still starting (57P01-57P03), a read-only server
+ * (25006: a primary that became a replica during a failover), and a statement Postgres cancelled
+ * at its statement_timeout (57014, db.ts: it waited on a lock or a busy server past it, as a
+ * statement the client gave up on would have). Not the rest of their classes:
  * 08P01 is a protocol violation (a bug of ours), 53100/53200/53400 are a full disk, an
  * out-of-memory statement and a configuration limit, none of which a retry in two seconds fixes.
  */
@@ -17,6 +19,7 @@ const TRANSIENT_SQLSTATES = new Set([
   '57P02',
   '57P03',
   '25006',
+  '57014',
 ]);
 
 /**

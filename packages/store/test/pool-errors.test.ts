@@ -2,7 +2,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, startTcpProxy, type TestDatabase } from '@switchyard/testing';
 import { sql } from 'kysely';
-import { createDb, createPool, StatementTimeoutError } from '../src/index.ts';
+import { createDb, createPool, isStoreUnavailable, StatementTimeoutError } from '../src/index.ts';
 
 // Found by the fault-injection suite (chaos/): a Postgres restart killed gateways and workers
 // through an unhandled 'error' event of a checked-out client.
@@ -99,7 +99,8 @@ describe('createPool', () => {
   it('times out a statement that runs too long, but never VACUUM or ANALYZE', async () => {
     const pool = createPool({ connectionString: db.url, maxConnections: 1, statementTimeoutMs: 300 });
     try {
-      await expect(pool.query('SELECT pg_sleep(2)')).rejects.toBeInstanceOf(StatementTimeoutError);
+      // Postgres cancels it itself, before the client would give up (57014).
+      await expect(pool.query('SELECT pg_sleep(2)')).rejects.toMatchObject({ code: '57014' });
       await pool.query('CREATE TABLE IF NOT EXISTS timeout_probe (n int)');
       // Held past the timeout by a lock VACUUM must wait for: still answered, not dropped.
       const holder = await db.pool.connect();
@@ -109,7 +110,62 @@ describe('createPool', () => {
       await holder.query('COMMIT');
       holder.release();
       await expect(vacuum).resolves.toBeDefined();
+      // And the session's timeout is back for what follows on that connection.
+      await expect(pool.query('SELECT pg_sleep(2)')).rejects.toMatchObject({ code: '57014' });
     } finally {
+      await pool.end();
+    }
+  });
+
+  // Found in review: the timeout was the client's alone. A statement waiting on a lock went on
+  // waiting in Postgres after its caller had given up (holding its backend, and whatever locks it
+  // had taken), and callers' retries stacked more of them.
+  it('has Postgres end a statement stuck behind a lock, rolled back', async () => {
+    await db.pool.query('CREATE TABLE IF NOT EXISTS lock_probe (id int PRIMARY KEY, n int)');
+    await db.pool.query('INSERT INTO lock_probe VALUES (1, 0) ON CONFLICT DO NOTHING');
+    const pool = createPool({ connectionString: db.url, maxConnections: 1, statementTimeoutMs: 500 });
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN; SELECT * FROM lock_probe WHERE id = 1 FOR UPDATE');
+      const stuck = await pool
+        .query('UPDATE lock_probe SET n = n + 1 WHERE id = 1')
+        .catch((err: unknown) => err);
+      expect(stuck).toMatchObject({ code: '57014' });
+      expect(isStoreUnavailable(stuck)).toBe(true);
+      // Nothing of it waits on in Postgres.
+      const waiting = await db.pool.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'UPDATE lock_probe%' AND state = 'active'",
+      );
+      expect(waiting.rows[0]).toEqual({ n: 0 });
+      await holder.query('COMMIT');
+      expect((await pool.query('SELECT n FROM lock_probe WHERE id = 1')).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      await pool.end();
+    }
+  });
+
+  it('has Postgres end a transaction left open between statements, releasing its locks', async () => {
+    await db.pool.query('CREATE TABLE IF NOT EXISTS idle_probe (id int PRIMARY KEY, n int)');
+    await db.pool.query('INSERT INTO idle_probe VALUES (1, 0) ON CONFLICT DO NOTHING');
+    const pool = createPool({ connectionString: db.url, maxConnections: 1, statementTimeoutMs: 300 });
+    const frozen = await pool.connect();
+    try {
+      // A process frozen mid-transaction, holding the row it updated.
+      await frozen.query('BEGIN; UPDATE idle_probe SET n = 1 WHERE id = 1');
+      // Another writer gets the row once Postgres has ended the idle transaction.
+      const other = await db.pool.connect();
+      try {
+        await other.query("SET lock_timeout = '5s'");
+        await other.query('UPDATE idle_probe SET n = 2 WHERE id = 1');
+      } finally {
+        other.release(true);
+      }
+      await expect(frozen.query('COMMIT')).rejects.toThrow();
+      expect((await db.pool.query('SELECT n FROM idle_probe WHERE id = 1')).rows).toEqual([{ n: 2 }]);
+    } finally {
+      frozen.release(true);
       await pool.end();
     }
   });
