@@ -214,3 +214,35 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
     for (const x of (await list(user(t))).tasks) expect(x.history).toHaveLength(2);
   });
 });
+
+// Found in review: the only list index by owner was (tenant_id, owner, …), so a caller's list of
+// one agent walked the caller's tasks of every other agent and the hidden Message-reply rows, on
+// every page and in the count. The query below has list-tasks.ts's shape for a non-admin caller.
+describe('ListTasks of one agent, for one owner', () => {
+  it('reads only the rows it returns: other agents and Message replies are not walked', async () => {
+    const t = tenant();
+    await sql`
+      INSERT INTO tasks (tenant_id, id, context_id, agent_id, owner, visibility, state, version, status_timestamp)
+      SELECT ${t}, gen_random_uuid(), 'c', a.agent, 'alice', a.visibility, 'TASK_STATE_COMPLETED', 1,
+             now() - a.age - (g || ' ms')::interval
+      FROM generate_series(1, 3000) g,
+           (VALUES ('other', 'task', interval '0'), ('echo', 'message', interval '0'),
+                   ('echo', 'task', interval '1 day')) AS a(agent, visibility, age)
+    `.execute(env.db);
+    await sql`ANALYZE tasks`.execute(env.db);
+    const plan = await env.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL plan_cache_mode = force_custom_plan`.execute(trx);
+      return (
+        await sql<{ 'QUERY PLAN': unknown }>`
+          EXPLAIN (ANALYZE, FORMAT JSON)
+          SELECT * FROM tasks
+          WHERE tenant_id = ${t} AND visibility = 'task' AND owner = 'alice' AND agent_id = 'echo'
+          ORDER BY status_timestamp DESC, id DESC LIMIT 11`.execute(trx)
+      ).rows[0]!['QUERY PLAN'];
+    });
+    const text = JSON.stringify(plan);
+    expect(text).toMatch(/"Index Name":"[^"]*tasks_agent_owner_list"/);
+    expect(text).not.toMatch(/"Rows Removed by Filter":[1-9]/);
+    expect(text).not.toContain('"Sort Method"');
+  });
+});
