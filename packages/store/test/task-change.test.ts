@@ -178,6 +178,25 @@ describe('changeTask: one guarded statement (ARCHITECTURE §3 rule 2)', () => {
     expect(await eventSeqs(env.db, t, task.id)).toEqual([1, 2, 3]);
   });
 
+  // Found in review: history positions run on from the statement's snapshot, so an unversioned
+  // append that waited on the row lock of a writer that appended too failed on a duplicate key.
+  it("expectedVersion 'any' cannot append messages: only a version keeps the positions current", async () => {
+    const t = tenant();
+    const task = await createdTask(env.store, newTask(t));
+    await expect(
+      env.store.changeTask({
+        tenantId: t,
+        taskId: task.id,
+        expectedVersion: 'any',
+        fromStates: [TaskState.SUBMITTED],
+        patch: { state: TaskState.WORKING },
+        appendMessages: [userMessage('more')],
+        event: statusEvent(task, TaskState.WORKING),
+      }),
+    ).rejects.toThrow(/appends messages needs an expected version/);
+    expect(await eventSeqs(env.db, t, task.id)).toEqual([1]);
+  });
+
   it('a stale lease owner cannot write after another worker re-claimed the task (§3 rule 4)', async () => {
     const t = tenant();
     const task = await createdTask(env.store, newTask(t));

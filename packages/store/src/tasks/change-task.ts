@@ -85,11 +85,16 @@ export async function changeTask(db: Db, change: ChangeTaskInput): Promise<TaskR
  * The change as the store runs it: its state guard narrowed to the legal sources of the patch's
  * state (legal-edges.ts). Throws the ConflictError the statement would answer when no row can
  * match (an illegal edge, an empty state list, a malformed id), and refuses a change that names
- * neither a version nor states to guard on. Idempotent: the batched run endings go through it too.
+ * neither a version nor states to guard on, or appends messages without a version to guard on. Idempotent: the batched run endings go through it too.
  */
 export function guardedChange(change: ChangeTaskInput): ChangeTaskInput {
   if (change.expectedVersion === 'any' && !change.fromStates) {
     throw new Error('changeTask without an expected version needs fromStates as its guard');
+  }
+  // History positions run on from the statement's snapshot, which only a version guard keeps
+  // current: without one, a writer that appended meanwhile would collide on a position.
+  if (change.expectedVersion === 'any' && (change.appendMessages?.length ?? 0) > 0) {
+    throw new Error('changeTask that appends messages needs an expected version');
   }
   const input = withLegalEdges(change);
   if (!isTaskId(input.taskId) || input.fromStates?.length === 0) throw conflictOf(input);
