@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import {
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyOptions,
+  type JWTVerifyResult,
+} from 'jose';
 import type { Identity } from '../http/request-state.ts';
 
 export interface JwtOptions {
@@ -49,20 +56,46 @@ function keySetUnavailable(err: joseErrors.JOSEError): boolean {
 export type JwtVerifier = (token: string) => Promise<Identity | null>;
 
 /**
+ * A token without a `kid` matches every key of its algorithm in the issuer's set, and while an
+ * issuer rotates its keys the set holds two: jose then names the candidates rather than choose,
+ * and each is tried in turn (jose's documented way). Only a bad signature moves on to the next.
+ */
+async function verifyWithEach(
+  token: string,
+  candidates: joseErrors.JWKSMultipleMatchingKeys,
+  checks: JWTVerifyOptions,
+): Promise<JWTVerifyResult> {
+  for await (const key of candidates) {
+    try {
+      return await jwtVerify(token, key, checks);
+    } catch (err) {
+      if (err instanceof joseErrors.JWSSignatureVerificationFailed) continue;
+      throw err;
+    }
+  }
+  throw new joseErrors.JWSSignatureVerificationFailed();
+}
+
+/**
  * Bearer JWTs signed by a key from the issuer's JWKS (jose caches and refreshes the key set).
  * A token without a tenant or subject identifies nobody: null, which the caller turns into 401.
  */
 export function createJwtVerifier(options: JwtOptions): JwtVerifier {
   const jwks = createRemoteJWKSet(new URL(options.jwksUrl));
+  const checks = {
+    ...(options.issuer ? { issuer: options.issuer } : {}),
+    ...(options.audience ? { audience: options.audience } : {}),
+    // A token without an expiry would be a credential forever (it cannot be revoked here).
+    requiredClaims: ['exp'],
+  };
   return async (token) => {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, jwks, {
-        ...(options.issuer ? { issuer: options.issuer } : {}),
-        ...(options.audience ? { audience: options.audience } : {}),
-        // A token without an expiry would be a credential forever (it cannot be revoked here).
-        requiredClaims: ['exp'],
-      }));
+      ({ payload } = await jwtVerify(token, jwks, checks).catch((err: unknown) =>
+        err instanceof joseErrors.JWKSMultipleMatchingKeys
+          ? verifyWithEach(token, err, checks)
+          : Promise.reject(err),
+      ));
     } catch (err) {
       if (err instanceof joseErrors.JOSEError && !keySetUnavailable(err)) return null;
       throw err;
