@@ -55,6 +55,11 @@ describe('tenants', () => {
     const bad = await admin('POST', '/tenants', { body: { id: 'Not A Slug', name: '' } });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('fieldViolations');
+    // Found in review: a tenant `tasks` could not be told from the REST routes without a tenant
+    // (GET /rest/tasks/tasks was GetTask of a task `tasks`), so it cannot be created.
+    const reserved = await admin('POST', '/tenants', { body: { id: 'tasks', name: 'Tasks' } });
+    expect(reserved.status).toBe(400);
+    expect(JSON.stringify(reserved.body)).toContain('REST route name');
     const listed = await admin('GET', '/tenants');
     expect((listed.body as { tenants: Array<{ id: string }> }).tenants.map((t) => t.id)).toEqual(
       expect.arrayContaining(['acme', 'globex', 'initech']),

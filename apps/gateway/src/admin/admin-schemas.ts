@@ -5,13 +5,21 @@ import { cardTemplateSchema } from '../cards/card-template.ts';
 import { readJsonBody } from '../http/read-json-body.ts';
 import { adminInvalid } from './admin-error.ts';
 import { SLUG, SLUG_RULE } from './admin-params.ts';
+import { REST_RESERVED_SEGMENTS } from '../rest/rest-routes.ts';
 
 /** Tenant and agent ids are URL path segments and Redis key parts: the schema's slug rule. */
 export const slug = z.string().regex(SLUG, SLUG_RULE);
 
 // Bodies are strict: a field the API does not know (a misspelling, or one it does not take) is
 // refused naming it, instead of being dropped and the call doing something else than asked.
-export const newTenantBody = z.strictObject({ id: slug, name: z.string().min(1).max(200) });
+export const newTenantBody = z.strictObject({
+  // The REST binding's tenant-prefixed routes (§4.2) start with the tenant, and its routes without
+  // one with `tasks`: a tenant of that name could not be told from them.
+  id: slug.refine((id) => !REST_RESERVED_SEGMENTS.has(id), {
+    message: 'is a REST route name (tasks), which a tenant id cannot be',
+  }),
+  name: z.string().min(1).max(200),
+});
 
 /** A tenant's settings: its cap on runs at once (null: the fleet's TENANT_MAX_RUNNING; 0: none). */
 export const tenantUpdateBody = z.strictObject({

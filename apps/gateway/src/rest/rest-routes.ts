@@ -17,8 +17,16 @@ export type RestOperation =
 
 export type MatchedRoute = RestOperation & { tenant?: string };
 
-/** First segments of the routes without a tenant; a tenant with one of these names cannot exist (§4.2). */
-const RESERVED = new Set(['tasks', 'message:send', 'message:stream', 'extendedAgentCard']);
+/**
+ * First segments of the routes without a tenant; a tenant with one of these names cannot exist
+ * (§4.2): the admin API refuses to create one (`tasks` is the only one a tenant id could spell).
+ */
+export const REST_RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
+  'tasks',
+  'message:send',
+  'message:stream',
+  'extendedAgentCard',
+]);
 
 /**
  * Matches a path below `{base}/rest`. The `/{tenant}` twins of every route are tried only when the
@@ -29,7 +37,7 @@ const RESERVED = new Set(['tasks', 'message:send', 'message:stream', 'extendedAg
 export function matchRestRoute(method: string, path: string): MatchedRoute {
   const segments = splitPath(path);
   const first = segments[0];
-  if (first !== undefined && !RESERVED.has(first) && segments.length > 1) {
+  if (first !== undefined && !REST_RESERVED_SEGMENTS.has(first) && segments.length > 1) {
     return { ...matchOperation(method, segments.slice(1)), tenant: first };
   }
   return matchOperation(method, segments);
