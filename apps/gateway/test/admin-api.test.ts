@@ -146,6 +146,48 @@ describe('agents', () => {
     expect((await admin('DELETE', '/tenants/acme/agents/ephemeral')).status).toBe(404);
   });
 
+  // Found in review: a skill could require a scheme the card does not declare (§2.5), and two
+  // skills could share an id in the extended card.
+  it('keeps only skill security requirements the card can meet, and one skill per id', async () => {
+    const skill = (id: string, schemes: string[][]) => ({
+      id,
+      name: id,
+      description: id,
+      tags: [],
+      securityRequirements: schemes.map((names) => ({
+        schemes: Object.fromEntries(names.map((n) => [n, { list: [] }])),
+      })),
+    });
+    const put = await admin('PUT', '/tenants/acme/agents/guarded', {
+      body: {
+        card: {
+          ...echoCard,
+          skills: [
+            skill('mixed', [['apiKey'], ['oauth'], ['apiKey', 'oauth']]),
+            skill('unmet', [['bearer']]),
+          ],
+        },
+        executor: 'echo',
+      },
+    });
+    expect(put.status).toBe(200);
+    const card = (await send('GET', `${h.url}/agents/acme/guarded/.well-known/agent-card.json`)).body as {
+      skills: Array<{ id: string; securityRequirements?: unknown }>;
+    };
+    expect(card.skills).toEqual([
+      expect.objectContaining({ id: 'mixed', securityRequirements: [{ schemes: { apiKey: { list: [] } } }] }),
+      expect.not.objectContaining({ securityRequirements: expect.anything() }),
+    ]);
+    const twice = await admin('PUT', '/tenants/acme/agents/twice', {
+      body: {
+        card: { ...echoCard, skills: [skill('s', [])], extendedSkills: [skill('s', [])] },
+        executor: 'echo',
+      },
+    });
+    expect(twice.status).toBe(400);
+    expect(JSON.stringify(twice.body)).toContain('skill id s is used twice');
+  });
+
   it('refuses an executor that is not bundled, an incomplete card and an unknown tenant', async () => {
     const executor = await admin('PUT', '/tenants/acme/agents/x', {
       body: { card: echoCard, executor: 'rm-rf' },

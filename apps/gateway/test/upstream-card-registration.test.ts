@@ -91,6 +91,28 @@ describe('registering an upstream card', () => {
     expect(res.body.agent?.card).toMatchObject({ skills: [], defaultInputModes: ['text/plain'] });
   });
 
+  // Found in review: an upstream skill's securityRequirements (the upstream's own schemes, for its
+  // credentials) were republished on our card, which declares none of them.
+  it("drops the upstream skills' security requirements, which name the upstream's schemes", async () => {
+    const res = await registerCard(
+      card({
+        skills: [
+          {
+            id: 's',
+            name: 'S',
+            description: 'd',
+            tags: [],
+            securityRequirements: [{ schemes: { upstreamOauth: { list: ['admin'] } } }],
+          },
+        ],
+      }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.agent?.card.skills).toEqual([
+      expect.not.objectContaining({ securityRequirements: expect.anything() }),
+    ]);
+  });
+
   it('refuses a card that is not a card object, or has a broken field, in our words', async () => {
     const none = await registerCard(null);
     expect(none.status).toBe(400);

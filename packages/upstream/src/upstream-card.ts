@@ -68,7 +68,9 @@ export async function readUpstreamCard(
       description: card.description || card.name,
       version: card.version || '1.0.0',
       // A 0.3 card or a sparse one may leave text fields empty; our cards require them.
-      skills: (card.skills ?? []).map((skill) => ({
+      // A skill's securityRequirements name the upstream's schemes, for the upstream's
+      // credentials: callers of this platform hold its own (its card's schemes), never those.
+      skills: (card.skills ?? []).map(({ securityRequirements: _upstreamOnly, ...skill }) => ({
         ...skill,
         name: skill.name || skill.id,
         description: skill.description || skill.name || skill.id,

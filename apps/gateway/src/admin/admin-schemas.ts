@@ -29,8 +29,27 @@ export const tenantUpdateBody = z.strictObject({
 /** The top-level fields of an agent registration, bundled or upstream. */
 export const AGENT_BODY_FIELDS = ['card', 'executor', 'settings'] as const;
 
+/** A skill id names one skill of the agent: its extended card lists both lists together. */
+const cardWithDistinctSkills = cardTemplateSchema.superRefine((card, ctx) => {
+  const seen = new Set<string>();
+  for (const [list, skills] of [
+    ['skills', card.skills],
+    ['extendedSkills', card.extendedSkills ?? []],
+  ] as const) {
+    skills.forEach((skill, i) => {
+      if (seen.has(skill.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: [list, i, 'id'],
+          message: `skill id ${skill.id} is used twice`,
+        });
+      seen.add(skill.id);
+    });
+  }
+});
+
 export const agentBody = z.strictObject({
-  card: cardTemplateSchema,
+  card: cardWithDistinctSkills,
   executor: z.string().min(1),
   settings: z.record(z.string(), z.unknown()).default({}),
 });

@@ -86,7 +86,10 @@ export class CardBuilder {
       const card = this.#card(agent, template);
       const extended = {
         ...card,
-        skills: [...card.skills, ...templateSkills(template.extendedSkills ?? [])],
+        skills: [
+          ...card.skills,
+          ...templateSkills(template.extendedSkills ?? [], card.securitySchemes ?? {}),
+        ],
       };
       built = {
         public: serve(card),
@@ -135,7 +138,7 @@ export class CardBuilder {
       securityRequirements,
       defaultInputModes: template.defaultInputModes,
       defaultOutputModes: template.defaultOutputModes,
-      skills: templateSkills(template.skills),
+      skills: templateSkills(template.skills, securitySchemes),
       ...(template.iconUrl ? { iconUrl: template.iconUrl } : {}),
     };
   }

@@ -52,8 +52,19 @@ export type CardBody = Omit<
   'supportedInterfaces' | 'capabilities' | 'securitySchemes' | 'securityRequirements'
 >;
 
-export function templateSkills(list: CardTemplate['skills']): AgentSkill[] {
-  return list.map((s) => ({ ...s }));
+/**
+ * The template's skills, each skill's security requirements kept only where every scheme they
+ * name is one the card declares (§2.5: requirements refer to `securitySchemes`): a requirement
+ * naming another (`bearer` on a gateway without JWTs, a made-up name) no caller could meet, so it
+ * is dropped, and a skill left with none takes the card's own.
+ */
+export function templateSkills(list: CardTemplate['skills'], schemes: Record<string, unknown>): AgentSkill[] {
+  return list.map(({ securityRequirements, ...skill }) => {
+    const met = securityRequirements?.filter((r) =>
+      Object.keys(r.schemes).every((name) => Object.hasOwn(schemes, name)),
+    );
+    return met && met.length > 0 ? { ...skill, securityRequirements: met } : skill;
+  });
 }
 
 export function templateExtensions(template: CardTemplate): AgentExtension[] | undefined {
