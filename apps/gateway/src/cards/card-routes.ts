@@ -4,6 +4,7 @@ import { isV03Version } from '@switchyard/protocol';
 import { requestedVersion } from '../a2a/service-params.ts';
 import { agentCardNotFound } from '../http/edge-error.ts';
 import { pathParam } from '../http/path-param.ts';
+import type { AuthFailureThrottle } from '../auth/auth-failure-throttle.ts';
 import type { CardBuilder, ServedCard } from './card-builder.ts';
 
 export interface CardRouteDeps {
@@ -13,6 +14,11 @@ export interface CardRouteDeps {
   defaultAgent: string;
   /** The card a request without `A2A-Version` gets (CARD_VERSION_WITHOUT_HEADER). */
   versionWithoutHeader: '1.0' | '0.3';
+  /**
+   * Card lookups per client address: a name registered to nobody counts as a failure, as a
+   * wrong API key does, so one address cannot make a query of every made-up name it sends.
+   */
+  lookups: AuthFailureThrottle;
 }
 
 /**
@@ -25,10 +31,17 @@ export function cardRoutes({
   resolveAgent,
   defaultAgent,
   versionWithoutHeader,
+  lookups,
 }: CardRouteDeps): Router {
   const router = Router();
   const serveAgent = async (tenantId: string, agentId: string, req: Request, res: Response) => {
-    const agent = await resolveAgent(tenantId, agentId);
+    const lookup = lookups.beginLookup(req.ip);
+    let agent: AgentRegistration | null = null;
+    try {
+      agent = await resolveAgent(tenantId, agentId);
+    } finally {
+      lookup.end(agent === null);
+    }
     if (!agent) throw agentCardNotFound(tenantId, agentId);
     res.append('Vary', 'A2A-Version');
     const v03 = wantsV03Card(req, versionWithoutHeader);

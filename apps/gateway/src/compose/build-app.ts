@@ -101,6 +101,7 @@ export function buildApp(
       resolveAgent,
       defaultAgent: config.SWITCHYARD_DEFAULT_AGENT,
       versionWithoutHeader: config.CARD_VERSION_WITHOUT_HEADER,
+      lookups: new AuthFailureThrottle({ perSecond: config.AUTH_FAILURES_PER_ADDRESS_PER_SEC }),
     }),
   );
   const { admin, outbox, hints } = services;

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness, type RunningGateway } from './support/harness.ts';
+import { send } from './support/http.ts';
+
+// Found in review: a public card URL takes any name without a credential, and each made-up name
+// was a Postgres query with no limit. A name registered to nobody now counts as a failed lookup
+// of the client's address, as a wrong API key does.
+let h: Harness;
+let gateway: RunningGateway;
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+  gateway = await h.startGateway({ AUTH_FAILURES_PER_ADDRESS_PER_SEC: '3' });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const card = (agent: string) =>
+  send('GET', `${gateway.url}/agents/acme/${agent}/.well-known/agent-card.json`);
+
+describe('card lookups of made-up names from one address', () => {
+  it('are refused with 429 past the failures allowed a second, and known cards are served again after', async () => {
+    let statuses: number[] = [];
+    for (let attempt = 0; attempt < 5 && !statuses.includes(429); attempt++) {
+      const began = performance.now();
+      statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await card(`made-up-${attempt}-${i}`)).status);
+      // All in one second's window, or the count says nothing.
+      if (performance.now() - began >= 900) statuses = [];
+    }
+    expect(statuses.slice(0, 3)).toEqual([404, 404, 404]);
+    expect(statuses.slice(3)).toEqual([429, 429, 429]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await card('echo')).status).toBe(200);
+  });
+});
