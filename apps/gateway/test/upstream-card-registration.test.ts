@@ -113,6 +113,20 @@ describe('registering an upstream card', () => {
     ]);
   });
 
+  // Found in review: an upstream card that requires an extension was registered, and every call
+  // to it would then have been refused (ExtensionSupportRequired), failing every task.
+  it('refuses a card that requires an extension, naming it', async () => {
+    const res = await registerCard(
+      card({ capabilities: { extensions: [{ uri: 'urn:x:ext', required: true }, { uri: 'urn:x:opt' }] } }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.message).toContain('requires extensions');
+    expect(res.message).toContain('urn:x:ext');
+    expect(res.message).not.toContain('urn:x:opt');
+    const optional = await registerCard(card({ capabilities: { extensions: [{ uri: 'urn:x:opt' }] } }));
+    expect(optional.status, JSON.stringify(optional.body)).toBe(200);
+  });
+
   it('refuses a card that is not a card object, or has a broken field, in our words', async () => {
     const none = await registerCard(null);
     expect(none.status).toBe(400);

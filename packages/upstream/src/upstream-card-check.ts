@@ -193,3 +193,16 @@ export function checkSchemes(usable: readonly SdkAgentInterface[], allowHttp: bo
       `the card names plain http interfaces (${plain.map((i) => i.url).join(', ')}), and WEBHOOK_ALLOW_HTTP is false`,
     );
 }
+
+/**
+ * Refuses a card that requires extensions: the platform calls an upstream with the extensions of
+ * the message it forwards, never activating one for the client, so every call would be refused
+ * with ExtensionSupportRequired (§6) and every task would fail. Said at registration instead.
+ */
+export function checkRequiredExtensions(card: SdkAgentCard): void {
+  const required = (card.capabilities?.extensions ?? []).filter((e) => e.required).map((e) => e.uri);
+  if (required.length > 0)
+    throw new CardProblem(
+      `the card requires extensions this platform does not activate when it calls an agent (${required.join(', ')})`,
+    );
+}

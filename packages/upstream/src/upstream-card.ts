@@ -7,7 +7,7 @@ import {
   type UrlPolicy,
 } from '@switchyard/engine';
 import type { AgentCard, AgentSkill } from '@switchyard/protocol';
-import { CardProblem, checkSchemes, checkUsable } from './upstream-card-check.ts';
+import { CardProblem, checkRequiredExtensions, checkSchemes, checkUsable } from './upstream-card-check.ts';
 import { fetchCard } from './upstream-client.ts';
 import { createUpstreamFetch, ResponseTooLargeError } from './upstream-fetch.ts';
 import { HOP_COUNT_HEADER } from './upstream-hops.ts';
@@ -62,6 +62,7 @@ export async function readUpstreamCard(
     });
     const usable = checkUsable(sdkCard, registration.binding);
     checkSchemes(usable, policy.allowHttp);
+    checkRequiredExtensions(sdkCard);
     const card = SdkAgentCard.toJSON(sdkCard) as AgentCard;
     return {
       name: card.name,
