@@ -416,4 +416,14 @@ describe('actions', () => {
     });
     expect(text).toContain(`id: ${record.version}`);
   });
+
+  // Found in review: the stream of an unknown task answered 200 and then ended, and the page said
+  // "Up to date · task finished".
+  it('answers 404 for the stream of a task that does not exist', async () => {
+    const res = await fetch(`${base}/tasks/acme/00000000-0000-4000-8000-000000000000/stream`, {
+      headers: bearer(),
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/json');
+  });
 });

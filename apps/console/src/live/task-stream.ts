@@ -16,6 +16,8 @@ export interface TaskStreamOptions {
   afterSeq: number;
   afterPosition: number;
   csrf: string;
+  /** The task as read before the stream opened (a task that does not exist is a 404 instead). */
+  record: TaskRecord;
 }
 
 /**
@@ -30,11 +32,7 @@ export interface TaskStreamOptions {
 export async function streamTask(services: ConsoleServices, stream: SseStream, options: TaskStreamOptions) {
   const { tenantId, taskId, csrf } = options;
   const { signal } = stream;
-  let record: TaskRecord | null = await services.tasks.getTaskRecord(tenantId, taskId);
-  if (!record) {
-    stream.send('end', { reason: 'not found' });
-    return stream.close();
-  }
+  let record: TaskRecord = options.record;
   let lastSeq = options.afterSeq;
   let pendingDeliveries = true;
   const maybeEnd = () => {

@@ -68,12 +68,22 @@ export function taskRoutes(services: ConsoleServices): Router {
     const taskId = taskIdParam(req);
     const afterSeq = resumeSeq(req) ?? queryInt(req, 'after', 0, 0, 2 ** 31 - 1);
     const afterPosition = queryInt(req, 'msg', -1, -1, 2 ** 31 - 1);
+    // Looked up before the stream opens: an unknown task is a 404, not a stream that ends.
+    const record = await services.tasks.getTaskRecord(tenantId, taskId);
+    if (!record) throw notFound('task');
     const stream = openSseStream(res, {
       heartbeatMs: config.CONSOLE_SSE_HEARTBEAT_MS,
       registry: services.streams,
     });
     endWithSession(req, stream, services);
-    await streamTask(services, stream, { tenantId, taskId, afterSeq, afterPosition, csrf: csrfOf(req) });
+    await streamTask(services, stream, {
+      tenantId,
+      taskId,
+      afterSeq,
+      afterPosition,
+      csrf: csrfOf(req),
+      record,
+    });
   });
 
   router.post('/tasks/:tenantId/:taskId/cancel', async (req, res) => {
