@@ -64,4 +64,29 @@ describe('the dead letters of an unknown tenant', () => {
     // A known tenant without dead letters is an empty list.
     expect((await getJson(`${base}/api/tenants/globex/dead-letters`)).status).toBe(200);
   });
+
+  // Found in review: these answered 200 with nothing in them (the HTML replay-all "succeeded" and
+  // then landed on a 404), while the dead-letter list answered 404.
+  it.each([
+    ['GET', '/api/tasks?tenant=no-such-tenant'],
+    ['GET', '/api/tenants/no-such-tenant/agents'],
+    ['POST', '/api/tenants/no-such-tenant/dead-letters/replay-all'],
+  ])('are a 404 on %s %s too', async (method, path) => {
+    expect((await fetch(`${base}${path}`, { method, headers: bearer() })).status).toBe(404);
+  });
+
+  it('are a 404 when the replay-all form names one', async () => {
+    const res = await fetch(`${base}/dead-letters/replay-all`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: browser.cookie,
+        origin: base,
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ _csrf: browser.csrf, tenant: 'no-such-tenant' }),
+    });
+    expect(res.status).toBe(404);
+  });
 });

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { redactAgent } from '@switchyard/store';
 import type { ConsoleServices } from '../console-services.ts';
 import { badRequest, conflict, notFound } from '../http/http-error.ts';
-import { isUuid, queryString, taskIdParam, tenantParam } from '../http/params.ts';
+import { isUuid, knownTenant, queryString, taskIdParam, tenantParam } from '../http/params.ts';
 import { DEAD_LETTER_CURSOR_MAX, deliveryKeyOf, listDeadLetters } from '../queues/dead-letter-requests.ts';
 import { loadQueueOverview } from '../queues/queue-overview.ts';
 import { replayAllDeadLetters, replayDeadLetter } from '../queues/replay-dead-letters.ts';
@@ -49,14 +49,16 @@ export function apiRoutes(services: ConsoleServices): Router {
   }
 
   router.get('/tenants/:tenantId/agents', async (req, res) => {
+    const tenantId = await knownTenant(services, tenantParam(req));
     // Sealed upstream credentials are shown masked, as the gateway's admin API shows them.
-    res.json({ agents: (await admin.listAgents(tenantParam(req))).map(redactAgent) });
+    res.json({ agents: (await admin.listAgents(tenantId)).map(redactAgent) });
   });
 
   router.get('/tasks', async (req, res) => {
     const query = parseTaskListQuery(req);
     const tenantId = query.filter.tenantId;
     if (tenantId === undefined) throw badRequest('tenant is required');
+    await knownTenant(services, tenantId);
     const filter = { ...query.filter, tenantId };
     const [page, count] = await Promise.all([
       reads.listTasks({ ...filter, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) }),
@@ -96,9 +98,7 @@ export function apiRoutes(services: ConsoleServices): Router {
   });
 
   router.get('/tenants/:tenantId/dead-letters', async (req, res) => {
-    const tenantId = tenantParam(req);
-    // An unknown tenant is a 404, as on the admin API, not an empty list (one primary-key probe).
-    if (!(await admin.getTenant(tenantId))) throw notFound('tenant');
+    const tenantId = await knownTenant(services, tenantParam(req));
     const page = await listDeadLetters(
       services,
       tenantId,
@@ -112,7 +112,8 @@ export function apiRoutes(services: ConsoleServices): Router {
   });
 
   router.post('/tenants/:tenantId/dead-letters/replay-all', async (req, res) => {
-    res.json({ replayed: await replayAllDeadLetters(services, tenantParam(req)) });
+    const tenantId = await knownTenant(services, tenantParam(req));
+    res.json({ replayed: await replayAllDeadLetters(services, tenantId) });
   });
 
   return router;

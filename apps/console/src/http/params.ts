@@ -21,6 +21,18 @@ export function tenantParam(req: Request, name = 'tenantId'): string {
   return value;
 }
 
+/**
+ * `tenantId` when the tenant exists, else a 404, as on the admin API: an unknown tenant is not a
+ * tenant with nothing in it (one primary-key probe).
+ */
+export async function knownTenant(
+  services: { admin: { getTenant(tenantId: string): Promise<unknown> } },
+  tenantId: string,
+): Promise<string> {
+  if (!(await services.admin.getTenant(tenantId))) throw notFound('tenant');
+  return tenantId;
+}
+
 export function taskIdParam(req: Request): string {
   const value = req.params.taskId;
   if (typeof value !== 'string' || !isUuid(value)) throw notFound('task');

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { csrfOf } from '../auth/request-auth.ts';
 import type { ConsoleServices } from '../console-services.ts';
 import { badRequest, notFound } from '../http/http-error.ts';
-import { bodyString, isSlug, queryString } from '../http/params.ts';
+import { bodyString, isSlug, knownTenant, queryString } from '../http/params.ts';
 import { safeLocalPath, sendPage, withParam } from '../http/send-page.ts';
 import { paths } from '../links.ts';
 import { DEAD_LETTER_CURSOR_MAX, deliveryKeyOf, listDeadLetters } from './dead-letter-requests.ts';
@@ -52,6 +52,7 @@ export function queueRoutes(services: ConsoleServices): Router {
   router.post('/dead-letters/replay-all', async (req, res) => {
     const tenantId = bodyString(req.body, 'tenant', 63);
     if (!isSlug(tenantId)) throw badRequest('tenant is not a tenant id');
+    await knownTenant(services, tenantId);
     const replayed = await replayAllDeadLetters(services, tenantId);
     res.redirect(303, paths.queues({ tenant: tenantId, replayed: String(replayed) }));
   });
