@@ -1,10 +1,12 @@
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+import { serializeError } from './safe-error.ts';
 import { activeTraceIds } from './tracing/trace-ids.ts';
 
 /**
  * The logger every package takes as a dependency: structured JSON (pino), child loggers carry
- * tenant/task/agent/trace ids. Secrets are redacted by path so a careless `log.info({config})`
- * cannot leak them.
+ * tenant/task/agent/trace ids. Secrets are redacted by key name, at the top of a line and a few
+ * levels in, and a logged error is scrubbed of the request it carries (safe-error.ts), so a
+ * careless `log.info({config})` or `log.error({err})` does not leak them.
  */
 export type Logger = PinoLogger;
 
@@ -22,17 +24,33 @@ export interface LoggerConfig {
   destination?: DestinationStream;
 }
 
+/** Key names whose values are credentials, as they are spelled in what the platform logs. */
+const SECRET_NAMES = [
+  'apiKey',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'credentials',
+  'password',
+  'plaintext',
+  'secret',
+  'token',
+  'webhookSecret',
+  'SWITCHYARD_ADMIN_TOKEN',
+  'SWITCHYARD_SECRET_KEY',
+  // Connection URLs may carry a password.
+  'DATABASE_URL',
+  'REDIS_URL',
+];
+
+/**
+ * Redacted at the top of a line and up to three levels into it (`{token}`, `{config: {token}}`,
+ * `{delivery: {config: {token}}}`, `{a: {b: {authentication: {credentials}}}}`). pino matches
+ * paths exactly, with `*` for one level, so each depth is its own path.
+ */
 export const REDACTED_PATHS = [
-  '*.apiKey',
-  '*.authorization',
-  '*.credentials',
-  '*.token',
-  '*.secret',
-  '*.password',
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'headers.authorization',
-  'headers["x-api-key"]',
+  ...SECRET_NAMES.flatMap((name) => [name, `*.${name}`, `*.*.${name}`, `*.*.*.${name}`]),
+  ...['"x-api-key"', '"x-a2a-notification-token"'].flatMap((h) => [`headers[${h}]`, `*.headers[${h}]`]),
 ];
 
 export function createLogger({
@@ -45,6 +63,8 @@ export function createLogger({
     name,
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Errors carry what their request sent (serializeError): scrubbed, whatever their shape.
+    serializers: { err: serializeError, reason: serializeError },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
     ...(withTraceIds ? { mixin: () => activeTraceIds() ?? {} } : {}),
