@@ -180,8 +180,9 @@ export class Reaper {
     const outcomes: { index: number; sent: boolean }[] = [];
     await eachAtOnce(dispatchable, DISPATCH_CONCURRENCY, async (task, index) => {
       try {
-        const { tenantId, taskId, version, attempts } = task;
-        const dispatch = { tenantId, taskId, version, attempts };
+        const { tenantId, taskId, version, attempts, traceContext } = task;
+        // With the creating request's trace context: the run joins the task's trace.
+        const dispatch = { tenantId, taskId, version, attempts, ...traceContext };
         await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
         stats.dispatched++;
         this.deps.metrics?.reaperAction('dispatched');
@@ -280,6 +281,7 @@ export class Reaper {
         version: outcome.task.version,
         attempts: outcome.task.attempts,
         runAfter: outcome.runAfter,
+        ...lapsed.traceContext,
       });
     } else if (outcome.outcome === 'failed') {
       stats.failed++;

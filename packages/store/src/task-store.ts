@@ -208,6 +208,14 @@ export interface LapsedTask {
   taskId: string;
   leaseOwner: string;
   attempts: number;
+  /** The creating request's trace context, so the re-dispatched run joins its trace. */
+  traceContext?: StoredTraceContext;
+}
+
+/** W3C trace context as a task keeps it (tasks.trace_context). */
+export interface StoredTraceContext {
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** A canceled task whose run never released its lease: its agent is owed the cancel notice. */
@@ -226,6 +234,8 @@ export interface DispatchableTask {
   version: number;
   attempts: number;
   runAfter: Date;
+  /** The creating request's trace context, so the dispatched run joins its trace. */
+  traceContext?: StoredTraceContext;
   /** Where a later scan continues after this task (findDispatchable's `after`). */
   position: DispatchPosition;
 }

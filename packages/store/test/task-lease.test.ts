@@ -259,6 +259,21 @@ describe('the reaper’s scans', () => {
     expect(found).toEqual([{ tenantId: t, taskId: lapsed.id, leaseOwner: owner, attempts: 1 }]);
   });
 
+  // Found in review: the reaper re-dispatched without the task's trace context, so a run it
+  // started began a trace of its own.
+  it("both carry the creating request's trace context, so the reaper's dispatch joins its trace", async () => {
+    const t = tenant();
+    const traceContext = { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`, tracestate: 'k=v' };
+    const lapsed = await createdTask(env.store, newTask(t, { traceContext }));
+    const due = await createdTask(env.store, newTask(t, { traceContext }));
+    await claim(t, lapsed.id, 'w1');
+    await lapseLease(env.db, t, lapsed.id);
+    const found = (await env.store.findLapsedLeases(1000)).filter((x) => x.tenantId === t);
+    expect(found).toEqual([expect.objectContaining({ taskId: lapsed.id, traceContext })]);
+    const dispatchable = (await env.store.findDispatchable(0, 1000)).tasks.filter((x) => x.tenantId === t);
+    expect(dispatchable).toEqual([expect.objectContaining({ taskId: due.id, traceContext })]);
+  });
+
   it('findDispatchable lists unleased due work, never Message replies', async () => {
     const t = tenant();
     const submitted = await createdTask(env.store, newTask(t));

@@ -1,5 +1,11 @@
 import { AgentFailure, RunEndedError, type Agent } from '@switchyard/agents';
-import { extractTraceContext, lazyChild, SpanKind, withSpan } from '@switchyard/telemetry';
+import {
+  extractTraceContext,
+  injectTraceContext,
+  lazyChild,
+  SpanKind,
+  withSpan,
+} from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
 import type { ClaimResult, TaskRecord } from '@switchyard/store';
@@ -109,6 +115,7 @@ export class TaskRunner {
           version: record.version,
           attempts: record.attempts,
           nonce: `d${Date.now()}`,
+          ...injectTraceContext(),
         });
       return;
     }
@@ -424,6 +431,8 @@ export class TaskRunner {
         version: retried.version,
         attempts: retried.attempts,
         runAfter,
+        // The next attempt's run joins this one's trace (this runs inside the run-task span).
+        ...injectTraceContext(),
       });
     } catch (e) {
       // Lost the lease or the task moved on: the reaper or the new owner takes it from here.
@@ -451,6 +460,7 @@ export class TaskRunner {
       version: record.version,
       attempts: Math.max(0, record.attempts - 1),
       nonce: `h${Date.now()}`,
+      ...injectTraceContext(),
     };
     if (this.draining) this.heldBack.push(dispatch);
     else
@@ -493,6 +503,7 @@ export class TaskRunner {
       attempts: record.attempts,
       runAfter: new Date(Math.max(record.runAfter.getTime(), now + 1000)),
       nonce: `e${now}`,
+      ...injectTraceContext(),
     });
   }
 }

@@ -26,7 +26,7 @@ export async function findDispatchable(
 ): Promise<DispatchScan> {
   let query = db
     .selectFrom('tasks')
-    .select(['tenant_id', 'id', 'agent_id', 'version', 'attempts', 'run_after'])
+    .select(['tenant_id', 'id', 'agent_id', 'version', 'attempts', 'run_after', 'trace_context'])
     // ISO 8601 in UTC to the microsecond: read back the same whatever the session's DateStyle.
     .select(
       sql<string>`to_char(run_after AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as(
@@ -63,6 +63,7 @@ export async function findDispatchable(
         version: r.version,
         attempts: r.attempts,
         runAfter: r.run_after,
+        ...(r.trace_context ? { traceContext: r.trace_context } : {}),
         position: position(r),
       })),
     next: rows.length === limit && last ? position(last) : undefined,

@@ -11,7 +11,7 @@ import { now } from './sql-time.ts';
 export async function findLapsedLeases(db: Db, limit: number): Promise<LapsedTask[]> {
   const rows = await db
     .selectFrom('tasks')
-    .select(['tenant_id', 'id', 'lease_owner', 'attempts'])
+    .select(['tenant_id', 'id', 'lease_owner', 'attempts', 'trace_context'])
     .where('state', 'in', LIVE_STATE_LITERALS)
     .where('lease_expires_at', '<', now())
     .where('lease_owner', 'is not', null)
@@ -23,5 +23,6 @@ export async function findLapsedLeases(db: Db, limit: number): Promise<LapsedTas
     taskId: r.id,
     leaseOwner: r.lease_owner ?? '',
     attempts: r.attempts,
+    ...(r.trace_context ? { traceContext: r.trace_context } : {}),
   }));
 }
