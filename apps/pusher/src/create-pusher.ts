@@ -15,6 +15,7 @@ import {
   createMetrics,
   extractTraceContext,
   SpanKind,
+  SpanStatusCode,
   withSpan,
   type Logger,
   type Metrics,
@@ -148,6 +149,9 @@ export function createPusher(options: PusherOptions) {
       async (span) => {
         const result = await deliver(delivery, deps, sendBy);
         span.setAttribute('switchyard.push.outcome', result.outcome);
+        // A POST that failed is returned, not thrown: the span says so itself.
+        if (result.outcome === 'retry' || result.outcome === 'dead')
+          span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
         return result;
       },
       { kind: SpanKind.CLIENT, parent: extractTraceContext(delivery.traceContext ?? {}) },

@@ -1,5 +1,6 @@
 import { toV03StreamResult, toV03Task, type Task } from '@switchyard/protocol';
 import type { ClaimedDelivery } from '@switchyard/store';
+import { injectTraceContext } from '@switchyard/telemetry';
 import { Webhook } from 'standardwebhooks';
 
 /** What goes on the wire for one delivery attempt. */
@@ -15,7 +16,7 @@ export const USER_AGENT = 'Switchyard-Pusher';
  * The POST for one delivery (digest §8): the bare StreamResponse as `application/a2a+json` (for a
  * config a 0.3 client registered, the task as 0.3 shapes it, as `application/json`), the
  * config's `Authorization` and notification token, and a Standard Webhooks signature over
- * id.timestamp.body with the tenant's secret. `webhook-id` is the delivery id, identical on every
+ * id.timestamp.body with the tenant's secret, and W3C `traceparent`. `webhook-id` is the delivery id, identical on every
  * retry, so receivers dedupe on it; the timestamp is the attempt's, so a replayed capture ages out.
  *
  * `task` is the task as it stands (deliver.ts reads it for 0.3 configs only): 0.3 servers, the
@@ -42,5 +43,8 @@ export function buildWebhookRequest(delivery: ClaimedDelivery, now: Date, task?:
   if (auth?.credentials) headers.authorization = `${auth.scheme} ${auth.credentials}`;
   // 1.0.1 names no carriage for `token`; the SDKs send this header (digest §12 #6).
   if (delivery.config.token) headers['x-a2a-notification-token'] = delivery.config.token;
+  // The active span's context (deliver-push, itself in the task's trace): a receiver that traces
+  // joins it. The signature covers id, timestamp and body only, so it is unaffected.
+  Object.assign(headers, injectTraceContext());
   return { url: delivery.config.url, body, headers };
 }
