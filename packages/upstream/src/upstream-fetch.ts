@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { fetch as undiciFetch } from 'undici';
 import { UrlRefusedError } from '@switchyard/engine';
+import { injectTraceContext, SpanKind, SpanStatusCode, withSpan } from '@switchyard/telemetry';
 
 /** What the last HTTP exchange with the upstream looked like: decides how a failure is classified. */
 export interface ExchangeLog {
@@ -79,16 +80,32 @@ export function createUpstreamFetch(options: UpstreamFetchOptions): typeof fetch
       );
     if (opening) signals.push(opening.signal);
     options.log.lastStatus = undefined;
+    const method = init?.method ?? 'GET';
+    const target = new URL(url);
     let response: Response;
     try {
-      response = (await undiciFetch(url, {
-        method: init?.method ?? 'GET',
-        headers,
-        body: init?.body as string | undefined,
-        redirect: 'manual',
-        signal: AbortSignal.any(signals),
-        dispatcher: options.dispatcher,
-      })) as unknown as Response;
+      // A client span per request (a stream's: its opening), in the run's trace, whose context
+      // goes to the upstream: an upstream that traces joins the task's trace.
+      response = await withSpan(
+        `a2a.upstream ${method}`,
+        { 'http.request.method': method, 'server.address': target.hostname, 'url.path': target.pathname },
+        async (span) => {
+          Object.assign(headers, injectTraceContext());
+          const answer = (await undiciFetch(url, {
+            method,
+            headers,
+            body: init?.body as string | undefined,
+            redirect: 'manual',
+            signal: AbortSignal.any(signals),
+            dispatcher: options.dispatcher,
+          })) as unknown as Response;
+          span.setAttribute('http.response.status_code', answer.status);
+          if (answer.status >= 400)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${answer.status}` });
+          return answer;
+        },
+        { kind: SpanKind.CLIENT },
+      );
     } finally {
       clearTimeout(openTimer);
     }
