@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '@switchyard/agents';
 import { TaskState } from '@switchyard/protocol';
-import { withSpan } from '@switchyard/telemetry';
+import { SpanStatusCode, withSpan } from '@switchyard/telemetry';
 import { createInMemoryTracing, type InMemoryTracing } from '@switchyard/telemetry/testing';
 import { waitFor } from '@switchyard/testing';
 import { alice, startPlatform, userMessage, type Platform } from './platform-fixture.ts';
@@ -57,5 +57,11 @@ describe('a task retried after failed runs', () => {
       return spans.length >= 3 ? spans : null;
     });
     expect(runs.map((s) => s.spanContext().traceId)).toEqual(runs.map(() => traceId));
+    // A failed run says so in its span, though its error is handled, not thrown through it.
+    expect(runs.map((s) => s.status.code)).toEqual([
+      SpanStatusCode.ERROR,
+      SpanStatusCode.ERROR,
+      SpanStatusCode.UNSET,
+    ]);
   });
 });

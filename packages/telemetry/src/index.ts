@@ -7,7 +7,14 @@ export {
   type LoggerConfig,
 } from './logger.ts';
 export { startTracing, tracingEnabled, type Tracing, type TracingOptions } from './tracing/start-tracing.ts';
-export { tracer, withSpan, recordError, TRACER_NAME, type SpanOptions } from './tracing/spans.ts';
+export {
+  tracer,
+  withSpan,
+  recordError,
+  recordActiveError,
+  TRACER_NAME,
+  type SpanOptions,
+} from './tracing/spans.ts';
 export {
   injectTraceContext,
   extractTraceContext,

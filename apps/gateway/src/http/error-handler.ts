@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { invalidRequest, isA2AError, type A2AError, type ErrorMapping } from '@switchyard/protocol';
+import { recordActiveError } from '@switchyard/telemetry';
 import { AdminError } from '../admin/admin-error.ts';
 import { toClientError } from './client-error.ts';
 import { allowedMethods } from './edge-error.ts';
@@ -37,6 +38,9 @@ export function createErrorHandler({
     }
     const error = fromHttpLayer(err);
     state.outcome = error.kind;
+    // A JSON-RPC reply to these is HTTP 200 (Unavailable is 503): the server span, which marks
+    // only a 5xx failed, is told here.
+    if (error.kind === 'Internal' || error.kind === 'Unavailable') recordActiveError(err);
     if (error.kind === 'Internal') state.log.error({ err }, 'internal error');
     else if (error.kind === 'Unavailable')
       state.log.warn({ err }, 'request refused: a dependency is unavailable');

@@ -3,6 +3,7 @@ import {
   extractTraceContext,
   injectTraceContext,
   lazyChild,
+  recordActiveError,
   SpanKind,
   withSpan,
 } from '@switchyard/telemetry';
@@ -407,6 +408,8 @@ export class TaskRunner {
     log: RunnerDeps['log'],
     failure?: AgentFailure,
   ): Promise<void> {
+    // The run failed, though nothing is thrown through its span: the span says so itself.
+    recordActiveError(failure ?? new Error(message));
     if (record.attempts >= this.deps.config.maxAttempts) {
       const safeMessage = failure?.safeMessage ?? FAILED_MESSAGE;
       return failRunAndTell(this.deps, record, safeMessage, message, log, failure?.code);

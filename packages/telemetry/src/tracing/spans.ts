@@ -67,3 +67,12 @@ export function recordError(span: Span, err: unknown): void {
     message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
   });
 }
+
+/**
+ * Marks the active span (a request's server span, a run's consumer span) failed with `err`, for a
+ * failure that is answered rather than thrown through it; nothing happens outside a span.
+ */
+export function recordActiveError(err: unknown): void {
+  const span = trace.getActiveSpan();
+  if (span) recordError(span, err);
+}
