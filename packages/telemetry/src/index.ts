@@ -19,6 +19,7 @@ export {
   injectTraceContext,
   extractTraceContext,
   runInContext,
+  bindToActiveContext,
   type TraceCarrier,
   type CarrierInput,
 } from './tracing/propagation.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { Logger, RequestMetrics } from '@switchyard/telemetry';
+import { bindToActiveContext, type Logger, type RequestMetrics } from '@switchyard/telemetry';
 import { initState } from './request-state.ts';
 
 /**
@@ -22,35 +22,41 @@ export function requestLog(log: Logger, metrics?: RequestMetrics): RequestHandle
     const started = performance.now();
     const requestId = flatten(randomUUID());
     const state = initState(req, log, { requestId });
-    res.once('close', () => {
-      const { identity, agent, method, taskId } = state;
-      metrics?.observe(
-        {
-          method: method ?? (state.binding === 'admin' ? 'admin' : 'none'),
-          binding: state.binding === 'jsonrpc' || state.binding === 'rest' ? state.binding : 'http',
-          outcome: state.outcome ?? outcomeOf(res),
-        },
-        (performance.now() - started) / 1000,
-      );
-      // The line is built only when it will be written (the bench and busy sites run at warn).
-      if (!log.isLevelEnabled('info')) return;
-      // The A2A guard has put tenant, principal and agent on the request's logger already; other
-      // routes (admin) may not have: each is added here only where the logger lacks it.
-      state.log.info(
-        {
-          http: { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode },
-          durationMs: Math.round(performance.now() - started),
-          ...state.notLogged({
-            ...(identity ? { tenantId: identity.caller.tenantId, principal: identity.caller.principal } : {}),
-            ...(agent ? { agentId: agent.id } : {}),
-            ...(method ? { a2aMethod: method } : {}),
-            ...(taskId ? { taskId } : {}),
-          }),
-          ...(res.writableFinished ? {} : { aborted: true }),
-        },
-        'request',
-      );
-    });
+    // In the request's own context (its server span): the line carries its trace ids.
+    res.once(
+      'close',
+      bindToActiveContext(() => {
+        const { identity, agent, method, taskId } = state;
+        metrics?.observe(
+          {
+            method: method ?? (state.binding === 'admin' ? 'admin' : 'none'),
+            binding: state.binding === 'jsonrpc' || state.binding === 'rest' ? state.binding : 'http',
+            outcome: state.outcome ?? outcomeOf(res),
+          },
+          (performance.now() - started) / 1000,
+        );
+        // The line is built only when it will be written (the bench and busy sites run at warn).
+        if (!log.isLevelEnabled('info')) return;
+        // The A2A guard has put tenant, principal and agent on the request's logger already; other
+        // routes (admin) may not have: each is added here only where the logger lacks it.
+        state.log.info(
+          {
+            http: { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode },
+            durationMs: Math.round(performance.now() - started),
+            ...state.notLogged({
+              ...(identity
+                ? { tenantId: identity.caller.tenantId, principal: identity.caller.principal }
+                : {}),
+              ...(agent ? { agentId: agent.id } : {}),
+              ...(method ? { a2aMethod: method } : {}),
+              ...(taskId ? { taskId } : {}),
+            }),
+            ...(res.writableFinished ? {} : { aborted: true }),
+          },
+          'request',
+        );
+      }),
+    );
     next();
   };
 }

@@ -48,8 +48,10 @@ export function httpServerSpans(options: HttpServerSpanOptions = {}) {
         span.updateName(`${method} ${route}`);
         span.setAttribute(ATTR_HTTP_ROUTE, route);
       }
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
-      if (res.statusCode >= 500) {
+      // A client that left before any answer got no status: 200 is only the default.
+      if (!res.headersSent) span.setAttribute(ATTR_ERROR_TYPE, 'aborted');
+      else span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
+      if (res.headersSent && res.statusCode >= 500) {
         span.setAttribute(ATTR_ERROR_TYPE, String(res.statusCode));
         span.setStatus({ code: SpanStatusCode.ERROR });
       }

@@ -55,3 +55,12 @@ export function extractTraceContext(
 export function runInContext<T>(ctx: Context, fn: () => T): T {
   return context.with(ctx, fn);
 }
+
+/**
+ * `fn`, to run in the context active now whenever it is called: an event listener (a response's
+ * `close`) otherwise runs in whatever context its emitter carries, and a log line it writes would
+ * carry no trace ids, or another request's.
+ */
+export function bindToActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
+  return context.bind(context.active(), fn);
+}
