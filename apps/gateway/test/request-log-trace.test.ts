@@ -53,7 +53,7 @@ describe('the request log line and the server span', () => {
     expect(line.traceId).toBe(span.spanContext().traceId);
   });
 
-  it('a request its client left before any answer has no status on its span', async () => {
+  it('a request its client left before any answer has no status on its span, and its line its trace id', async () => {
     const socket = net.connect(port, '127.0.0.1');
     socket.write('GET /never HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((r) => setTimeout(r, 50));
@@ -61,5 +61,10 @@ describe('the request log line and the server span', () => {
     const span = await until(() => tracing.spans().find((s) => s.attributes['url.path'] === '/never'));
     expect(span.attributes['http.response.status_code']).toBeUndefined();
     expect(span.attributes['error.type']).toBe('aborted');
+    // Its line is written on a close that comes from the socket, not the handler: still its trace.
+    const line = await until(() =>
+      lines.find((l) => l.msg === 'request' && (l.http as { path: string }).path === '/never'),
+    );
+    expect(line.traceId).toBe(span.spanContext().traceId);
   });
 });
