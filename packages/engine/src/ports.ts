@@ -17,8 +17,9 @@ export interface Dispatcher {
   /**
    * The reaper's enqueue of work nobody claimed: also revives a failed job of the same id, which
    * would swallow the enqueue (TaskQueue.redispatch). Without it, the reaper uses enqueue.
+   * Resolves to whether a job was added or revived (false: the task's job was queued already).
    */
-  redispatch?(dispatch: Dispatch): Promise<void>;
+  redispatch?(dispatch: Dispatch): Promise<boolean>;
   /**
    * A task no run was working on (waiting for input or auth, queued, backing off) was canceled:
    * tell a worker, so its agent can clean up (runner/cancel-notices.ts).

@@ -183,9 +183,15 @@ export class Reaper {
         const { tenantId, taskId, version, attempts, traceContext } = task;
         // With the creating request's trace context: the run joins the task's trace.
         const dispatch = { tenantId, taskId, version, attempts, ...traceContext };
-        await (dispatcher.redispatch ? dispatcher.redispatch(dispatch) : dispatcher.enqueue(dispatch));
-        stats.dispatched++;
-        this.deps.metrics?.reaperAction('dispatched');
+        const added = dispatcher.redispatch
+          ? await dispatcher.redispatch(dispatch)
+          : await dispatcher.enqueue(dispatch).then(() => true);
+        // Counted only when a job was added or revived: under a backlog most of what the scan
+        // finds still has its job queued, and counting those would report a dispatch storm.
+        if (added) {
+          stats.dispatched++;
+          this.deps.metrics?.reaperAction('dispatched');
+        }
         outcomes.push({ index, sent: true });
       } catch (err) {
         stats.errors++;

@@ -209,6 +209,31 @@ describe('a saved scan position', () => {
   });
 });
 
+// Found in review: every task the scan found was counted as dispatched, though under a backlog
+// most still had their job queued and redispatch left them alone: a dispatch storm on the metric.
+describe("a reaper's dispatch count", () => {
+  it('counts only the jobs its redispatch added or revived', async () => {
+    const found = (await p.store.findDispatchable(0, 1000)).tasks.length;
+    expect(found).toBeGreaterThan(2);
+    let added = 0;
+    const reaper = new Reaper({
+      store: p.store,
+      writer: quietWriter(p.store),
+      dispatcher: {
+        enqueue: () => Promise.reject(new Error('the reaper redispatches')),
+        // The first two had lost their jobs; the rest are still queued.
+        redispatch: () => Promise.resolve(added++ < 2),
+      },
+      config: p.config,
+      log: silentLogger(),
+      dispatchesPerSweep: 1000,
+    });
+    const stats = await reaper.sweep();
+    expect(added).toBe(found);
+    expect(stats.dispatched).toBe(2);
+  });
+});
+
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

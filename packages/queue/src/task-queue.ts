@@ -274,18 +274,24 @@ export class TaskQueue {
    * dashboard): when a worker could not claim (Postgres restarting under the claim) or a job
    * stalled too often, every later enqueue of that dispatch vanished and the task waited forever.
    * Such a job is retried instead: back to waiting, under its id and its first priority.
+   * Resolves to whether a job was added or retried (false: its job was queued already).
    */
-  async redispatch(dispatch: Dispatch): Promise<void> {
+  async redispatch(dispatch: Dispatch): Promise<boolean> {
     this.#refuseUnlessRedisAnswers('the next sweep will dispatch');
     const job = await this.queue.getJob(jobIdOf(dispatch));
-    if (!job) return this.enqueue(dispatch);
-    if (!(await job.isFailed())) return;
-    await job
-      .retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true })
-      .catch(async (err: unknown) => {
+    if (!job) {
+      await this.enqueue(dispatch);
+      return true;
+    }
+    if (!(await job.isFailed())) return false;
+    return job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
+      () => true,
+      async (err: unknown) => {
         // Another reaper retried it first (or it was removed): it is no longer failed either way.
         if (await job.isFailed()) throw err;
-      });
+        return false;
+      },
+    );
   }
 
   /**
