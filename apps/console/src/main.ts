@@ -13,7 +13,7 @@ import { createConsole } from './create-console.ts';
 const config = loadConfigOrExit('switchyard-console', () => loadConsoleConfig(process.env));
 const { log, metrics, pool, redis, commands, subscriber, keys, secrets, close, flushTracing } =
   await openProcessResources('console', config, process.env);
-handleProcessErrors(log);
+handleProcessErrors(log, { beforeFatalExit: flushTracing });
 const app = createConsole({ pool, redis, commands, subscriber, keys, secrets, log, config, metrics });
 await listenOrExit(log, { CONSOLE_PORT: config.CONSOLE_PORT }, () => app.start(config.CONSOLE_PORT));
 handleSignals(

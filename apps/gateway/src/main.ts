@@ -13,7 +13,7 @@ import { createGateway } from './create-gateway.ts';
 const config = loadConfigOrExit('switchyard-gateway', () => loadGatewayConfig(process.env));
 const resources = await openProcessResources('gateway', config, process.env);
 const { log, close, flushTracing } = resources;
-handleProcessErrors(log);
+handleProcessErrors(log, { beforeFatalExit: flushTracing });
 // The connections, pool, logger and metrics as opened; the gateway takes what GatewayDeps names.
 const gateway = createGateway({ ...resources, config });
 // Before start(): with Redis away, start() waits for the revocation channel (listening meanwhile),

@@ -17,7 +17,7 @@ const { log, metrics, pool, subscriber, keys, secrets, close, flushTracing } = a
   config,
   process.env,
 );
-handleProcessErrors(log);
+handleProcessErrors(log, { beforeFatalExit: flushTracing });
 const pusher = createPusher({
   pool,
   subscriber,

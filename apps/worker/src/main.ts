@@ -18,7 +18,10 @@ const resources = await openProcessResources('worker', config, process.env);
 const { log, metrics, secrets, close, flushTracing } = resources;
 // An agent's context call that it did not await, refused because its run had ended (a cancel, a
 // lost lease), is that agent's mistake: a warning, never the end of every other run here.
-handleProcessErrors(log, { isExpected: (reason) => reason instanceof RunEndedError });
+handleProcessErrors(log, {
+  isExpected: (reason) => reason instanceof RunEndedError,
+  beforeFatalExit: flushTracing,
+});
 // Bundled agents run in-process; `a2a-upstream` registrations are existing A2A servers we call.
 const upstreamAgent = createUpstreamAgent({
   secrets,

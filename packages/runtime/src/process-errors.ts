@@ -7,7 +7,15 @@ export interface ProcessErrorOptions {
    * refused after its run was canceled or lost its lease).
    */
   isExpected?: (reason: unknown) => boolean;
+  /**
+   * Sends what is buffered (the trace spans) before a fatal exit, given at most
+   * FATAL_FLUSH_LIMIT_MS: the spans around a crash are the ones wanted most.
+   */
+  beforeFatalExit?: () => Promise<void>;
 }
+
+/** How long a fatal exit waits for `beforeFatalExit`. */
+export const FATAL_FLUSH_LIMIT_MS = 2000;
 
 /**
  * Process-level error policy; call once, as soon as the logger exists.
@@ -29,6 +37,10 @@ export function handleProcessErrors(log: Logger, options: ProcessErrorOptions = 
   });
   process.on('uncaughtException', (err, origin) => {
     log.fatal({ err, origin }, 'uncaught exception: exiting');
-    process.exit(1);
+    if (!options.beforeFatalExit) process.exit(1);
+    const limit = new Promise((resolve) => setTimeout(resolve, FATAL_FLUSH_LIMIT_MS).unref());
+    void Promise.race([options.beforeFatalExit().catch(() => undefined), limit]).finally(() =>
+      process.exit(1),
+    );
   });
 }

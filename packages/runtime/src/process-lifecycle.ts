@@ -75,7 +75,9 @@ export function handleSignals(
       },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        // The drain failed before its own flush: the spans of what it did go out first.
+        const flushed = options.beforeForcedExit?.() ?? Promise.resolve();
+        void flushed.catch(() => undefined).finally(() => process.exit(1));
       },
     );
   };

@@ -128,9 +128,13 @@ export async function openProcessResources(
     keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
     secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
     async close() {
-      for (const connection of opened) connection.disconnect();
-      await pool.end();
-      await tracing.shutdown();
+      try {
+        for (const connection of opened) connection.disconnect();
+        await pool.end();
+      } finally {
+        // Spans go out even when the pool's end fails.
+        await tracing.shutdown();
+      }
     },
     flushTracing: () => tracing.shutdown(),
   };

@@ -5,6 +5,7 @@ import { startProcess, waitFor, type RunningProcess } from '@switchyard/testing'
 import { closeWithin, commonEnvSchema, parseEnv, shutdownDeadlineMs } from '../src/index.ts';
 
 const hangingDrain = fileURLToPath(new URL('./fixtures/hanging-drain.ts', import.meta.url));
+const failingExit = fileURLToPath(new URL('./fixtures/failing-exit.ts', import.meta.url));
 let proc: RunningProcess | undefined;
 afterEach(() => proc?.signal('SIGKILL'));
 
@@ -22,6 +23,30 @@ describe('the shutdown deadline', () => {
     expect(said).toContain('shutdown deadline passed: exiting with the drain unfinished');
     expect(said).toContain('traces flushed');
     expect(said).not.toContain('stopped');
+  });
+
+  // Found in review: a failed drain and an uncaught exception exited without flushing traces, so
+  // the spans around the failure, the ones wanted most, were lost.
+  it('flushes traces before exiting 1 after a failed drain', async () => {
+    proc = startProcess(failingExit, { FAILURE: 'stop' });
+    const running = proc;
+    await waitFor(() => running.logs().some((l) => l.msg === 'started'), {
+      what: 'the process to start',
+      timeoutMs: 20_000,
+    });
+    running.signal('SIGTERM');
+    expect(await running.exited).toBe(1);
+    expect(running.logs().map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['shutdown failed', 'traces flushed']),
+    );
+  });
+
+  it('flushes traces before exiting 1 after an uncaught exception', async () => {
+    proc = startProcess(failingExit, { FAILURE: 'crash' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.logs().map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['uncaught exception: exiting', 'traces flushed']),
+    );
   });
 
   it('is SHUTDOWN_DEADLINE_MS when set, else the drain grace plus a margin', () => {
