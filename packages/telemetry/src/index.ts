@@ -20,6 +20,7 @@ export {
   extractTraceContext,
   runInContext,
   bindToActiveContext,
+  traceContextToCarry,
   type TraceCarrier,
   type CarrierInput,
 } from './tracing/propagation.ts';

@@ -5,6 +5,7 @@ import {
   extractTraceContext,
   injectTraceContext,
   runInContext,
+  traceContextToCarry,
   tracer,
   withSpan,
 } from '@switchyard/telemetry';
@@ -131,5 +132,37 @@ describe('withSpan', () => {
     await withSpan('x', {}, () => undefined, { tracerName: 'switchyard.pusher' });
     expect(tracing.spans()[0]?.instrumentationScope.name).toBe('switchyard.pusher');
     expect(tracer('a')).toBeDefined();
+  });
+});
+
+// Found in review: the caller's traceparent and tracestate were spread into every job as they
+// came (any header text, up to the header limit), and a caller's tracestate stayed beside the
+// gateway's own traceparent when the caller's traceparent was malformed.
+describe('traceContextToCarry', () => {
+  const valid = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+
+  it("carries the active span's context, never the caller's tracestate beside it", async () => {
+    const carried = await withSpan('request', {}, (span) => ({
+      carrier: traceContextToCarry({ traceparent: 'garbage', tracestate: 'caller=1' }),
+      traceId: span.spanContext().traceId,
+    }));
+    expect(carried.carrier).toEqual({ traceparent: expect.stringContaining(carried.traceId) });
+  });
+
+  it("outside a span, carries the caller's context only when it is well formed", () => {
+    expect(traceContextToCarry({ traceparent: valid, tracestate: 'k=v' })).toEqual({
+      traceparent: valid,
+      tracestate: 'k=v',
+    });
+    expect(traceContextToCarry({ traceparent: valid, tracestate: 'x'.repeat(513) })).toEqual({
+      traceparent: valid,
+    });
+    for (const bad of [
+      'garbage',
+      `00-${'0'.repeat(32)}-${'b'.repeat(16)}-01`,
+      `${valid}-extra`,
+      'x'.repeat(10_000),
+    ])
+      expect(traceContextToCarry({ traceparent: bad, tracestate: 'k=v' })).toEqual({});
   });
 });

@@ -23,7 +23,7 @@ import {
   type NewPushConfig,
   type TaskRecord,
 } from '@switchyard/store';
-import { injectTraceContext, withSpan } from '@switchyard/telemetry';
+import { traceContextToCarry, withSpan } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { unheardCancelCheck } from '../unheard-cancel.ts';
@@ -264,7 +264,7 @@ export class TaskService {
     // Not awaited: the commit is what the caller is owed, and a dispatch that never happens (this
     // process dies first, Redis is down) is the reaper's to redo, as when the enqueue fails. The
     // answer leaves one Redis round trip sooner.
-    void this.dispatch(accepted, { ...trace, ...injectTraceContext() });
+    void this.dispatch(accepted, traceContextToCarry(trace));
     return accepted;
   }
 

@@ -64,3 +64,22 @@ export function runInContext<T>(ctx: Context, fn: () => T): T {
 export function bindToActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
   return context.bind(context.active(), fn);
 }
+
+/** W3C traceparent: version, trace id, parent id, flags; all-zero ids are invalid. */
+const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** The W3C limit on a tracestate a vendor must propagate. */
+const MAX_TRACESTATE = 512;
+
+/**
+ * The trace context to carry on with a piece of work: the active span's, or without one (tracing
+ * off here) the caller's own, but only a well-formed one (a `tracestate` only beside it): any
+ * header text would otherwise ride into every job and task row, and a caller's `tracestate`
+ * would sit beside a `traceparent` that is not the one it belongs to.
+ */
+export function traceContextToCarry(callerCarrier: TraceCarrier = {}): TraceCarrier {
+  const active = injectTraceContext();
+  if (active.traceparent) return active;
+  const { traceparent, tracestate } = callerCarrier;
+  if (!traceparent || !TRACEPARENT.test(traceparent)) return {};
+  return tracestate && tracestate.length <= MAX_TRACESTATE ? { traceparent, tracestate } : { traceparent };
+}
