@@ -225,6 +225,20 @@ export const commonEnvSchema = z.object({
     .string()
     .min(16, 'must be at least 16 characters')
     .default('switchyard-dev-secret-key-change-me'),
+  /**
+   * Keys secrets were sealed with before SWITCHYARD_SECRET_KEY (comma-separated, each ≥ 16
+   * characters): they still open what they sealed; everything is sealed with the current key.
+   */
+  SWITCHYARD_SECRET_KEY_PREVIOUS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
+    )
+    .refine((keys) => keys.every((k) => k.length >= 16), 'each key must be at least 16 characters'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * Whether metrics carry a `tenant` label (switchyard_tasks_created_total and the run-cap

@@ -126,7 +126,7 @@ export async function openProcessResources(
     },
     subscriber,
     keys: createQueueKeys(config.SWITCHYARD_REDIS_PREFIX),
-    secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+    secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_SECRET_KEY_PREVIOUS),
     async close() {
       try {
         for (const connection of opened) connection.disconnect();

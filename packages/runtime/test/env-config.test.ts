@@ -63,6 +63,22 @@ describe('a blank variable is an unset one', () => {
   });
 });
 
+describe('SWITCHYARD_SECRET_KEY_PREVIOUS', () => {
+  it('is a comma-separated list of keys, none by default, each at least 16 characters', () => {
+    expect(parseEnv(commonEnvSchema, {}).SWITCHYARD_SECRET_KEY_PREVIOUS).toEqual([]);
+    expect(
+      parseEnv(commonEnvSchema, {
+        SWITCHYARD_SECRET_KEY_PREVIOUS: ' first-old-key-0123456 , second-old-key-0123456,',
+      }).SWITCHYARD_SECRET_KEY_PREVIOUS,
+    ).toEqual(['first-old-key-0123456', 'second-old-key-0123456']);
+    const refused = configError(commonEnvSchema, {
+      SWITCHYARD_SECRET_KEY_PREVIOUS: 'first-old-key-0123456,short',
+    });
+    expect(refused).toContain('SWITCHYARD_SECRET_KEY_PREVIOUS');
+    expect(refused).not.toContain('first-old-key');
+  });
+});
+
 describe('a config error names the setting but never shows a password', () => {
   it.each([
     ['DATABASE_URL', 'postgress://u:hunter2@db/x'],

@@ -38,6 +38,7 @@ const SECRET_NAMES = [
   'webhookSecret',
   'SWITCHYARD_ADMIN_TOKEN',
   'SWITCHYARD_SECRET_KEY',
+  'SWITCHYARD_SECRET_KEY_PREVIOUS',
   // Connection URLs may carry a password.
   'DATABASE_URL',
   'REDIS_URL',

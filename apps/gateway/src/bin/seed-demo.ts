@@ -24,7 +24,7 @@ const pool = createPool({
 try {
   const admin = new PostgresAdminStore({
     db: createDb(pool),
-    secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY),
+    secrets: createSecretBox(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_SECRET_KEY_PREVIOUS),
   });
   const result = await seedDemo({
     admin,
