@@ -137,7 +137,7 @@ export function createConsole(deps: ConsoleDeps): Console {
   app.use(express.urlencoded({ extended: false, limit: '16kb' }));
   app.use(express.json({ limit: '64kb' }));
   app.use(loginRoutes(services));
-  app.use(requireAuth(services.signer));
+  app.use(requireAuth(services.signer, (sid) => services.reads.isSessionEnded(sid)));
   app.use(csrfGuard(services.signer));
   app.use(logoutRoutes(services));
   app.use('/api', apiRoutes(services));

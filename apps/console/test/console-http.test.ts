@@ -153,6 +153,22 @@ describe('authentication', () => {
     const out = await post('/logout', { _csrf: own.csrf }, { cookie: own.cookie, origin: base });
     expect(out.status).toBe(303);
     expect(out.headers.get('set-cookie')).toMatch(/sy_console=;/);
+    // Found in review: logout only cleared the browser's cookie; a copy of it went on working
+    // until it expired. It is refused now, and the login page shows its form to it (no loop).
+    const copy = await fetch(`${base}/api/tenants`, { headers: { cookie: own.cookie } });
+    expect(copy.status).toBe(401);
+    const again = await fetch(`${base}/tasks`, {
+      redirect: 'manual',
+      headers: { cookie: own.cookie, accept: 'text/html' },
+    });
+    expect(again.headers.get('location')).toMatch(/^\/login/);
+    const login = await fetch(`${base}/login`, {
+      redirect: 'manual',
+      headers: { cookie: own.cookie, accept: 'text/html' },
+    });
+    expect(login.status).toBe(200);
+    // Other sessions are not touched.
+    expect((await fetch(`${base}/api/tenants`, { headers: { cookie: browser.cookie } })).status).toBe(200);
   });
 });
 

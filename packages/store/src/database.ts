@@ -147,6 +147,12 @@ export interface PushDeliveriesTable {
   delivered_at: Date | null;
 }
 
+/** A console session signed out before its expiry (000017), kept until that expiry. */
+export interface ConsoleEndedSessionsTable {
+  sid: string;
+  expires_at: Date;
+}
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -159,4 +165,5 @@ export interface Database {
   context_memory: ContextMemoryTable;
   push_configs: PushConfigsTable;
   push_deliveries: PushDeliveriesTable;
+  console_ended_sessions: ConsoleEndedSessionsTable;
 }

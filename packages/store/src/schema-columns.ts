@@ -89,6 +89,7 @@ export const SCHEMA_COLUMNS = {
     'created_at',
     'delivered_at',
   ],
+  console_ended_sessions: ['sid', 'expires_at'],
 } as const satisfies { [T in keyof Database]: readonly (keyof Database[T])[] };
 
 /**
@@ -116,6 +117,7 @@ export const NULLABLE_COLUMNS = {
   context_memory: [],
   push_configs: ['token_enc', 'auth_scheme', 'auth_credentials_enc'],
   push_deliveries: ['locked_by', 'locked_until', 'last_error', 'last_status', 'delivered_at'],
+  console_ended_sessions: [],
 } as const satisfies { [T in keyof Database]: readonly MayBeNull<Database[T]>[] };
 
 /** Columns whose selected type admits null (including `unknown`). */

@@ -4,17 +4,20 @@ import { renderLoginPage } from '../html/simple-pages.ts';
 import { safeLocalPath, sendPage } from '../http/send-page.ts';
 import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from './cookies.ts';
 import { assertSameOrigin } from './csrf-guard.ts';
+import { authOf } from './request-auth.ts';
 
 /** GET/POST /login (public). Logout is in protectedLoginRoutes: it needs the CSRF token. */
-export function loginRoutes({ signer, config, log }: ConsoleServices): Router {
+export function loginRoutes({ signer, config, log, reads }: ConsoleServices): Router {
   const router = Router();
-  router.get('/login', (req, res) => {
+  router.get('/login', async (req, res) => {
     const next = safeLocalPath(
       new URL(req.originalUrl, 'http://console.invalid').searchParams.get('next'),
       '/tasks',
     );
     const cookie = readCookie(req, SESSION_COOKIE);
-    if (cookie !== undefined && signer.verify(cookie)) return res.redirect(303, next);
+    const session = cookie === undefined ? null : signer.verify(cookie);
+    // Signed in already: on. A signed-out session's cookie gets the form (a redirect would loop).
+    if (session && !(await reads.isSessionEnded(session.sid))) return res.redirect(303, next);
     sendPage(req, res, { title: 'Sign in', section: 'none', body: renderLoginPage({ next }) });
   });
   router.post('/login', (req, res) => {
@@ -40,10 +43,13 @@ export function loginRoutes({ signer, config, log }: ConsoleServices): Router {
   return router;
 }
 
-/** POST /logout, behind requireAuth and the CSRF guard. */
-export function logoutRoutes({ config }: ConsoleServices): Router {
+/** POST /logout, behind requireAuth and the CSRF guard: the session ends on every replica. */
+export function logoutRoutes({ config, reads }: ConsoleServices): Router {
   const router = Router();
-  router.post('/logout', (_req, res) => {
+  router.post('/logout', async (req, res) => {
+    // Ended for every replica and every copy of the cookie, not only this browser's.
+    const auth = authOf(req);
+    if (auth.kind === 'session') await reads.endSession(auth.session.sid, new Date(auth.session.expiresAtMs));
     clearSessionCookie(res, config.CONSOLE_SECURE_COOKIE);
     res.redirect(303, '/login');
   });

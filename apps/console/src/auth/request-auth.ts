@@ -44,6 +44,23 @@ export function authenticate(req: Request, signer: SessionSigner): Auth | null {
   return session ? { kind: 'session', session, csrf: signer.csrfToken(session.sid) } : null;
 }
 
+/** Whether a session was signed out before its expiry (PostgresConsoleStore.isSessionEnded). */
+export type IsSessionEnded = (sid: string) => Promise<boolean>;
+
+/**
+ * authenticate, and a session must not have been signed out: a cookie is signed, not stored, so
+ * only this check ends a copy of it that outlived its sign-out.
+ */
+export async function authenticateLive(
+  req: Request,
+  signer: SessionSigner,
+  isEnded: IsSessionEnded,
+): Promise<Auth | null> {
+  const auth = authenticate(req, signer);
+  if (auth?.kind === 'session' && (await isEnded(auth.session.sid))) return null;
+  return auth;
+}
+
 /** JSON and event streams answer 401; a page request is sent to the login page and back. */
 function wantsPage(req: Request): boolean {
   return (
@@ -57,16 +74,16 @@ function wantsPage(req: Request): boolean {
 /**
  * Every page, stream and JSON endpoint behind this refuses a caller without the admin token (as a
  * bearer header) or a valid session cookie. A wrong bearer token is refused even if a cookie is
- * also present: an explicit credential is never silently replaced by an ambient one.
+ * also present: an explicit credential is never silently replaced by an ambient one. A session
+ * signed out (on any replica) is refused as an expired one is.
  */
-export function requireAuth(signer: SessionSigner): RequestHandler {
+export function requireAuth(signer: SessionSigner, isEnded: IsSessionEnded): RequestHandler {
   return (req, res, next) => {
-    const auth = authenticate(req, signer);
-    if (auth) {
+    authenticateLive(req, signer, isEnded).then((auth) => {
+      if (!auth) return refuse(req, res);
       (req as WithAuth)[AUTH] = auth;
-      return next();
-    }
-    refuse(req, res);
+      next();
+    }, next);
   };
 }
 

@@ -14,6 +14,7 @@ import type {
   TenantDeadLetters,
   TenantQueued,
 } from './console-types.ts';
+import { endConsoleSession, isConsoleSessionEnded } from './ended-sessions.ts';
 import { findTaskTenants } from './find-task-tenants.ts';
 import { listArtifactChunks } from './list-artifact-chunks.ts';
 import { listConsoleTasks } from './list-console-tasks.ts';
@@ -30,6 +31,13 @@ export class PostgresConsoleStore {
     this.#db = db;
   }
 
+  /** A console sign-out, kept until the session would have expired (ended-sessions.ts). */
+  endSession(sid: string, expiresAt: Date): Promise<void> {
+    return endConsoleSession(this.#db, sid, expiresAt);
+  }
+  isSessionEnded(sid: string): Promise<boolean> {
+    return isConsoleSessionEnded(this.#db, sid);
+  }
   listTasks(input: ListConsoleTasksInput): Promise<ConsoleTaskPage> {
     return listConsoleTasks(this.#db, input);
   }
