@@ -271,8 +271,11 @@ export interface GetTaskOptions {
 
 export interface ListTasksInput {
   caller: Caller;
-  /** Only this agent's tasks (each agent's A2A interface lists its own). */
-  agentId?: string;
+  /**
+   * This agent's tasks: each agent's A2A interface lists its own, and the list indexes
+   * (000015) lead with it.
+   */
+  agentId: string;
   contextId?: string;
   state?: TaskState;
   statusTimestampAfter?: Date;

@@ -65,6 +65,7 @@ export async function pageThrough(
   do {
     const page = await env.store.listTasks({
       caller,
+      agentId: 'echo',
       pageSize: 50,
       includeArtifacts: false,
       ...input,

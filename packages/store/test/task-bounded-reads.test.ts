@@ -236,7 +236,7 @@ describe('ListTasks', () => {
     await insert('bob', 60);
     await env.testDb.pool.query('ANALYZE tasks');
     const caller = { tenantId, principal: 'bob', admin: false };
-    const list = (d: Db) => listTasks(d, { caller, pageSize: 50, includeArtifacts: false });
+    const list = (d: Db) => listTasks(d, { caller, agentId: 'echo', pageSize: 50, includeArtifacts: false });
     for (let k = 0; k < 2; k++) await list(db);
     let page: Awaited<ReturnType<typeof list>> | undefined;
     const read = await tasksRowsRead(async (trx) => {

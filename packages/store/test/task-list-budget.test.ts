@@ -68,7 +68,13 @@ describe('ListTasks within a byte budget', () => {
     const u = tenant();
     await sizedTask(env, u, { history: [text(10_000), text(10_000)], artifacts: [text(300_000, 'whole')] });
     const [task] = (
-      await env.store.listTasks({ caller: alice(u), pageSize: 50, includeArtifacts: true, ...budget })
+      await env.store.listTasks({
+        caller: alice(u),
+        agentId: 'echo',
+        pageSize: 50,
+        includeArtifacts: true,
+        ...budget,
+      })
     ).tasks;
     expect(task?.artifacts?.[0]?.parts[0]?.text).toBe(text(300_000, 'whole'));
     // Nothing of the history fits beside it: the key is omitted, as for historyLength 0.
@@ -87,7 +93,13 @@ describe('ListTasks within a byte budget', () => {
   it('sizes the candidates only until the page is full: a page of big tasks reads what it returns', async () => {
     const t = tenant();
     for (let k = 0; k < 20; k++) await sizedTask(env, t, { history: [text(100_000)] });
-    const input = { caller: alice(t), pageSize: 20, includeArtifacts: false, maxPageBytes: 250_000 };
+    const input = {
+      caller: alice(t),
+      agentId: 'echo',
+      pageSize: 20,
+      includeArtifacts: false,
+      maxPageBytes: 250_000,
+    };
     expect((await listTasks(env.db, input)).tasks).toHaveLength(2);
     let sized = 0;
     const read = await rowsRead(env.db, 'task_messages', async (trx) => {

@@ -9,7 +9,7 @@ const env = useTaskTestEnv();
 
 const user = (tenantId: string, principal = 'alice'): Caller => ({ tenantId, principal, admin: false });
 const list = (caller: Caller, extra: Partial<ListTasksInput> = {}) =>
-  env.store.listTasks({ caller, pageSize: 50, includeArtifacts: false, ...extra });
+  env.store.listTasks({ caller, agentId: 'echo', pageSize: 50, includeArtifacts: false, ...extra });
 
 /** Inserts `count` visible tasks sharing one status timestamp, in one statement. */
 async function bulkTasks(tenantId: string, count: number, timestamp: string): Promise<void> {
@@ -138,12 +138,14 @@ describe('ListTasks filters and scope (digest §7.4 rules 20, 23–25)', () => {
     });
     const ids = async (extra: Partial<ListTasksInput>) =>
       (await list(user(t), extra)).tasks.map((x) => x.id).sort();
-    expect(await ids({ contextId: 'ctx-1' })).toEqual([a.id, b.id].sort());
+    // Each agent lists its own (the default here is echo's).
+    expect(await ids({ contextId: 'ctx-1' })).toEqual([a.id]);
     expect(await ids({ agentId: 'other' })).toEqual([b.id]);
+    expect(await ids({ agentId: 'other', contextId: 'ctx-2' })).toEqual([]);
     expect(await ids({ state: TaskState.WORKING })).toEqual([c.id]);
-    expect(await ids({ state: TaskState.UNSPECIFIED })).toHaveLength(3);
+    expect(await ids({ state: TaskState.UNSPECIFIED })).toHaveLength(2);
     expect(await ids({ statusTimestampAfter: working.statusTimestamp })).toEqual([c.id]);
-    expect((await list(user(t), { contextId: 'ctx-1', pageSize: 1 })).totalSize).toBe(2);
+    expect((await list(user(t), { pageSize: 1 })).totalSize).toBe(2);
   });
 
   it('totalSize is exact on both sides of a full first page (counted from the page, or by a count)', async () => {

@@ -80,7 +80,7 @@ export async function pageCandidates(db: Db, input: ListTasksInput) {
     .where('tenant_id', '=', caller.tenantId)
     .where('visibility', '=', 'task')
     .$if(!caller.admin, (q) => q.where('owner', '=', caller.principal))
-    .$if(input.agentId !== undefined, (q) => q.where('agent_id', '=', input.agentId ?? ''))
+    .where('agent_id', '=', input.agentId)
     .$if(input.contextId !== undefined, (q) => q.where('context_id', '=', input.contextId ?? ''))
     .$if(state !== undefined, (q) => q.where('state', '=', state ?? ''))
     .$if(input.statusTimestampAfter !== undefined, (q) =>
