@@ -78,6 +78,40 @@ describe('followTask', () => {
     expect(events.filter((e) => e.response.artifactUpdate)).toHaveLength(1);
   });
 
+  // Found in review: every connection that brought an event counted as progress, so a stream that
+  // only restated the same snapshot and ended (Switchyard closes at INPUT_REQUIRED) was reopened
+  // forever, and the polling fallback never came.
+  it('falls back to polling when connections only restate the snapshot it already has', async () => {
+    const asked = {
+      ...task(TaskState.INPUT_REQUIRED),
+      status: { state: TaskState.INPUT_REQUIRED, timestamp: 't1' },
+    };
+    const answered = task(TaskState.COMPLETED);
+    let reads = 0;
+    const snapshot = (): StreamEvent[] => [{ response: { task: asked } }];
+    // A connection limit stands in for "forever": past it, no more connections.
+    const transport = scriptedTransport(Array.from({ length: 20 }, snapshot), () =>
+      Promise.resolve(++reads === 1 ? asked : answered),
+    );
+    const notices: string[] = [];
+    const done = await followTask({
+      transport,
+      taskId: TASK_ID,
+      streaming: true,
+      options: {
+        onNotice: (n) => notices.push(n.type),
+        reconnectBackoff: { baseDelayMs: 1, maxDelayMs: 2 },
+        pollBackoff: { baseDelayMs: 1, maxDelayMs: 2 },
+      },
+      signal: new AbortController().signal,
+      holder: {},
+      // The status a follow-up message answers: restating it is no news.
+      staleStatus: 'TASK_STATE_INPUT_REQUIRED|t1|',
+    });
+    expect(done).toEqual(answered);
+    expect(notices).toEqual(['reconnecting', 'reconnecting', 'polling']);
+  });
+
   it('gives up polling a server that stays away, with its last error, instead of polling forever', async () => {
     let reads = 0;
     const transport = scriptedTransport([], () => {

@@ -12,6 +12,7 @@ import type {
   SendMessageResponse,
   Task,
   TaskPushNotificationConfig,
+  TaskStatus,
 } from '@switchyard/protocol';
 import { fetchAgentCard } from '../card/fetch-card.ts';
 import { HttpClient } from '../http/http-client.ts';
@@ -114,13 +115,18 @@ export class A2AClient {
     return this.run(typeof input === 'string' ? userMessage(input) : input, options);
   }
 
-  /** Answers an input-required (or auth-required) task: same taskId and contextId, then waits again. */
+  /**
+   * Answers an input-required (or auth-required) task: same taskId and contextId, then waits again.
+   * Pass the task as last seen, `status` included: the answer is then told from the question it
+   * answers without a GetTask before the send.
+   */
   continueTask(
-    task: Pick<Task, 'id' | 'contextId'>,
+    task: Pick<Task, 'id' | 'contextId'> & { status?: TaskStatus | undefined },
     input: string | Part[],
     options: RunOptions = {},
   ): Promise<SendMessageResponse> {
-    return this.run(userMessage(input, { taskId: task.id, contextId: task.contextId }), options);
+    const message = userMessage(input, { taskId: task.id, contextId: task.contextId });
+    return runTask(this.transport, this.#card, message, options, task.status);
   }
 
   /** Follows an existing task until it settles (the CLI's `tail`). */

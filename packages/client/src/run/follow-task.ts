@@ -44,7 +44,8 @@ function isDone(ctx: FollowContext, task: Task | undefined): boolean {
  * already seen are dropped by id, so a server that ignores the header causes no duplicates; ids
  * count only until the next Task snapshot, since some servers number each connection's events
  * from 0 again, and what follows a snapshot is newer than it anyway);
- * after `maxStreamFailures` connections in a row that brought nothing new, or when the server
+ * after `maxStreamFailures` connections in a row that brought nothing new (no event that changed
+ * the tracked task), or when the server
  * says streaming is unsupported, poll GetTask with full-jitter backoff. Returns a fresh GetTask of
  * the settled task.
  */
@@ -81,8 +82,11 @@ export async function followTask(ctx: FollowContext): Promise<Task> {
           seen.add(event.id);
           lastEventId = event.id;
         }
-        delivered = true;
+        const before = holder.tracker ? changeKey(holder.tracker.task) : undefined;
         emit(event);
+        // Only news counts: a server that ends each stream after restating the same snapshot
+        // (Switchyard closes at INPUT_REQUIRED) must not keep the polling fallback away forever.
+        if (holder.tracker && changeKey(holder.tracker.task) !== before) delivered = true;
         if (isDone(ctx, holder.tracker?.task)) return await finalRead(ctx);
       }
       lastError = new NetworkError('the stream ended before the task settled');
@@ -151,7 +155,8 @@ async function finalRead(ctx: FollowContext): Promise<Task> {
   }
 }
 
+/** What makes a task read as changed: its status (statusKey) and how many parts each artifact has. */
 function changeKey(task: Task): string {
   const parts = (task.artifacts ?? []).map((a) => `${a.artifactId}:${a.parts.length}`).join(',');
-  return `${task.status.state}|${task.status.timestamp ?? ''}|${parts}`;
+  return `${statusKey(task.status)}|${parts}`;
 }
