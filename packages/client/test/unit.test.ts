@@ -292,6 +292,26 @@ describe('readSse (eventsource-parser over fetch streams)', () => {
     };
     await expect(run()).rejects.toThrow(/idle/);
   });
+
+  // Found in review: the idle clock kept running while the consumer handled an event, so a slow
+  // consumer got "stream idle" from a server that had the next event ready all along.
+  it('the idle clock stops while the consumer handles an event', async () => {
+    const controller = new AbortController();
+    const response = await fetchLikeWithSignal(
+      respond(['id: 1\ndata: a\n\n', 'id: 2\ndata: b\n\n']),
+      controller.signal,
+    );
+    const seen: string[] = [];
+    for await (const e of readSse(response, {
+      idleTimeoutMs: 20,
+      abort: (reason) => controller.abort(reason),
+    })) {
+      seen.push(e.data);
+      // A consumer slower than the idle timeout (its timer fires after the idle one would).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen).toEqual(['a', 'b']);
+  });
 });
 
 /** Ties a body to an abort signal, as fetch does. */

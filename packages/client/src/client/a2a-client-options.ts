@@ -20,7 +20,8 @@ export interface A2AClientOptions {
   onRetry?: RetryListener | undefined;
   /**
    * A stream that delivers nothing at all (not even a keep-alive comment) for this long is treated
-   * as dead, in ms; `run()` then resumes it. Default 60000; 0 disables.
+   * as dead, in ms; `run()` then resumes it. Only time spent waiting on the server counts, not
+   * time the consumer spends handling an event. Default 60000; 0 disables.
    */
   streamIdleTimeoutMs?: number | undefined;
 }

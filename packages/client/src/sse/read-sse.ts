@@ -29,7 +29,6 @@ export async function* readSse(
   let idled = false;
   const arm = () => {
     if (idleMs <= 0) return;
-    clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
       idled = true;
       options.abort(new NetworkError(`stream idle for ${idleMs} ms`));
@@ -37,18 +36,21 @@ export async function* readSse(
   };
   let finished = false;
   try {
-    arm();
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
+      // The clock runs only while waiting on the server: time the consumer spends on an event
+      // (the yield below) is not the stream's silence.
+      arm();
       try {
         chunk = await reader.read();
       } catch (err) {
         if (options.signal?.aborted) throw options.signal.reason;
         if (idled) throw new NetworkError(`stream idle for ${idleMs} ms`, { cause: err });
         throw new NetworkError('stream interrupted', { cause: err });
+      } finally {
+        clearTimeout(idleTimer);
       }
       if (chunk.done) break;
-      arm();
       parser.feed(decoder.decode(chunk.value, { stream: true }));
       while (pending.length > 0) yield pending.shift() as EventSourceMessage;
     }
