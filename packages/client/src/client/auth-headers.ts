@@ -1,11 +1,14 @@
 import type { AgentCard } from '@switchyard/protocol';
+import { mergeHeaders } from '../http/merge-headers.ts';
 import { A2A_VERSION } from '../version.ts';
 
 const DEFAULT_API_KEY_HEADER = 'X-API-Key';
 
 /**
  * Headers of every A2A request: the version (MUST, digest §6), requested extensions, and the API
- * key in the header the card's API-key scheme names. Caller-supplied headers win.
+ * key in the header the card's API-key scheme names. Caller-supplied headers win, whatever the
+ * letter case of their names (`a2a-version` replaces `A2A-Version`; `x-api-key` replaces the key).
+ * Names come back in lower case.
  */
 export function requestHeaders(
   card: AgentCard | undefined,
@@ -19,7 +22,7 @@ export function requestHeaders(
   if (options.extensions && options.extensions.length > 0)
     headers['A2A-Extensions'] = options.extensions.join(', ');
   if (options.apiKey) headers[apiKeyHeader(card)] = options.apiKey;
-  return { ...headers, ...options.headers };
+  return Object.fromEntries(mergeHeaders(headers, options.headers));
 }
 
 function apiKeyHeader(card: AgentCard | undefined): string {

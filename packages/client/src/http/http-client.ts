@@ -1,5 +1,6 @@
 import { NetworkError } from '../errors/network-error.ts';
 import { errorFromReply } from '../errors/decode-error.ts';
+import { mergeHeaders } from './merge-headers.ts';
 import { resolveRetryOptions, type ResolvedRetryOptions, type RetryOptions } from '../retry/retry-policy.ts';
 import { withRetry, type RetryListener } from '../retry/with-retry.ts';
 
@@ -9,7 +10,7 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export type ErrorDecoder = (status: number, statusText: string, bodyText: string, headers: Headers) => Error;
 
 export interface HttpClientOptions {
-  /** Sent with every request (A2A-Version, credentials, caller's own headers). */
+  /** Sent with every request (A2A-Version, credentials, caller's own headers); a later name wins, whatever its case. */
   headers?: Record<string, string>;
   /** Default: the global fetch. */
   fetch?: FetchLike;
@@ -37,14 +38,14 @@ export interface HttpRequest {
 export class HttpClient {
   readonly retry: ResolvedRetryOptions;
   readonly #fetch: FetchLike;
-  readonly #headers: Record<string, string>;
+  readonly #headers: Headers;
   readonly #onRetry: RetryListener | undefined;
   readonly #decodeError: ErrorDecoder;
 
   constructor(options: HttpClientOptions = {}) {
     this.retry = resolveRetryOptions(options.retry);
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
-    this.#headers = { ...options.headers };
+    this.#headers = mergeHeaders(options.headers);
     this.#onRetry = options.onRetry;
     this.#decodeError = options.decodeError ?? errorFromReply;
   }
@@ -52,7 +53,7 @@ export class HttpClient {
   /** A 2xx response, or a thrown NetworkError / decoded error. */
   async fetch(request: HttpRequest): Promise<Response> {
     const shown = checkedUrl(request.url);
-    const headers = new Headers({ ...this.#headers, ...request.headers, Accept: request.accept });
+    const headers = mergeHeaders(this.#headers, request.headers, { Accept: request.accept });
     if (request.body !== undefined) headers.set('Content-Type', request.contentType ?? 'application/json');
     let response: Response;
     try {
