@@ -26,11 +26,16 @@ export async function connect(ctx: CommandContext, agentUrl: string): Promise<A2
   if (forced !== undefined && transport === undefined)
     throw new UsageError(`--transport must be jsonrpc or rest, not ${forced}`);
   const apiKey = ctx.values['api-key'] ?? ctx.env['SWITCHYARD_API_KEY'];
-  return A2AClient.fromCardUrl(cardUrl, {
-    ...(apiKey ? { apiKey } : {}),
-    ...(transport ? { transport } : {}),
-    headers: parseHeaders(ctx.values.header ?? []),
-  });
+  return A2AClient.fromCardUrl(
+    cardUrl,
+    {
+      ...(apiKey ? { apiKey } : {}),
+      ...(transport ? { transport } : {}),
+      headers: parseHeaders(ctx.values.header ?? []),
+    },
+    // Ctrl-C while the card is fetched ends the command at once, not after the fetch gives up.
+    { signal: ctx.signal },
+  );
 }
 
 /** `-H 'Name: value'`, repeatable. */

@@ -33,7 +33,7 @@ import type {
   SubscribeOptions,
 } from '../transport/transport.ts';
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, type A2AClientOptions } from './a2a-client-options.ts';
-import { requestHeaders } from './auth-headers.ts';
+import { publicCardHeaders, requestHeaders } from './auth-headers.ts';
 
 export interface WebhookOptions {
   url: string;
@@ -58,15 +58,23 @@ export class A2AClient {
     this.transport = transport;
   }
 
-  /** Fetches the agent card at `cardUrl` and connects to its preferred supported interface. */
-  static async fromCardUrl(cardUrl: string, options: A2AClientOptions = {}): Promise<A2AClient> {
+  /**
+   * Fetches the agent card at `cardUrl` and connects to its preferred supported interface. The
+   * card is public: it is fetched without the caller's credentials (see publicCardHeaders).
+   * `call.signal` aborts the card fetch.
+   */
+  static async fromCardUrl(
+    cardUrl: string,
+    options: A2AClientOptions = {},
+    call: CallOptions = {},
+  ): Promise<A2AClient> {
     const http = new HttpClient({
-      headers: requestHeaders(undefined, { headers: options.headers }),
+      headers: publicCardHeaders(options.headers),
       fetch: options.fetch,
       retry: options.retry,
       onRetry: options.onRetry,
     });
-    const card = await fetchAgentCard(http, cardUrl);
+    const card = await fetchAgentCard(http, cardUrl, call.signal);
     return A2AClient.fromCard(card, options, cardUrl);
   }
 

@@ -25,6 +25,17 @@ export function requestHeaders(
   return Object.fromEntries(mergeHeaders(headers, options.headers));
 }
 
+/**
+ * Headers of the public card fetch: A2A-Version, and of the caller's headers only the protocol's
+ * own (`A2A-*`). The card is public (digest §4.4) and may be served by another host than the
+ * agent (a CDN, a registry): the caller's other headers (`Authorization`, an API key, cookies) are
+ * credentials meant for the agent, and are not sent there.
+ */
+export function publicCardHeaders(callerHeaders: Record<string, string> | undefined): Record<string, string> {
+  const protocolOnly = Object.entries(callerHeaders ?? {}).filter(([name]) => /^a2a-/i.test(name));
+  return requestHeaders(undefined, { headers: Object.fromEntries(protocolOnly) });
+}
+
 function apiKeyHeader(card: AgentCard | undefined): string {
   for (const scheme of Object.values(card?.securitySchemes ?? {})) {
     const apiKey = scheme.apiKeySecurityScheme;
