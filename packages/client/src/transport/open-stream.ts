@@ -54,6 +54,9 @@ export async function* openStream(
     idleTimeoutMs: options.idleTimeoutMs,
     abort: (reason) => controller.abort(reason),
   })) {
+    // An event without data carries no StreamResponse: a heartbeat some servers send
+    // (`event: ping` with an empty `data:`), not a malformed reply.
+    if (event.data.trim() === '') continue;
     yield {
       ...(event.id !== undefined && event.id !== '' ? { id: event.id } : {}),
       data: event.data,
