@@ -32,3 +32,27 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
     expect(events).toEqual([{ id: '1', response: { task: TASK } }]);
   });
 });
+
+// Found in review: a REST 200 with an empty body resolved to {} as a Task or SendMessageResponse,
+// and the CLI then crashed with a TypeError on task.status.state.
+describe('an empty HTTP+JSON reply', () => {
+  it('is InvalidAgentResponse where the operation returns something', async () => {
+    const { client: agent } = client('HTTP+JSON', async () => new Response('', { status: 200 }));
+    await expect(agent.getTask('t1')).rejects.toMatchObject({ kind: 'InvalidAgentResponse' });
+    await expect(
+      agent.sendMessage({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+    ).rejects.toMatchObject({ kind: 'InvalidAgentResponse' });
+    const { client: noContent } = client('HTTP+JSON', async () => new Response(null, { status: 204 }));
+    await expect(noContent.getTask('t1')).rejects.toMatchObject({ kind: 'InvalidAgentResponse' });
+  });
+
+  it('is fine for deleting a push config, as 200 or 204', async () => {
+    for (const reply of [
+      () => new Response('', { status: 200 }),
+      () => new Response(null, { status: 204 }),
+    ]) {
+      const { client: agent } = client('HTTP+JSON', async () => reply());
+      await expect(agent.deletePushConfig('t1', 'p1')).resolves.toBeUndefined();
+    }
+  });
+});

@@ -132,10 +132,11 @@ export class RestTransport implements A2ATransport {
   }
 
   async deletePushConfig(taskId: string, configId: string, options?: CallOptions): Promise<void> {
-    // 200 `{}` or 204 (a2a-js), both fine (digest §12 #17).
+    // 200 `{}` or 204 (a2a-js), both fine (digest §12 #17); so is a 200 without a body.
     await this.#json(
       { method: 'DELETE', path: ['tasks', seg(taskId), 'pushNotificationConfigs', seg(configId)] },
       options,
+      { returnsNothing: true },
     );
   }
 
@@ -156,13 +157,17 @@ export class RestTransport implements A2ATransport {
   #json<T>(
     call: { method: HttpRequest['method']; path: string[]; query?: Query; body?: unknown },
     options?: CallOptions,
-    /** Turns a refusal of a retried attempt into an answer (see canceledByEarlierAttempt). */
-    flags: { refusedAfterRetry?: (error: unknown) => Promise<T> } = {},
+    flags: {
+      /** Turns a refusal of a retried attempt into an answer (see canceledByEarlierAttempt). */
+      refusedAfterRetry?: (error: unknown) => Promise<T>;
+      /** The operation answers with nothing, so an empty body (or a 204) is a valid reply. */
+      returnsNothing?: boolean;
+    } = {},
   ): Promise<T> {
     const signal = options?.signal;
     const url = this.#url(call.path, call.query);
     return this.#http.retrying(async (attempt) => {
-      const once = this.#jsonOnce<T>(call.method, url, call.body, signal);
+      const once = this.#jsonOnce<T>(call.method, url, call.body, signal, flags.returnsNothing === true);
       return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
     }, signal);
   }
@@ -172,6 +177,7 @@ export class RestTransport implements A2ATransport {
     url: string,
     body: unknown,
     signal: AbortSignal | undefined,
+    returnsNothing: boolean,
   ): Promise<T> {
     const response = await this.#http.fetch({
       method,
@@ -181,7 +187,10 @@ export class RestTransport implements A2ATransport {
       signal,
     });
     const text = await readText(response, signal);
-    if (response.status === 204 || text.trim() === '') return {} as T;
+    if (returnsNothing && (response.status === 204 || text.trim() === '')) return {} as T;
+    // Anywhere else an empty reply is no Task or SendMessageResponse: read as `{}`, it failed
+    // later, far from its cause (the CLI's TypeError on task.status.state).
+    if (text.trim() === '') throw invalidResponse(`${method} ${url}: the reply is empty`, response.status);
     const parsed = parseJson(text);
     if (!record(parsed))
       throw invalidResponse(`${method} ${url}: the reply is not a JSON object`, response.status);
