@@ -233,6 +233,26 @@ describe('a 404 without an A2A error', () => {
     });
     expect(errorFromReply(404, 'Not Found', body, new Headers())).toMatchObject({ kind: 'TaskNotFound' });
   });
+
+  // Found in review: RFC 9457 problem details (the spec's leftover error examples) were read as a
+  // bare 404: "is the URL an A2A endpoint?", with the server's own title thrown away.
+  it('RFC 9457 problem details keep their title and detail; the kind follows the status', () => {
+    const problem = (status: number, body: object) =>
+      errorFromReply(
+        status,
+        '',
+        JSON.stringify(body),
+        new Headers({ 'content-type': 'application/problem+json' }),
+      );
+    expect(problem(404, { title: 'Task not found', status: 404 })).toMatchObject({
+      kind: 'TaskNotFound',
+      httpStatus: 404,
+      message: 'HTTP 404: Task not found',
+    });
+    expect(
+      problem(401, { type: 'about:blank', title: 'Unauthorized', detail: 'the API key has expired' }),
+    ).toMatchObject({ kind: 'Unauthenticated', message: 'HTTP 401: Unauthorized: the API key has expired' });
+  });
 });
 
 describe('readSse (eventsource-parser over fetch streams)', () => {

@@ -5,7 +5,8 @@ import { A2AResponseError } from './response-error.ts';
 /**
  * Turns a non-success reply into an A2AResponseError, whatever shape the body has: a JSON-RPC
  * error envelope (the JSON-RPC binding, also on 401/429), a google.rpc.Status (HTTP+JSON, digest
- * §5.4), or anything else (a proxy's HTML page), which falls back to the status code.
+ * §5.4), RFC 9457 problem details (kind from the status, message from its title and detail), or
+ * anything else (a proxy's HTML page), which falls back to the status code.
  */
 export function errorFromReply(
   status: number,
@@ -22,6 +23,15 @@ export function errorFromReply(
     error = fromJsonRpcErrorObject(rpcError);
   } else if (rpcError) {
     error = fromHttpErrorBody(status, body);
+  } else if (problemText(body) !== undefined) {
+    // RFC 9457 problem details, the error shape of the spec's leftover examples (digest §5.4):
+    // the server's own answer, so its title and detail say what went wrong, and the kind is what
+    // the status means in the HTTP mapping (404 is TaskNotFound, not an unknown endpoint).
+    const fallback = fromHttpErrorBody(status, undefined);
+    error = new A2AError(fallback.kind, {
+      message: `HTTP ${status}${statusText ? ` ${statusText}` : ''}: ${problemText(body)}`,
+    });
+    fromErrorBody = false;
   } else if (status === 404) {
     // No A2A error: the URL names no A2A endpoint (a typo, a proxy's page), not a missing task,
     // which a server answers with its error. Read as an unknown method, not as TaskNotFound.
@@ -35,6 +45,15 @@ export function errorFromReply(
     fromErrorBody = false;
   }
   return new A2AResponseError(error, status, retryAfter, fromErrorBody);
+}
+
+/** `title: detail` of an RFC 9457 problem details body, when it has either. */
+function problemText(body: unknown): string | undefined {
+  const problem = record(body);
+  const parts = [problem?.['title'], problem?.['detail']].filter(
+    (part): part is string => typeof part === 'string' && part.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join(': ') : undefined;
 }
 
 /** A JSON-RPC `error` object that arrived inside a 200 reply or an SSE event. */
