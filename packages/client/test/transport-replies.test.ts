@@ -56,3 +56,23 @@ describe('an empty HTTP+JSON reply', () => {
     }
   });
 });
+
+// Found in review: a JSON-RPC reply whose id differed from the request's was taken as the answer.
+describe('a JSON-RPC reply to another request', () => {
+  it('is InvalidAgentResponse', async () => {
+    const { client: agent } = client('JSONRPC', async () =>
+      Response.json({ jsonrpc: '2.0', id: 'someone-else', result: TASK }),
+    );
+    await expect(agent.getTask('t1')).rejects.toMatchObject({
+      kind: 'InvalidAgentResponse',
+      message: expect.stringContaining('someone-else'),
+    });
+  });
+
+  it('an error about a request the server could not read may carry a null id', async () => {
+    const { client: agent } = client('JSONRPC', async () =>
+      Response.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload' } }),
+    );
+    await expect(agent.getTask('t1')).rejects.toMatchObject({ kind: 'JSONParse' });
+  });
+});

@@ -149,17 +149,25 @@ export class JsonRpcTransport implements A2ATransport {
     signal: AbortSignal | undefined,
     flags: { allowNullResult?: boolean },
   ): Promise<A2AMethodResponse[M]> {
+    const id = randomUUID();
     const response = await this.#http.fetch({
       method: 'POST',
       url: this.url,
-      body: { jsonrpc: '2.0', id: randomUUID(), method, params: this.#params(params) },
+      body: { jsonrpc: '2.0', id, method, params: this.#params(params) },
       contentType: 'application/json',
       accept: 'application/json',
       signal,
     });
     const envelope = record(parseJson(await readText(response, signal)));
-    if (envelope?.['error'] !== undefined && envelope['error'] !== null)
-      throw errorFromJsonRpc(envelope['error'], response.status);
+    const isError = envelope?.['error'] !== undefined && envelope['error'] !== null;
+    // A reply carries the request's id (JSON-RPC 2.0 §5; null only for an error about a request
+    // the server could not read): any other id answers some other request, and its result is not ours.
+    if (envelope && envelope['id'] !== id && !(isError && envelope['id'] === null))
+      throw invalidResponse(
+        `${method}: the reply's id ${JSON.stringify(envelope['id'])} is not the request's`,
+        response.status,
+      );
+    if (isError) throw errorFromJsonRpc(envelope?.['error'], response.status);
     if (!envelope || !('result' in envelope))
       throw invalidResponse(`${method}: the reply is not a JSON-RPC response`, response.status);
     const result = envelope['result'];
