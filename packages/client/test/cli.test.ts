@@ -294,7 +294,19 @@ describe('usage and network errors', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('usage: switchyard get <agent-url> <task-id>');
     expect((await cli('get', platform.agentUrl('echo'), 'x', '--state', 'working')).code).toBe(1);
-    expect((await cli('--help')).code).toBe(0);
+  });
+
+  // Found in review: `switchyard --help` printed to stderr, while `switchyard get --help` printed
+  // to stdout, so `switchyard --help | less` showed nothing.
+  it('--help prints to stdout (exit 0); no command at all prints the help to stderr (exit 1)', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Commands:');
+    expect(help.stderr).toBe('');
+    const none = await cli();
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('Commands:');
   });
 
   it('exit 5 when nothing answers', async () => {

@@ -21,8 +21,11 @@ export async function runCli(
     const parsed = parse(argv);
     const values = parsed.values as OptionValues;
     out = new Output(io, values.json === true);
-    if (parsed.positionals.length === 0 || (values.help && parsed.positionals.length === 0)) {
-      for (const line of helpText(COMMANDS)) out.err(line);
+    if (parsed.positionals.length === 0) {
+      // Help asked for is the output (stdout, as a command's --help); help instead of a command
+      // is a usage error's explanation (stderr).
+      const print = values.help ? (line: string) => out.out(line) : (line: string) => out.err(line);
+      for (const line of helpText(COMMANDS)) print(line);
       return values.help ? ExitCode.OK : ExitCode.USAGE;
     }
     const command = findCommand(parsed.positionals);
