@@ -151,7 +151,7 @@ export class A2AClient {
     return this.createPushConfig(
       {
         taskId,
-        id: webhook.id ?? randomUUID(),
+        ...(webhook.id ? { id: webhook.id } : {}),
         url: webhook.url,
         ...(webhook.token ? { token: webhook.token } : {}),
         ...(webhook.authentication ? { authentication: webhook.authentication } : {}),
@@ -201,8 +201,12 @@ export class A2AClient {
     return this.transport.subscribeToTask(taskId, options);
   }
 
+  /**
+   * CreateTaskPushNotificationConfig; a config without an id gets a fresh UUID, so a retry after a
+   * lost reply updates the one config instead of registering the webhook again.
+   */
   createPushConfig(config: NewPushConfig, options?: CallOptions): Promise<TaskPushNotificationConfig> {
-    return this.transport.createPushConfig(config, options);
+    return this.transport.createPushConfig(config.id ? config : { ...config, id: randomUUID() }, options);
   }
 
   getPushConfig(

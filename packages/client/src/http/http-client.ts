@@ -81,10 +81,10 @@ export class HttpClient {
   retrying<T>(
     operation: (attempt: number) => Promise<T>,
     signal?: AbortSignal,
-    options?: { retry?: boolean },
+    options?: { retry?: boolean; retryIf?: ((error: unknown) => boolean) | undefined },
   ): Promise<T> {
     const policy = options?.retry === false ? { ...this.retry, maxAttempts: 1 } : this.retry;
-    return withRetry(operation, policy, signal, this.#onRetry);
+    return withRetry(operation, policy, signal, this.#onRetry, options?.retryIf);
   }
 }
 

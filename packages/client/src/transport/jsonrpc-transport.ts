@@ -28,6 +28,7 @@ import type {
   StreamEvent,
   SubscribeOptions,
 } from './transport.ts';
+import { isIdempotentCreate } from './idempotent-create.ts';
 
 type UnaryMethod = Exclude<A2AMethod, 'SendStreamingMessage' | 'SubscribeToTask'>;
 
@@ -86,7 +87,9 @@ export class JsonRpcTransport implements A2ATransport {
   }
 
   createPushConfig(config: NewPushConfig, options?: CallOptions): Promise<TaskPushNotificationConfig> {
-    return this.#call('CreateTaskPushNotificationConfig', config, options);
+    return this.#call('CreateTaskPushNotificationConfig', config, options, {
+      retryIf: () => isIdempotentCreate(config),
+    });
   }
 
   getPushConfig(
@@ -134,13 +137,19 @@ export class JsonRpcTransport implements A2ATransport {
       allowNullResult?: boolean;
       /** Turns a refusal of a retried attempt into an answer (see canceledByEarlierAttempt). */
       refusedAfterRetry?: (error: unknown) => Promise<A2AMethodResponse[M]>;
+      /** Which transient failures this call may be repeated after; default all. */
+      retryIf?: (error: unknown) => boolean;
     } = {},
   ): Promise<A2AMethodResponse[M]> {
     const signal = options?.signal;
-    return this.#http.retrying(async (attempt) => {
-      const once = this.#callOnce(method, params, signal, flags);
-      return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
-    }, signal);
+    return this.#http.retrying(
+      async (attempt) => {
+        const once = this.#callOnce(method, params, signal, flags);
+        return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
+      },
+      signal,
+      { retryIf: flags.retryIf },
+    );
   }
 
   async #callOnce<M extends UnaryMethod>(

@@ -25,6 +25,7 @@ import type {
   StreamEvent,
   SubscribeOptions,
 } from './transport.ts';
+import { isIdempotentCreate } from './idempotent-create.ts';
 
 /** HTTP+JSON bodies SHOULD use this media type since 1.0.1 (digest §1); servers accept application/json too. */
 const A2A_JSON = 'application/a2a+json';
@@ -106,6 +107,7 @@ export class RestTransport implements A2ATransport {
     return this.#json(
       { method: 'POST', path: ['tasks', seg(taskId), 'pushNotificationConfigs'], body },
       options,
+      { retryIf: () => isIdempotentCreate(config) },
     );
   }
 
@@ -162,14 +164,20 @@ export class RestTransport implements A2ATransport {
       refusedAfterRetry?: (error: unknown) => Promise<T>;
       /** The operation answers with nothing, so an empty body (or a 204) is a valid reply. */
       returnsNothing?: boolean;
+      /** Which transient failures this operation may be repeated after; default all. */
+      retryIf?: (error: unknown) => boolean;
     } = {},
   ): Promise<T> {
     const signal = options?.signal;
     const url = this.#url(call.path, call.query);
-    return this.#http.retrying(async (attempt) => {
-      const once = this.#jsonOnce<T>(call.method, url, call.body, signal, flags.returnsNothing === true);
-      return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
-    }, signal);
+    return this.#http.retrying(
+      async (attempt) => {
+        const once = this.#jsonOnce<T>(call.method, url, call.body, signal, flags.returnsNothing === true);
+        return attempt > 0 && flags.refusedAfterRetry ? once.catch(flags.refusedAfterRetry) : once;
+      },
+      signal,
+      { retryIf: flags.retryIf },
+    );
   }
 
   async #jsonOnce<T>(
