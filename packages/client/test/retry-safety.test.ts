@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { A2AClient, NetworkError, type SupportedBinding } from '../src/index.ts';
-import type { FaultHook, RecordedRequest } from './support/recording-fetch.ts';
+import { TaskState, type SendMessageRequest } from '@switchyard/protocol';
+import { A2AClient, NetworkError, userMessage, type SupportedBinding } from '../src/index.ts';
+import { isSend, type FaultHook, type RecordedRequest } from './support/recording-fetch.ts';
 import { scriptedAgentFetch, scriptedCard } from './support/scripted-agent.ts';
 
 // Which failed requests are sent again: a retry must not do a second time what the first attempt
 // may have done already.
 const FAST = { retry: { baseDelayMs: 1, maxDelayMs: 2 } };
+const TASK = { id: 't1', contextId: 'c1', status: { state: TaskState.COMPLETED } };
 
 function connect(binding: SupportedBinding, answer: FaultHook) {
   const fetch = scriptedAgentFetch(answer, scriptedCard(binding));
@@ -26,6 +28,10 @@ function paramsOf(request: RecordedRequest | undefined): Record<string, unknown>
 }
 
 const lostReply = () => Promise.reject(new TypeError('fetch failed', { cause: new Error('socket hang up') }));
+const headersTimeout = () => {
+  const cause = Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' });
+  return Promise.reject(new TypeError('fetch failed', { cause }));
+};
 
 describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) => {
   // Found in review: createPushConfig without an id was retried after a lost reply with no id
@@ -50,5 +56,36 @@ describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) =
       client.transport.createPushConfig({ taskId: 't1', url: 'https://hooks.example/a2a' }),
     ).rejects.toBeInstanceOf(NetworkError);
     expect(fetch.requests).toHaveLength(1);
+  });
+
+  // Found in review: a blocking send that failed because undici's headers timeout (300 s) fired
+  // was sent again up to 4 times, each waiting as long, although the server was still running it.
+  it.each([
+    ["undici's headers timeout", headersTimeout],
+    ["a gateway's 504", () => Promise.resolve(new Response('<html>gateway timeout</html>', { status: 504 }))],
+  ])('a blocking send is not sent again after %s', async (_name, timeout) => {
+    const { fetch, client } = connect(binding, () => timeout());
+    const error = await client.sendMessage({ message: userMessage('long job') }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: expect.stringMatching(/Headers Timeout|504/) });
+    expect(fetch.requests.filter(isSend)).toHaveLength(1);
+  });
+
+  it('a non-blocking send after a timeout, and any send after a lost connection, is sent again', async () => {
+    const send = (request: SendMessageRequest, fail: () => Promise<Response>) => {
+      const { fetch, client } = connect(binding, (r, _forward, index) =>
+        index === 0 ? fail() : Promise.resolve(reply(binding, r, { task: TASK })),
+      );
+      return { fetch, sent: client.sendMessage(request) };
+    };
+    const nonBlocking = send(
+      { message: userMessage('quick'), configuration: { returnImmediately: true } },
+      headersTimeout,
+    );
+    expect((await nonBlocking.sent).task).toEqual(TASK);
+    expect(nonBlocking.fetch.requests.filter(isSend)).toHaveLength(2);
+    const blocking = send({ message: userMessage('long job') }, lostReply);
+    expect((await blocking.sent).task).toEqual(TASK);
+    const [first, second] = blocking.fetch.requests.filter(isSend).map((r) => paramsOf(r)['message']);
+    expect(second).toEqual(first);
   });
 });

@@ -7,15 +7,15 @@ export type RetryListener = (info: { attempt: number; delayMs: number; error: un
 /**
  * Runs `operation` until it succeeds, fails with a non-transient error, or the attempts run out.
  * Waits between attempts with full-jitter backoff, or at least the server's `Retry-After`. The
- * operation must be safe to repeat: sends resend the same messageId, webhook creates the same
- * config id.
+ * operation must be safe to repeat: sends resend the same messageId (see maySendAgain for which
+ * failures a send is not repeated after), webhook creates the same config id.
  */
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
   options: ResolvedRetryOptions,
   signal?: AbortSignal,
   onRetry?: RetryListener,
-  /** Narrows which transient failures this operation may repeat (a create without an id is not repeated). */
+  /** Narrows which transient failures this operation may repeat (a blocking send after a timeout, see maySendAgain; a create without an id). */
   retryIf: (error: unknown) => boolean = () => true,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {

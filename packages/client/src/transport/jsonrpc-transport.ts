@@ -14,6 +14,7 @@ import type {
 import { errorFromJsonRpc, parseJson, record } from '../errors/decode-error.ts';
 import type { HttpClient } from '../http/http-client.ts';
 import { readText } from '../http/read-body.ts';
+import { maySendAgain } from '../retry/send-retry.ts';
 import { openStream } from './open-stream.ts';
 import { canceledByEarlierAttempt } from './cancel-after-retry.ts';
 import { asStreamResponse, invalidResponse } from './stream-response.ts';
@@ -51,7 +52,7 @@ export class JsonRpcTransport implements A2ATransport {
   }
 
   sendMessage(request: SendMessageRequest, options?: CallOptions): Promise<SendMessageResponse> {
-    return this.#call('SendMessage', request, options);
+    return this.#call('SendMessage', request, options, { retryIf: (error) => maySendAgain(request, error) });
   }
 
   sendStreamingMessage(request: SendMessageRequest, options?: CallOptions): AsyncGenerator<StreamEvent> {

@@ -11,6 +11,7 @@ import type {
 import { errorFromStatusBody, parseJson, record } from '../errors/decode-error.ts';
 import type { HttpClient, HttpRequest } from '../http/http-client.ts';
 import { readText } from '../http/read-body.ts';
+import { maySendAgain } from '../retry/send-retry.ts';
 import { canceledByEarlierAttempt } from './cancel-after-retry.ts';
 import { openStream } from './open-stream.ts';
 import { asStreamResponse, invalidResponse } from './stream-response.ts';
@@ -52,7 +53,9 @@ export class RestTransport implements A2ATransport {
   }
 
   sendMessage(request: SendMessageRequest, options?: CallOptions): Promise<SendMessageResponse> {
-    return this.#json({ method: 'POST', path: ['message:send'], body: withoutTenant(request) }, options);
+    return this.#json({ method: 'POST', path: ['message:send'], body: withoutTenant(request) }, options, {
+      retryIf: (error) => maySendAgain(request, error),
+    });
   }
 
   sendStreamingMessage(request: SendMessageRequest, options?: CallOptions): AsyncGenerator<StreamEvent> {
