@@ -1,9 +1,11 @@
 import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAdminStore } from '../src/admin/index.ts';
+import type { Database } from '../src/database.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { PostgresOutboxStore } from '../src/outbox/index.ts';
+import { replayAllDeadLetters } from '../src/outbox/replay-all-dead-letters.ts';
 import { createSecretBox } from '../src/secret-box.ts';
 import { seedDeliveries, seedEvents, seedPushedTask } from './outbox-fixtures.ts';
 
@@ -114,6 +116,35 @@ describe('dead letters', () => {
     expect(await outbox.replayAllDeadLetters('acme')).toBe(3);
     expect(await outbox.replayAllDeadLetters('acme')).toBe(0);
     expect((await outbox.listDeadLetters({ tenantId: 'other', limit: 10 })).deliveries).toHaveLength(2);
+  });
+
+  // Found in review: one UPDATE replayed the whole backlog, holding every row's lock for as long
+  // as it ran, and past the statement timeout it failed having replayed nothing.
+  it('replayAllDeadLetters goes through the backlog in batches, each dead letter looked at once', async () => {
+    const at = new Date('2024-03-01T00:00:00.000Z');
+    const a = await deadTask('acme', 3, at);
+    await deadTask('acme', 4, at);
+    // A dead letter whose event left the log: it stays dead, and the walk goes past it.
+    await seedDeliveries(db, {
+      tenantId: 'acme',
+      taskId: a.taskId,
+      configId: a.configId,
+      seqs: [9],
+      status: 'dead',
+      createdAt: at,
+    });
+    const statements: string[] = [];
+    const counted = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: testDb.pool }),
+      log: (event) => void statements.push(event.query.sql.trimStart().split(/\s/)[0]!.toLowerCase()),
+    });
+    expect(await replayAllDeadLetters(counted, 'acme', 2)).toBe(7);
+    // Eight dead letters, four full batches of two, each a select and an update of its own, then
+    // a select that finds none left.
+    expect(statements).toEqual([...Array<string[]>(4).fill(['select', 'update']).flat(), 'select']);
+    const left = (await outbox.listDeadLetters({ tenantId: 'acme', limit: 10 })).deliveries;
+    expect(left.map((d) => d.seq)).toEqual([9]);
+    expect(await replayAllDeadLetters(db, 'acme', 2)).toBe(0);
   });
 });
 
