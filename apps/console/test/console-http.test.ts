@@ -404,6 +404,30 @@ describe('actions', () => {
     );
   });
 
+  // Found in review: the timeline reads at most 1,000 events (500 messages, 1,000 chunks), and
+  // the API gave a long task's first thousand as if they were the whole.
+  it('says when a task has more than its timeline read', async () => {
+    const small = await h.send('acme', 'echo', 'short');
+    const long = await h.send('acme', 'echo', 'long');
+    await h.db.pool.query(
+      `INSERT INTO task_events (tenant_id, task_id, seq, kind, payload)
+       SELECT 'acme', $1::uuid, g, 'statusUpdate',
+              jsonb_build_object('statusUpdate', jsonb_build_object('taskId', $1::text, 'contextId', 'c',
+                'status', jsonb_build_object('state', 'TASK_STATE_WORKING')))
+       FROM generate_series(2, 1100) g`,
+      [long.id],
+    );
+    await h.db.pool.query(`UPDATE tasks SET version = 1100 WHERE tenant_id = 'acme' AND id = $1::uuid`, [
+      long.id,
+    ]);
+    const detail = (id: string) =>
+      getJson<{ truncated: boolean; timeline: unknown[] }>(`${base}/api/tasks/acme/${id}`);
+    expect((await detail(small.id)).body.truncated).toBe(false);
+    const longDetail = (await detail(long.id)).body;
+    expect(longDetail.truncated).toBe(true);
+    expect(longDetail.timeline.length).toBeGreaterThan(1000);
+  });
+
   it('serves a task timeline with the creation, the message and its state', async () => {
     const task = await h.send('acme', 'echo', 'hello timeline');
     const detail = await getJson<{ task: { state: string }; timeline: Array<{ kind: string; key: string }> }>(

@@ -75,6 +75,8 @@ export function apiRoutes(services: ConsoleServices): Router {
     res.json({
       task: timeline.record,
       timeline: timeline.entries,
+      // Only the task's beginning: it has more events, messages or chunks than one read takes.
+      truncated: timeline.truncated,
       deliveries: latest,
       deliveryCounts: counts,
     });

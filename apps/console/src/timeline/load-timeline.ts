@@ -11,6 +11,10 @@ import {
 
 /** Push deliveries the task page lists (the latest; the rest are counted). */
 export const SHOWN_DELIVERIES = 100;
+/** Events, history messages and artifact chunks the timeline reads at most, each. */
+export const TIMELINE_EVENTS = 1000;
+export const TIMELINE_MESSAGES = 500;
+export const TIMELINE_CHUNKS = 1000;
 
 /** Everything the task page shows, read at one moment. */
 export interface TaskTimeline {
@@ -21,6 +25,12 @@ export interface TaskTimeline {
   lastSeq: number;
   /** Highest history position shown. */
   lastPosition: number;
+  /**
+   * The task has more than the timeline read (TIMELINE_EVENTS events, TIMELINE_MESSAGES messages
+   * or TIMELINE_CHUNKS chunks): the entries are its beginning only. The page's live stream goes on
+   * from `lastSeq`; a script reading the API is told so instead of taking the start for the whole.
+   */
+  truncated: boolean;
 }
 
 /**
@@ -36,9 +46,9 @@ export async function loadTimeline(
   const record = await services.tasks.getTaskRecord(tenantId, taskId);
   if (!record) return null;
   const [logged, messages, chunks, deliveries] = await Promise.all([
-    services.tasks.readEvents(tenantId, taskId, 0),
-    services.reads.listTaskMessages(tenantId, taskId),
-    services.reads.listArtifactChunks(tenantId, taskId),
+    services.tasks.readEvents(tenantId, taskId, 0, TIMELINE_EVENTS),
+    services.reads.listTaskMessages(tenantId, taskId, { limit: TIMELINE_MESSAGES }),
+    services.reads.listArtifactChunks(tenantId, taskId, TIMELINE_CHUNKS),
     services.reads.listTaskDeliveries(tenantId, taskId, SHOWN_DELIVERIES),
   ]);
   // The task may move on between the row and the log reads. The page shows the row's version:
@@ -69,6 +79,10 @@ export async function loadTimeline(
     deliveries,
     lastSeq: events.at(-1)?.seq ?? 0,
     lastPosition: messages.at(-1)?.position ?? -1,
+    truncated:
+      logged.length >= TIMELINE_EVENTS ||
+      messages.length >= TIMELINE_MESSAGES ||
+      chunks.length >= TIMELINE_CHUNKS,
   };
 }
 
