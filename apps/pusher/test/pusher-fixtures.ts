@@ -73,6 +73,7 @@ export async function createTask(
   env: PusherTestEnv,
   tenantId: string,
   pushConfig?: NewPushConfig,
+  traceContext?: { traceparent: string },
 ): Promise<SeededTask> {
   const taskId = randomUUID();
   const contextId = randomUUID();
@@ -86,6 +87,7 @@ export async function createTask(
     message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }] },
     event: { task: { id: taskId, contextId, status: { state: TaskState.SUBMITTED } } },
     ...(pushConfig ? { pushConfig } : {}),
+    ...(traceContext ? { traceContext } : {}),
   });
   if (!result.created) throw new Error('expected a new task');
   return { taskId, contextId, version: 1 };

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TaskState } from '@switchyard/protocol';
 import { SpanStatusCode } from '@switchyard/telemetry';
 import { createInMemoryTracing, type InMemoryTracing } from '@switchyard/telemetry/testing';
-import { newTenant, usePusherSuite } from './pusher-fixtures.ts';
+import { createTask, newTenant, usePusherSuite } from './pusher-fixtures.ts';
 
 // Found in review: a webhook POST carried no trace context, so a receiver could not join the
 // task's trace; and a POST that failed left its deliver-push span without an error status (the
@@ -20,20 +18,12 @@ const TRACE_ID = 'a'.repeat(32);
 describe('a push delivery of a traced task', () => {
   it('sends traceparent in the task trace, and marks a failed POST as an error', async () => {
     const { tenantId } = await newTenant(suite.env);
-    const taskId = randomUUID();
-    const contextId = randomUUID();
-    await suite.env.tasks.createTask({
+    await createTask(
+      suite.env,
       tenantId,
-      id: taskId,
-      contextId,
-      agentId: 'echo',
-      owner: 'alice',
-      visibility: 'task',
-      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }] },
-      event: { task: { id: taskId, contextId, status: { state: TaskState.SUBMITTED } } },
-      pushConfig: { id: 'hook', url: `${suite.receiver.origin}/x` },
-      traceContext: { traceparent: `00-${TRACE_ID}-${'b'.repeat(16)}-01` },
-    });
+      { id: 'hook', url: `${suite.receiver.origin}/x` },
+      { traceparent: `00-${TRACE_ID}-${'b'.repeat(16)}-01` },
+    );
     suite.receiver.respond = (_req, i) => ({ status: i === 0 ? 500 : 204 });
     const pusher = suite.scope.pusher({ retry: { maxAttempts: 4, baseMs: 1, maxMs: 1 } });
     expect(await pusher.deliverOnce()).toMatchObject([{ outcome: 'retry' }]);

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
-import { serializeError } from './safe-error.ts';
+import { SECRET_NAMES, serializeError } from './safe-error.ts';
 import { activeTraceIds } from './tracing/trace-ids.ts';
 
 /**
@@ -24,35 +24,17 @@ export interface LoggerConfig {
   destination?: DestinationStream;
 }
 
-/** Key names whose values are credentials, as they are spelled in what the platform logs. */
-const SECRET_NAMES = [
-  'apiKey',
-  'authorization',
-  'Authorization',
-  'cookie',
-  'credentials',
-  'password',
-  'plaintext',
-  'secret',
-  'token',
-  'webhookSecret',
-  'SWITCHYARD_ADMIN_TOKEN',
-  'SWITCHYARD_SECRET_KEY',
-  'SWITCHYARD_SECRET_KEY_PREVIOUS',
-  // Connection URLs may carry a password.
-  'DATABASE_URL',
-  'REDIS_URL',
-];
-
 /**
  * Redacted at the top of a line and up to three levels into it (`{token}`, `{config: {token}}`,
  * `{delivery: {config: {token}}}`, `{a: {b: {authentication: {credentials}}}}`). pino matches
  * paths exactly, with `*` for one level, so each depth is its own path.
  */
-export const REDACTED_PATHS = [
-  ...SECRET_NAMES.flatMap((name) => [name, `*.${name}`, `*.*.${name}`, `*.*.*.${name}`]),
-  ...['"x-api-key"', '"x-a2a-notification-token"'].flatMap((h) => [`headers[${h}]`, `*.headers[${h}]`]),
-];
+export const REDACTED_PATHS = SECRET_NAMES.flatMap((name) =>
+  // A name that is not an identifier is a header's: headers["x-api-key"], at any of the depths.
+  /^[A-Za-z_$][\w$]*$/.test(name)
+    ? [name, `*.${name}`, `*.*.${name}`, `*.*.*.${name}`]
+    : [`headers["${name}"]`, `*.headers["${name}"]`, `*.*.headers["${name}"]`],
+);
 
 export function createLogger({
   name,

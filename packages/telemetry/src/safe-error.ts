@@ -7,20 +7,33 @@ import { pino } from 'pino';
  */
 const REQUEST_KEYS = new Set(['config', 'request', 'response', 'options', 'headers', 'body']);
 
-/** Keys whose values are credentials wherever they appear, compared in lower case. */
-export const SECRET_KEYS = new Set([
-  'apikey',
+/**
+ * Key names whose values are credentials, as they are spelled in what the platform logs: the
+ * logger redacts them by path (logger.ts), and a logged error is scrubbed of them at any depth.
+ */
+export const SECRET_NAMES = [
+  'apiKey',
   'authorization',
+  'Authorization',
   'cookie',
   'credentials',
   'password',
   'plaintext',
   'secret',
   'token',
-  'webhooksecret',
+  'webhookSecret',
   'x-api-key',
   'x-a2a-notification-token',
-]);
+  'SWITCHYARD_ADMIN_TOKEN',
+  'SWITCHYARD_SECRET_KEY',
+  'SWITCHYARD_SECRET_KEY_PREVIOUS',
+  // Connection URLs may carry a password.
+  'DATABASE_URL',
+  'REDIS_URL',
+] as const;
+
+/** The same, compared in lower case: an error's keys are spelled however its library spells them. */
+const SECRET_KEYS = new Set(SECRET_NAMES.map((name) => name.toLowerCase()));
 
 const MAX_DEPTH = 6;
 

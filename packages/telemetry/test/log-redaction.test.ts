@@ -22,6 +22,7 @@ describe('log lines do not carry secrets', () => {
     ['three levels in', { delivery: { config: { authentication: { credentials: 'S3CRET' } } } }],
     ['under a capitalised Authorization header', { headers: { Authorization: 'Bearer S3CRET' } }],
     ['as an issued key', { key: { plaintext: 'S3CRET' } }],
+    ['as a request API key header', { req: { headers: { 'x-api-key': 'S3CRET' } } }],
     ['as a webhook secret', { webhookSecret: 'S3CRET' }],
     ['in a connection URL of a logged config', { config: { DATABASE_URL: 'postgres://u:S3CRET@db/x' } }],
   ])('%s', (_where, fields) => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import { eventOf } from './replay-dead-letter.ts';
+import { eventOf, REPLAYED } from './replay-dead-letter.ts';
 
 /** Dead letters looked at per statement: each batch is a short statement of its own. */
 export const REPLAY_BATCH = 1000;
@@ -45,13 +45,7 @@ export async function replayAllDeadLetters(db: Db, tenantId: string, batch = REP
     if (keys.length === 0) return replayed;
     const result = await db
       .updateTable('push_deliveries')
-      .set({
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: sql<Date>`now()`,
-        locked_by: null,
-        locked_until: null,
-      })
+      .set(REPLAYED)
       .where('tenant_id', '=', tenantId)
       .where(
         sql<boolean>`(task_id, config_id, seq) IN (SELECT * FROM unnest(${keys.map((k) => k.task_id)}::uuid[], ${keys.map((k) => k.config_id)}::text[], ${keys.map((k) => k.seq)}::int[]))`,

@@ -16,13 +16,7 @@ export async function replayDeadLetter(db: Db, key: DeliveryKey): Promise<boolea
   if (!isTaskId(key.taskId) || !Number.isInteger(key.seq)) return false;
   const result = await db
     .updateTable('push_deliveries')
-    .set({
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: sql<Date>`now()`,
-      locked_by: null,
-      locked_until: null,
-    })
+    .set(REPLAYED)
     .where('tenant_id', '=', key.tenantId)
     .where('task_id', '=', key.taskId)
     .where('config_id', '=', key.configId)
@@ -32,6 +26,15 @@ export async function replayDeadLetter(db: Db, key: DeliveryKey): Promise<boolea
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** What a replay sets: pending, a fresh attempt budget, due now, unclaimed. */
+export const REPLAYED = {
+  status: 'pending',
+  attempts: 0,
+  next_attempt_at: sql<Date>`now()`,
+  locked_by: null,
+  locked_until: null,
+} as const;
 
 /** The delivery's event in the task log (correlated on the row being replayed). */
 export function eventOf(selectFrom: ExpressionBuilder<Database, 'push_deliveries'>['selectFrom']) {
