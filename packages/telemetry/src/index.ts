@@ -1,11 +1,4 @@
-export {
-  createLogger,
-  lazyChild,
-  silentLogger,
-  REDACTED_PATHS,
-  type Logger,
-  type LoggerConfig,
-} from './logger.ts';
+export { createLogger, lazyChild, silentLogger, type Logger, type LoggerConfig } from './logger.ts';
 export { startTracing, tracingEnabled, type Tracing, type TracingOptions } from './tracing/start-tracing.ts';
 export {
   tracer,

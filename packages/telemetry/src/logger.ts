@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
-import { SECRET_NAMES, serializeError } from './safe-error.ts';
+import { scrubSecrets, serializeError } from './safe-error.ts';
 import { activeTraceIds } from './tracing/trace-ids.ts';
 
 /**
@@ -24,18 +24,6 @@ export interface LoggerConfig {
   destination?: DestinationStream;
 }
 
-/**
- * Redacted at the top of a line and up to three levels into it (`{token}`, `{config: {token}}`,
- * `{delivery: {config: {token}}}`, `{a: {b: {authentication: {credentials}}}}`). pino matches
- * paths exactly, with `*` for one level, so each depth is its own path.
- */
-export const REDACTED_PATHS = SECRET_NAMES.flatMap((name) =>
-  // A name that is not an identifier is a header's: headers["x-api-key"], at any of the depths.
-  /^[A-Za-z_$][\w$]*$/.test(name)
-    ? [name, `*.${name}`, `*.*.${name}`, `*.*.*.${name}`]
-    : [`headers["${name}"]`, `*.headers["${name}"]`, `*.*.headers["${name}"]`],
-);
-
 export function createLogger({
   name,
   level = 'info',
@@ -45,7 +33,8 @@ export function createLogger({
   const options: LoggerOptions = {
     name,
     level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // One read-only walk of each line for secret-named keys, at any depth (safe-error.ts).
+    formatters: { log: scrubSecrets, bindings: scrubSecrets },
     // Errors carry what their request sent (serializeError): scrubbed, whatever their shape.
     serializers: { err: serializeError, reason: serializeError },
     base: { service: name },

@@ -60,3 +60,42 @@ describe('log lines do not carry secrets', () => {
     });
   });
 });
+
+// Found in review of the scrubbing serializer: it walked every object it met, so a Date, URL or
+// Buffer in an error came out as {} or a key per byte, a throwing getter threw out of the log
+// call, and an upstream response lost its status.
+describe('a logged error keeps what is not a secret', () => {
+  it('logs dates, URLs and buffers as themselves, and a response by its status', () => {
+    const { lines, log } = capture();
+    const err = Object.assign(new Error('upstream failed'), {
+      at: new Date('2026-01-02T03:04:05.000Z'),
+      url: new URL('https://agent.example/a2a'),
+      bytes: Buffer.from('hi'),
+      response: { status: 503, headers: { 'set-cookie': 'session=S3CRET' }, body: 'S3CRET' },
+    });
+    log.error({ err }, 'failed');
+    expect(lines[0]).not.toContain('S3CRET');
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      err: {
+        at: '2026-01-02T03:04:05.000Z',
+        url: 'https://agent.example/a2a',
+        bytes: { type: 'Buffer', data: [104, 105] },
+        response: { status: 503 },
+      },
+    });
+  });
+
+  it('survives a property whose getter throws', () => {
+    const { lines, log } = capture();
+    const hostile = {};
+    Object.defineProperty(hostile, 'boom', {
+      enumerable: true,
+      get() {
+        throw new Error('getter');
+      },
+    });
+    const err = Object.assign(new Error('odd'), { hostile });
+    expect(() => log.warn({ err, extra: hostile }, 'odd')).not.toThrow();
+    expect(lines).toHaveLength(1);
+  });
+});
