@@ -17,7 +17,8 @@ export function loginRoutes({ signer, config, log, reads }: ConsoleServices): Ro
     const cookie = readCookie(req, SESSION_COOKIE);
     const session = cookie === undefined ? null : signer.verify(cookie);
     // Signed in already: on. A signed-out session's cookie gets the form (a redirect would loop).
-    if (session && !(await reads.isSessionEnded(session.sid))) return res.redirect(303, next);
+    if (session && !(await reads.isSessionEnded(session.sid).catch(() => true)))
+      return res.redirect(303, next);
     sendPage(req, res, { title: 'Sign in', section: 'none', body: renderLoginPage({ next }) });
   });
   router.post('/login', (req, res) => {
@@ -49,8 +50,13 @@ export function logoutRoutes({ config, reads }: ConsoleServices): Router {
   router.post('/logout', async (req, res) => {
     // Ended for every replica and every copy of the cookie, not only this browser's.
     const auth = authOf(req);
-    if (auth.kind === 'session') await reads.endSession(auth.session.sid, new Date(auth.session.expiresAtMs));
-    clearSessionCookie(res, config.CONSOLE_SECURE_COOKIE);
+    try {
+      if (auth.kind === 'session')
+        await reads.endSession(auth.session.sid, new Date(auth.session.expiresAtMs));
+    } finally {
+      // This browser is signed out whatever the store said; an error still says the rest failed.
+      clearSessionCookie(res, config.CONSOLE_SECURE_COOKIE);
+    }
     res.redirect(303, '/login');
   });
   return router;

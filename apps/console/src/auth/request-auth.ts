@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { isStoreUnavailable } from '@switchyard/store';
 import { unauthenticated } from '../http/http-error.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import type { Session, SessionSigner } from './session-token.ts';
@@ -57,8 +58,22 @@ export async function authenticateLive(
   isEnded: IsSessionEnded,
 ): Promise<Auth | null> {
   const auth = authenticate(req, signer);
-  if (auth?.kind === 'session' && (await isEnded(auth.session.sid))) return null;
+  if (auth?.kind === 'session' && (await endedOrUnknown(isEnded, auth.session.sid))) return null;
   return auth;
+}
+
+/**
+ * Whether the session was signed out. With Postgres away the answer is "no" (and said so): the
+ * console is how operators look at an outage, and a signed cookie is still checked; only a
+ * sign-out made elsewhere goes unseen while the store cannot be asked.
+ */
+async function endedOrUnknown(isEnded: IsSessionEnded, sid: string): Promise<boolean> {
+  try {
+    return await isEnded(sid);
+  } catch (err) {
+    if (isStoreUnavailable(err)) return false;
+    throw err;
+  }
 }
 
 /** JSON and event streams answer 401; a page request is sent to the login page and back. */
