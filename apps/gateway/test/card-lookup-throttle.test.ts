@@ -33,4 +33,17 @@ describe('card lookups of made-up names from one address', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await card('echo')).status).toBe(200);
   });
+
+  // Found in review of the throttle: it counted every card request, so cached cards fetched at
+  // once from one proxy address were refused, and a name asked again (its miss cached, no query)
+  // counted as another failure.
+  it('counts only the lookups that reach the store', async () => {
+    expect((await card('echo')).status).toBe(200);
+    const many = await Promise.all(Array.from({ length: 30 }, () => card('echo')));
+    expect(many.map((r) => r.status)).toEqual(Array(30).fill(200));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again: number[] = [];
+    for (let i = 0; i < 10; i++) again.push((await card('asked-again')).status);
+    expect(again).toEqual(Array(10).fill(404));
+  });
 });

@@ -27,10 +27,20 @@ export class CachedAgentDirectory implements AgentDirectory {
   private readonly ttlMs: number;
   private readonly cache = new Map<string, Entry>();
   private readonly misses = new Map<string, Entry>();
+  /** The answers of settled loads, for peekAgent (a promise's value cannot be read at once). */
+  private readonly settled = new WeakMap<Entry, AgentRegistration | null>();
 
   constructor({ load, ttlMs = 5000 }: { load: LoadAgent; ttlMs?: number }) {
     this.load = load;
     this.ttlMs = ttlMs;
+  }
+
+  peekAgent(tenantId: string, agentId: string): AgentRegistration | null | undefined {
+    if (!SLUG.test(tenantId) || !SLUG.test(agentId)) return null;
+    const key = `${tenantId}/${agentId}`;
+    const hit = this.cache.get(key) ?? this.misses.get(key);
+    if (!hit || Date.now() - hit.at >= this.ttlMs) return undefined;
+    return this.settled.get(hit);
   }
 
   getAgent(tenantId: string, agentId: string): Promise<AgentRegistration | null> {
@@ -43,6 +53,7 @@ export class CachedAgentDirectory implements AgentDirectory {
     this.cache.set(key, entry);
     entry.value.then(
       (agent) => {
+        this.settled.set(entry, agent);
         if (agent !== null || this.cache.get(key) !== entry) return;
         this.cache.delete(key);
         this.misses.set(key, entry);

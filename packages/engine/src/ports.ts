@@ -47,4 +47,9 @@ export interface AgentRegistration {
 
 export interface AgentDirectory {
   getAgent(tenantId: string, agentId: string): Promise<AgentRegistration | null>;
+  /**
+   * What getAgent would answer without asking the store (a registration or a miss it holds), or
+   * undefined when it would have to ask: public card routes throttle only the lookups that cost.
+   */
+  peekAgent?(tenantId: string, agentId: string): AgentRegistration | null | undefined;
 }

@@ -36,6 +36,17 @@ describe('CachedAgentDirectory', () => {
     expect(loads).toEqual(['acme/nobody']);
   });
 
+  it('peeks at what it holds without loading, and says undefined for what it would load', async () => {
+    const { agents, loads } = directory();
+    expect(agents.peekAgent('acme', 'echo')).toBeUndefined();
+    await agents.getAgent('acme', 'echo');
+    await agents.getAgent('acme', 'nobody');
+    expect(agents.peekAgent('acme', 'echo')).toBe(registered);
+    expect(agents.peekAgent('acme', 'nobody')).toBeNull();
+    expect(agents.peekAgent('acme', 'Not A Slug')).toBeNull();
+    expect(loads).toEqual(['acme/echo', 'acme/nobody']);
+  });
+
   it('forgets a failed load, so the next ask tries again', async () => {
     let fail = true;
     const agents = new CachedAgentDirectory({

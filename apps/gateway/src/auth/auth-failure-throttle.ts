@@ -20,19 +20,24 @@ export class AuthFailureThrottle {
   readonly #maxAddresses: number;
   readonly #windows = new Map<string, { second: number; failures: number; inFlight: number }>();
   readonly #now: () => number;
+  readonly #refusal: string;
 
   constructor({
     perSecond,
     maxAddresses = 10_000,
     now = Date.now,
+    refusal = 'Too many failed authentications from this address; retry shortly',
   }: {
     perSecond: number;
     maxAddresses?: number;
+    /** The 429's message: what this address did too often. */
+    refusal?: string;
     /** The clock, in ms (tests). */
     now?: () => number;
   }) {
     this.#perSecond = perSecond;
     this.#maxAddresses = maxAddresses;
+    this.#refusal = refusal;
     this.#now = now;
   }
 
@@ -41,7 +46,7 @@ export class AuthFailureThrottle {
     const key = addressKey(address);
     const window = this.#window(key);
     if (window.failures >= this.#perSecond || window.inFlight >= this.#perSecond)
-      throw resourceExhausted(1, 'Too many failed authentications from this address; retry shortly');
+      throw resourceExhausted(1, this.#refusal);
     window.inFlight += 1;
     let ended = false;
     return {

@@ -10,13 +10,16 @@ import type { CardBuilder, ServedCard } from './card-builder.ts';
 export interface CardRouteDeps {
   cards: CardBuilder;
   resolveAgent: (tenantId: string, agentId: string) => Promise<AgentRegistration | null>;
+  /** resolveAgent's answer when it needs no store lookup, else undefined. */
+  peekAgent: (tenantId: string, agentId: string) => AgentRegistration | null | undefined;
   /** `tenant/agent` served at the domain root. */
   defaultAgent: string;
   /** The card a request without `A2A-Version` gets (CARD_VERSION_WITHOUT_HEADER). */
   versionWithoutHeader: '1.0' | '0.3';
   /**
-   * Card lookups per client address: a name registered to nobody counts as a failure, as a
-   * wrong API key does, so one address cannot make a query of every made-up name it sends.
+   * Store lookups of cards per client address: a name the store finds registered to nobody counts
+   * as a failure, as a wrong API key does, so one address cannot make a query of every made-up
+   * name it sends. Cards answered from the cache (a registration, or a miss) take no lookup.
    */
   lookups: AuthFailureThrottle;
 }
@@ -29,17 +32,23 @@ export interface CardRouteDeps {
 export function cardRoutes({
   cards,
   resolveAgent,
+  peekAgent,
   defaultAgent,
   versionWithoutHeader,
   lookups,
 }: CardRouteDeps): Router {
   const router = Router();
   const serveAgent = async (tenantId: string, agentId: string, req: Request, res: Response) => {
-    const lookup = lookups.beginLookup(req.ip);
-    let agent: AgentRegistration | null = null;
-    try {
-      agent = await resolveAgent(tenantId, agentId);
-    } finally {
+    let agent = peekAgent(tenantId, agentId);
+    if (agent === undefined) {
+      const lookup = lookups.beginLookup(req.ip);
+      try {
+        agent = await resolveAgent(tenantId, agentId);
+      } catch (err) {
+        // The store failed, not the caller: no failure is counted against its address.
+        lookup.end(false);
+        throw err;
+      }
       lookup.end(agent === null);
     }
     if (!agent) throw agentCardNotFound(tenantId, agentId);

@@ -101,7 +101,11 @@ export function buildApp(
       resolveAgent,
       defaultAgent: config.SWITCHYARD_DEFAULT_AGENT,
       versionWithoutHeader: config.CARD_VERSION_WITHOUT_HEADER,
-      lookups: new AuthFailureThrottle({ perSecond: config.AUTH_FAILURES_PER_ADDRESS_PER_SEC }),
+      peekAgent: (tenantId, agentId) => services.agents.peekAgent(tenantId, agentId),
+      lookups: new AuthFailureThrottle({
+        perSecond: config.AUTH_FAILURES_PER_ADDRESS_PER_SEC,
+        refusal: 'Too many lookups of unregistered agent cards from this address; retry shortly',
+      }),
     }),
   );
   const { admin, outbox, hints } = services;

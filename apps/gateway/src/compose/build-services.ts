@@ -40,6 +40,7 @@ export function buildServices({
   });
   const agents = {
     getAgent: (tenantId: string, agentId: string) => bundle.service.resolveAgent(tenantId, agentId),
+    peekAgent: (tenantId: string, agentId: string) => bundle.service.peekAgent(tenantId, agentId),
   };
   return {
     admin: bundle.admin,

@@ -78,6 +78,11 @@ export class TaskService {
     return this.deps.agents.getAgent(tenantId, agentId);
   }
 
+  /** resolveAgent's answer when it needs no store lookup, else undefined (AgentDirectory.peekAgent). */
+  peekAgent(tenantId: string, agentId: string): AgentRegistration | null | undefined {
+    return this.deps.agents.peekAgent?.(tenantId, agentId);
+  }
+
   /** Whether this service's streams end at `state` (STREAM_CLOSE_ON_* settings). */
   closesStream(state: TaskState): boolean {
     return closesStream(state, this.deps);
