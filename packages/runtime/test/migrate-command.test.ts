@@ -105,3 +105,32 @@ describe('a database that does not exist', () => {
     expect(again.output).toMatch(/^schema current at \d+/);
   });
 });
+
+// Found in review: the README tells a PgBouncer deployment to put the processes' statement and
+// idle-in-transaction timeouts on the role, and the migrate command, run under the same role,
+// then had each migration cut off at them (an online index build on a large table never finished).
+describe('a database whose role or database sets short timeouts', () => {
+  const name = `sy_migrate_timeouts_${randomBytes(5).toString('hex')}`;
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: serverUrl() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+    await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(name)} SET statement_timeout = '5ms'`);
+    await admin.query(
+      `ALTER DATABASE ${pg.escapeIdentifier(name)} SET idle_in_transaction_session_timeout = '5ms'`,
+    );
+    await admin.end();
+  });
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: serverUrl() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('is migrated whole: the command lifts them for its own session', async () => {
+    const { code, output } = await migrate(withDatabase(process.env['DATABASE_URL']!, name));
+    expect(output).toMatch(/^applied 000001_/);
+    expect(code).toBe(0);
+  });
+});

@@ -79,7 +79,8 @@ const NO_JIT_OPTIONS = '-c jit=off';
  */
 export function serverTimeoutOptions(statementTimeoutMs: number): string[] {
   if (statementTimeoutMs <= 0) return [];
-  const serverMs = statementTimeoutMs - Math.min(1000, Math.ceil(statementTimeoutMs / 10));
+  // At least 1 ms: 0 would be no limit at all.
+  const serverMs = Math.max(1, statementTimeoutMs - Math.min(1000, Math.ceil(statementTimeoutMs / 10)));
   return [`-c statement_timeout=${serverMs}`, `-c idle_in_transaction_session_timeout=${statementTimeoutMs}`];
 }
 
@@ -110,7 +111,7 @@ export function createPool({
       : {}),
   });
   if (preparedStatements > 0) usePreparedStatements(pool, preparedStatementPolicy(preparedStatements));
-  if (statementTimeoutMs > 0) useStatementTimeout(pool, statementTimeoutMs);
+  if (statementTimeoutMs > 0) useStatementTimeout(pool, statementTimeoutMs, preparedStatements > 0);
   // pg-pool listens for errors only on idle clients. A checked-out client between two statements
   // (a transaction awaiting its next step) that loses its connection (Postgres restarting) emits
   // 'error' with no listener, which crashes the process. The error also fails the client's next

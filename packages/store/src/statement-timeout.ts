@@ -23,7 +23,17 @@ type QueryFn = (...args: unknown[]) => unknown;
  * The statement may still have run (its answer is what was lost), as when a connection dies
  * mid-commit. VACUUM and ANALYZE are exempt, from the server's statement_timeout too (db.ts).
  */
-export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
+export function useStatementTimeout(
+  pool: pg.Pool,
+  timeoutMs: number,
+  /**
+   * Whether the sessions carry the server-side timeout in their startup options (db.ts), which
+   * VACUUM and ANALYZE then lift for themselves. Not behind PgBouncer (no startup options): in
+   * transaction pooling the SET, the statement and the RESET could each run on another server
+   * connection, and leave a pooled connection without any timeout.
+   */
+  serverTimeoutInSession = true,
+): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as QueryFn;
     // end() marks the client ending at once (the pool then discards it on release, even before
@@ -44,7 +54,8 @@ export function useStatementTimeout(pool: pg.Pool, timeoutMs: number): void {
       const text = typeof first === 'string' ? first : first?.text;
       // A cursor or stream (it has `submit`) paces itself; maintenance may take minutes.
       if (typeof first === 'object' && typeof first?.submit === 'function') return query(...args);
-      if (typeof text === 'string' && EXEMPT.test(text)) return withoutServerTimeout(query, args);
+      if (typeof text === 'string' && EXEMPT.test(text))
+        return serverTimeoutInSession ? withoutServerTimeout(query, args) : query(...args);
       const callback = args.at(-1);
       if (typeof callback !== 'function') {
         const result = query(...args);

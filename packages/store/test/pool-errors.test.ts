@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, startTcpProxy, type TestDatabase } from '@switchyard/testing';
 import { sql } from 'kysely';
 import { createDb, createPool, isStoreUnavailable, StatementTimeoutError } from '../src/index.ts';
+import { serverTimeoutOptions } from '../src/db.ts';
 
 // Found by the fault-injection suite (chaos/): a Postgres restart killed gateways and workers
 // through an unhandled 'error' event of a checked-out client.
@@ -177,5 +178,17 @@ describe('createPool', () => {
     held.release();
     await expect(pool.query('SELECT 1 AS ok')).resolves.toMatchObject({ rows: [{ ok: 1 }] });
     await pool.end();
+  });
+});
+
+describe('serverTimeoutOptions', () => {
+  it('tells Postgres a tenth less than the client waits, at most a second less, and never 0 (no limit)', () => {
+    expect(serverTimeoutOptions(60_000)).toEqual([
+      '-c statement_timeout=59000',
+      '-c idle_in_transaction_session_timeout=60000',
+    ]);
+    expect(serverTimeoutOptions(500)[0]).toBe('-c statement_timeout=450');
+    expect(serverTimeoutOptions(1)[0]).toBe('-c statement_timeout=1');
+    expect(serverTimeoutOptions(0)).toEqual([]);
   });
 });

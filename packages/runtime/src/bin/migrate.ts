@@ -30,6 +30,10 @@ const client = new pg.Client({ connectionString: DATABASE_URL });
 // next query, which fails the command naming the migration; unheard, the event would crash it first.
 client.on('error', (err) => console.error(`migrate: connection to Postgres lost: ${err.message}`));
 await client.connect();
+// The platform's processes run under statement and idle-in-transaction timeouts, which a
+// deployment behind PgBouncer sets on the role: a migration (an online index build waits for
+// every older transaction by design) must not be cut off by them.
+await client.query('SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0');
 try {
   const { applied, current } = await runMigrations(client, undefined, {
     lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
