@@ -253,6 +253,19 @@ describe('a 404 without an A2A error', () => {
       problem(401, { type: 'about:blank', title: 'Unauthorized', detail: 'the API key has expired' }),
     ).toMatchObject({ kind: 'Unauthenticated', message: 'HTTP 401: Unauthorized: the API key has expired' });
   });
+
+  // Found in review of that fix: a framework's own 404 for an unknown route also has a title or
+  // detail ({"detail":"Not Found"}, as plain JSON), and a wrong URL then read as TaskNotFound.
+  it('a 404 whose JSON body is not problem details is still a wrong URL, with what it said', () => {
+    const notFound = errorFromReply(
+      404,
+      '',
+      '{"detail":"Not Found"}',
+      new Headers({ 'content-type': 'application/json' }),
+    );
+    expect(notFound).toMatchObject({ kind: 'MethodNotFound', httpStatus: 404 });
+    expect(notFound.message).toContain('(Not Found)');
+  });
 });
 
 describe('readSse (eventsource-parser over fetch streams)', () => {

@@ -23,10 +23,12 @@ export function errorFromReply(
     error = fromJsonRpcErrorObject(rpcError);
   } else if (rpcError) {
     error = fromHttpErrorBody(status, body);
-  } else if (problemText(body) !== undefined) {
+  } else if (problemText(body) !== undefined && (status !== 404 || isProblemDetails(headers))) {
     // RFC 9457 problem details, the error shape of the spec's leftover examples (digest §5.4):
     // the server's own answer, so its title and detail say what went wrong, and the kind is what
-    // the status means in the HTTP mapping (404 is TaskNotFound, not an unknown endpoint).
+    // the status means in the HTTP mapping. A 404 reads as TaskNotFound only when the body says
+    // it is problem details (its media type): a framework's own 404 for an unknown route also
+    // carries a title or detail ({"detail":"Not Found"}).
     const fallback = fromHttpErrorBody(status, undefined);
     error = new A2AError(fallback.kind, {
       message: `HTTP ${status}${statusText ? ` ${statusText}` : ''}: ${problemText(body)}`,
@@ -35,8 +37,9 @@ export function errorFromReply(
   } else if (status === 404) {
     // No A2A error: the URL names no A2A endpoint (a typo, a proxy's page), not a missing task,
     // which a server answers with its error. Read as an unknown method, not as TaskNotFound.
+    const said = problemText(body);
     error = new A2AError('MethodNotFound', {
-      message: `HTTP 404${statusText ? ` ${statusText}` : ''}: the reply has no A2A error; is the URL an A2A endpoint?`,
+      message: `HTTP 404${statusText ? ` ${statusText}` : ''}${said ? ` (${said})` : ''}: the reply has no A2A error; is the URL an A2A endpoint?`,
     });
     fromErrorBody = false;
   } else {
@@ -45,6 +48,10 @@ export function errorFromReply(
     fromErrorBody = false;
   }
   return new A2AResponseError(error, status, retryAfter, fromErrorBody);
+}
+
+function isProblemDetails(headers: Headers): boolean {
+  return (headers.get('content-type') ?? '').toLowerCase().includes('application/problem+json');
 }
 
 /** `title: detail` of an RFC 9457 problem details body, when it has either. */
