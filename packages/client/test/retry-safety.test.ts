@@ -36,18 +36,25 @@ const headersTimeout = () => {
 describe.each<SupportedBinding>(['JSONRPC', 'HTTP+JSON'])('over %s', (binding) => {
   // Found in review: createPushConfig without an id was retried after a lost reply with no id
   // either, so a server that does not de-duplicate by URL registered the webhook up to 5 times.
-  it('a push config created without an id gets one, and its retry carries the same id', async () => {
+  // (Minting an id instead made a second config at every registration of the same URL.)
+  it('a push config with an id is retried with it; one without is sent once, as it is', async () => {
     const { fetch, client } = connect(binding, (request, _forward, index) =>
       index === 0
         ? lostReply()
         : Promise.resolve(reply(binding, request, { ...paramsOf(request), taskId: 't1' })),
     );
-    const created = await client.createPushConfig({ taskId: 't1', url: 'https://hooks.example/a2a' });
-    const ids = fetch.requests.map((r) => paramsOf(r)['id']);
-    expect(ids).toHaveLength(2);
-    expect(ids[0]).toEqual(expect.any(String));
-    expect(ids[1]).toBe(ids[0]);
-    expect(created.id).toBe(ids[0]);
+    const created = await client.createPushConfig({
+      taskId: 't1',
+      id: 'hook-1',
+      url: 'https://hooks.example/a2a',
+    });
+    expect(fetch.requests.map((r) => paramsOf(r)['id'])).toEqual(['hook-1', 'hook-1']);
+    expect(created.id).toBe('hook-1');
+    const once = connect(binding, () => lostReply());
+    await expect(
+      once.client.createPushConfig({ taskId: 't1', url: 'https://hooks.example/a2a' }),
+    ).rejects.toBeInstanceOf(NetworkError);
+    expect(once.fetch.requests.map((r) => paramsOf(r)['id'])).toEqual([undefined]);
   });
 
   it('a transport used directly does not retry a create without an id', async () => {

@@ -202,11 +202,13 @@ export class A2AClient {
   }
 
   /**
-   * CreateTaskPushNotificationConfig; a config without an id gets a fresh UUID, so a retry after a
-   * lost reply updates the one config instead of registering the webhook again.
+   * CreateTaskPushNotificationConfig. A config with an id is retried after a lost reply (the
+   * retry updates that config); one without is sent once, as it is: the server chooses its id,
+   * and Switchyard updates the config it has for the URL, so registering a URL again (a process
+   * restarting) makes no second config. A random id here would make one at every registration.
    */
   createPushConfig(config: NewPushConfig, options?: CallOptions): Promise<TaskPushNotificationConfig> {
-    return this.transport.createPushConfig(config.id ? config : { ...config, id: randomUUID() }, options);
+    return this.transport.createPushConfig(config, options);
   }
 
   getPushConfig(
