@@ -71,6 +71,8 @@ describe('the dead letters of an unknown tenant', () => {
     ['GET', '/api/tasks?tenant=no-such-tenant'],
     ['GET', '/api/tenants/no-such-tenant/agents'],
     ['POST', '/api/tenants/no-such-tenant/dead-letters/replay-all'],
+    ['GET', '/contexts/no-such-tenant/ctx-1'],
+    ['GET', '/contexts/no-such-tenant/ctx-1/stream'],
   ])('are a 404 on %s %s too', async (method, path) => {
     expect((await fetch(`${base}${path}`, { method, headers: bearer() })).status).toBe(404);
   });

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { ConsoleServices } from '../console-services.ts';
-import { contextIdParam, queryString, tenantParam } from '../http/params.ts';
+import { contextIdParam, knownTenant, queryString, tenantParam } from '../http/params.ts';
 import { sendPage } from '../http/send-page.ts';
 import { streamContext, parsePositions } from '../live/context-stream.ts';
 import { endWithSession } from '../live/end-with-session.ts';
@@ -13,7 +13,7 @@ export function contextRoutes(services: ConsoleServices): Router {
   const router = Router();
 
   router.get('/contexts/:tenantId/:contextId', async (req, res) => {
-    const tenantId = tenantParam(req);
+    const tenantId = await knownTenant(services, tenantParam(req));
     const contextId = contextIdParam(req);
     const tasks = await services.reads.listContextTasks(tenantId, contextId, MAX_COLUMNS);
     const columns = (await Promise.all(tasks.map((t) => loadTimeline(services, tenantId, t.id)))).filter(
@@ -27,7 +27,7 @@ export function contextRoutes(services: ConsoleServices): Router {
   });
 
   router.get('/contexts/:tenantId/:contextId/stream', async (req, res) => {
-    const tenantId = tenantParam(req);
+    const tenantId = await knownTenant(services, tenantParam(req));
     const contextId = contextIdParam(req);
     const positions = parsePositions(queryString(req, 'v', 64 * MAX_COLUMNS));
     const stream = openSseStream(res, {
