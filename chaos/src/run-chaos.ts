@@ -128,7 +128,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       durationMs: options.durationMs,
       faults,
       calls,
-      statementTimeouts: fleet.loggedErrors(/did not answer within/),
+      // The client's timeout (a server that does not answer), and Postgres's own cancel (57014).
+      statementTimeouts: fleet.loggedErrors(
+        /did not answer within|canceling statement due to statement timeout/,
+      ),
       input,
     };
   } finally {

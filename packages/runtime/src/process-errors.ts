@@ -37,8 +37,10 @@ export function handleProcessErrors(log: Logger, options: ProcessErrorOptions = 
   });
   process.on('uncaughtException', (err, origin) => {
     log.fatal({ err, origin }, 'uncaught exception: exiting');
+    // Whatever ends the process now (the flush, or the loop running dry) ends it failed.
+    process.exitCode = 1;
     if (!options.beforeFatalExit) process.exit(1);
-    const limit = new Promise((resolve) => setTimeout(resolve, FATAL_FLUSH_LIMIT_MS).unref());
+    const limit = new Promise((resolve) => setTimeout(resolve, FATAL_FLUSH_LIMIT_MS));
     void Promise.race([options.beforeFatalExit().catch(() => undefined), limit]).finally(() =>
       process.exit(1),
     );
