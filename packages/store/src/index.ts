@@ -16,6 +16,7 @@ export { StatementTimeoutError } from './statement-timeout.ts';
 export { isStoreUnavailable } from './store-unavailable.ts';
 export type * from './database.ts';
 export { createSecretBox, type SecretBox } from './secret-box.ts';
+export { resealSecrets, type ResealReport } from './secrets/reseal-secrets.ts';
 export {
   ConflictError,
   InvalidPageTokenError,

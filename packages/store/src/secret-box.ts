@@ -7,6 +7,8 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 export interface SecretBox {
   seal(plaintext: string): Buffer;
   open(sealed: Buffer): string;
+  /** Whether the current key sealed it (resealSecrets leaves such a value alone). */
+  sealedWithCurrentKey(sealed: Buffer): boolean;
 }
 
 const VERSION = 1;
@@ -47,6 +49,15 @@ export function createSecretBox(key: string, previousKeys: readonly string[] = [
         }
       }
       throw new Error('the secret was sealed with a key this process does not have');
+    },
+    sealedWithCurrentKey(sealed) {
+      if (sealed.length < HEADER_BYTES || sealed[0] !== VERSION) return false;
+      try {
+        openWith(current, sealed);
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }
