@@ -57,11 +57,10 @@ describe('a task retried after failed runs', () => {
       return spans.length >= 3 ? spans : null;
     });
     expect(runs.map((s) => s.spanContext().traceId)).toEqual(runs.map(() => traceId));
-    // A failed run says so in its span, though its error is handled, not thrown through it.
-    expect(runs.map((s) => s.status.code)).toEqual([
-      SpanStatusCode.ERROR,
-      SpanStatusCode.ERROR,
-      SpanStatusCode.UNSET,
-    ]);
+    // A failed run says so in its span, though its error is handled, not thrown through it: the
+    // two failed attempts, not the one that completed (a claim refused as not yet due, under
+    // load, is a span of its own, and no failure).
+    expect(runs.filter((s) => s.status.code === SpanStatusCode.ERROR)).toHaveLength(2);
+    expect(runs.at(-1)?.status.code).toBe(SpanStatusCode.UNSET);
   });
 });
