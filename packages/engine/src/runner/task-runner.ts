@@ -9,7 +9,7 @@ import {
 } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import type { ClaimResult, TaskRecord } from '@switchyard/store';
+import type { ClaimResult } from '@switchyard/store';
 import { retryDelayMs } from '../engine-config.ts';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
@@ -20,7 +20,8 @@ import type { RunContext } from './run-context.ts';
 import { recordDispatchLatency } from './dispatch-latency.ts';
 import type { RunnerDeps } from './runner-deps.ts';
 import { watchForCancel } from './cancel-watch.ts';
-import { noticeCanceled, noticeUnheardCancel, releaseHeardCancel } from './cancel-notices.ts';
+import { afterRefusedClaim } from './after-refused-claim.ts';
+import { noticeCanceled, releaseHeardCancel } from './cancel-notices.ts';
 import { failRunAndTell } from './agent-end-hooks.ts';
 import { failRun, settleWrite } from './settle-writes.ts';
 
@@ -140,7 +141,7 @@ export class TaskRunner {
       this.claiming--;
     }
     if (waits) return;
-    if (!claim) return this.afterRefusedClaim(job);
+    if (!claim) return afterRefusedClaim(this.deps, job);
     recordDispatchLatency(this.deps, claim, job);
     // A lapsed lease on the last attempt is the reaper's to fail; a duplicate dispatch that
     // re-claimed it first must not start one run more than MAX_ATTEMPTS. It fails it as the reaper
@@ -472,41 +473,5 @@ export class TaskRunner {
         .catch((err: unknown) =>
           this.deps.log.warn({ err }, 'hand-back enqueue failed; the reaper will dispatch'),
         );
-  }
-
-  /**
-   * The claim was refused. A canceled task that still holds the lease its run had may owe its agent
-   * the cancel notice (cancel-notices.ts); a live one may not be due yet.
-   */
-  private async afterRefusedClaim(job: RunTaskJob): Promise<void> {
-    const record = await this.deps.store.getTaskRecord(job.tenantId, job.taskId);
-    if (!record) return;
-    const { leaseOwner } = record;
-    if (record.state === TaskState.CANCELED && leaseOwner)
-      return noticeUnheardCancel(this.deps, { ...record, leaseOwner });
-    return this.deferIfEarly(record);
-  }
-
-  /**
-   * For a live task nobody holds, the only reason for a refused claim is that it is not due yet
-   * (retry backoff) by Postgres's clock, which the claim reads: schedule the dispatch again. Not by
-   * comparing run_after with this process's clock: one running ahead of Postgres's took the task
-   * for due, dropped the dispatch, and left it to the reaper (found in review). A second at least,
-   * so a clock far ahead costs one claim a second until Postgres's catches up; a fresh job id
-   * (nonce), since this very job may carry the id a plain re-enqueue would.
-   */
-  private async deferIfEarly(record: TaskRecord): Promise<void> {
-    if (record.leaseOwner) return;
-    if (record.state !== TaskState.SUBMITTED && record.state !== TaskState.WORKING) return;
-    const now = Date.now();
-    await this.deps.dispatcher.enqueue({
-      tenantId: record.tenantId,
-      taskId: record.id,
-      version: record.version,
-      attempts: record.attempts,
-      runAfter: new Date(Math.max(record.runAfter.getTime(), now + 1000)),
-      nonce: `e${now}`,
-      ...injectTraceContext(),
-    });
   }
 }
