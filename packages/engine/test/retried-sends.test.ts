@@ -126,3 +126,32 @@ describe('a send that reuses a messageId (ARCHITECTURE.md §3 rule 5)', () => {
     expect(history.filter((m) => m.messageId === answer.messageId)).toHaveLength(1);
   });
 });
+
+// Found in review: the task row kept only the active span's trace context, so with tracing off
+// in the process that took the send, the caller's traceparent rode on the first job alone and
+// every run the reaper started later lost it.
+describe("a send's trace context, with tracing off here", () => {
+  it("is kept on the task when well formed, so later runs join the caller's trace", async () => {
+    const agent = (await p.admin.getAgent('acme', 'echo'))!;
+    const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    const send = (trace: Record<string, string>) =>
+      p.service.send(
+        alice,
+        agent,
+        { message: userMessage('traced'), configuration: { returnImmediately: true } },
+        trace,
+      );
+    const stored = async (id: string) =>
+      (
+        await p.db.pool.query<{ trace_context: unknown }>('SELECT trace_context FROM tasks WHERE id = $1', [
+          id,
+        ])
+      ).rows[0]?.trace_context;
+    const kept = await send({ traceparent, tracestate: 'k=v' });
+    if (!('task' in kept)) throw new Error('expected a task');
+    expect(await stored(kept.task.id)).toEqual({ traceparent, tracestate: 'k=v' });
+    const malformed = await send({ traceparent: 'not-a-traceparent' });
+    if (!('task' in malformed)) throw new Error('expected a task');
+    expect(await stored(malformed.task.id)).toBeNull();
+  });
+});

@@ -19,7 +19,7 @@ import {
   type TaskRecord,
 } from '@switchyard/store';
 import type { BacklogSlot } from '@switchyard/queue';
-import { injectTraceContext } from '@switchyard/telemetry';
+import { traceContextToCarry, type TraceCarrier } from '@switchyard/telemetry';
 import type { AgentRegistration } from '../ports.ts';
 import { statusEvent } from '../task-events.ts';
 import { canSee } from './access.ts';
@@ -56,6 +56,8 @@ export async function acceptMessage(
   agent: AgentRegistration,
   request: SendMessageRequest,
   pushConfig: NewPushConfig | undefined,
+  /** The caller's own trace context, kept on the task when tracing is off here. */
+  callerTrace: TraceCarrier = {},
 ): Promise<Accepted> {
   const { message } = request;
   checkContentTypes(message, agent.card);
@@ -84,7 +86,9 @@ export async function acceptMessage(
     ...(deps.config.messageIdIdempotency ? {} : { idempotencyKey: `${message.messageId}\n${id}` }),
     ...(request.metadata ? { metadata: request.metadata } : {}),
     ...(pushConfig ? { pushConfig } : {}),
-    traceContext: injectTraceContext(),
+    // What later runs join (the reaper's re-dispatches read it): this span's context, or with
+    // tracing off the caller's own, as the first dispatch carries it.
+    traceContext: traceContextToCarry(callerTrace),
     ...(request.configuration?.acceptedOutputModes?.length
       ? { acceptedOutputModes: request.configuration.acceptedOutputModes }
       : {}),

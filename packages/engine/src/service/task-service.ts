@@ -260,7 +260,7 @@ export class TaskService {
       'a2a.accept-message',
       { 'switchyard.tenant_id': caller.tenantId, 'switchyard.agent_id': agent.id },
       async (span) => {
-        const result = await acceptMessage(this.deps, caller, agent, request, pushConfig);
+        const result = await acceptMessage(this.deps, caller, agent, request, pushConfig, trace);
         span.setAttribute('switchyard.task_id', result.record.id);
         return result;
       },
