@@ -15,7 +15,7 @@ export interface ProcessErrorOptions {
 }
 
 /** How long a fatal exit waits for `beforeFatalExit`. */
-export const FATAL_FLUSH_LIMIT_MS = 2000;
+const FATAL_FLUSH_LIMIT_MS = 2000;
 
 /**
  * Process-level error policy; call once, as soon as the logger exists.

@@ -9,14 +9,20 @@ const failingExit = fileURLToPath(new URL('./fixtures/failing-exit.ts', import.m
 let proc: RunningProcess | undefined;
 afterEach(() => proc?.signal('SIGKILL'));
 
+/** The fixture at `entry`, once it has said it started (so a signal finds its handlers). */
+async function started(entry: string, env: Record<string, string>): Promise<RunningProcess> {
+  const running = startProcess(entry, env);
+  proc = running;
+  await waitFor(() => running.logs().some((l) => l.msg === 'started'), {
+    what: 'the process to start',
+    timeoutMs: 20_000,
+  });
+  return running;
+}
+
 describe('the shutdown deadline', () => {
   it('ends a drain that never finishes: logged, traces flushed, exit code 1', async () => {
-    proc = startProcess(hangingDrain, { DEADLINE_MS: '300' });
-    const running = proc;
-    await waitFor(() => running.logs().some((l) => l.msg === 'started'), {
-      what: 'the process to start',
-      timeoutMs: 20_000,
-    });
+    const running = await started(hangingDrain, { DEADLINE_MS: '300' });
     running.signal('SIGTERM');
     expect(await running.exited).toBe(1);
     const said = running.logs().map((l) => l.msg);
@@ -28,12 +34,7 @@ describe('the shutdown deadline', () => {
   // Found in review: a failed drain and an uncaught exception exited without flushing traces, so
   // the spans around the failure, the ones wanted most, were lost.
   it('flushes traces before exiting 1 after a failed drain', async () => {
-    proc = startProcess(failingExit, { FAILURE: 'stop' });
-    const running = proc;
-    await waitFor(() => running.logs().some((l) => l.msg === 'started'), {
-      what: 'the process to start',
-      timeoutMs: 20_000,
-    });
+    const running = await started(failingExit, { FAILURE: 'stop' });
     running.signal('SIGTERM');
     expect(await running.exited).toBe(1);
     expect(running.logs().map((l) => l.msg)).toEqual(

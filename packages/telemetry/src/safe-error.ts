@@ -4,7 +4,7 @@ import { pino } from 'pino';
  * Key names whose values are credentials, as they are spelled in what the platform logs: a log
  * line is scrubbed of them at any depth (scrubSecrets), and a logged error too (serializeError).
  */
-export const SECRET_NAMES = [
+const SECRET_NAMES = [
   'apiKey',
   'authorization',
   'cookie',
@@ -35,7 +35,7 @@ const SECRET_KEYS = new Set<string>(SECRET_NAMES.map((name) => name.toLowerCase(
 const REQUEST_KEYS = new Set(['config', 'request', 'options', 'headers', 'body']);
 
 const MAX_DEPTH = 6;
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /**
  * Objects are walked, but not values that serialize themselves: a Date, URL, Buffer, Map, Set or

@@ -12,9 +12,9 @@ import {
 /** Push deliveries the task page lists (the latest; the rest are counted). */
 export const SHOWN_DELIVERIES = 100;
 /** Events, history messages and artifact chunks the timeline reads at most, each. */
-export const TIMELINE_EVENTS = 1000;
-export const TIMELINE_MESSAGES = 500;
-export const TIMELINE_CHUNKS = 1000;
+const TIMELINE_EVENTS = 1000;
+const TIMELINE_MESSAGES = 500;
+const TIMELINE_CHUNKS = 1000;
 
 /** Everything the task page shows, read at one moment. */
 export interface TaskTimeline {

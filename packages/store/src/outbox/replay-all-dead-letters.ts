@@ -3,7 +3,7 @@ import type { Db } from '../db.ts';
 import { eventOf, REPLAYED } from './replay-dead-letter.ts';
 
 /** Dead letters looked at per statement: each batch is a short statement of its own. */
-export const REPLAY_BATCH = 1000;
+const REPLAY_BATCH = 1000;
 
 interface Position {
   createdAt: string;
