@@ -54,6 +54,33 @@ describe('JSON-RPC bad input (digest §4.1, §5.3)', () => {
     }
   });
 
+  it('an integer id beyond 2^53 comes back digit for digit, on a reply, a refusal, a batch and a stream', async () => {
+    // 2^53 + 1: as a double it reads 9007199254740992, and a client matching by id lost the reply.
+    const big = '9007199254740993';
+    const negative = '-123456789012345678901';
+    const getTask = `{"jsonrpc":"2.0","id":${big},"method":"GetTask","params":{"id":"${randomUUID()}"}}`;
+    expect((await rpc({ raw: getTask })).text).toContain(`"id":${big},`);
+    expect((await rpc({ raw: getTask.replace(big, negative) })).text).toContain(`"id":${negative},`);
+    const refused = await send('POST', rpcUrl, { raw: getTask });
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain(`"id":${big},`);
+    expect((await rpc({ raw: `[${getTask}]` })).text).toContain(`"id":${big},`);
+    const stream = await rpc({
+      raw: `{"jsonrpc":"2.0","id":${big},"method":"SendStreamingMessage","params":${JSON.stringify(sendMessage)}}`,
+      headers: { Accept: 'text/event-stream' },
+    });
+    const events = stream.text.split('\n').filter((line) => line.startsWith('data:'));
+    expect(events.length).toBeGreaterThan(0);
+    for (const event of events) expect(event).toContain(`"id":${big},`);
+  });
+
+  it('a long number elsewhere in a request stays an ordinary number', async () => {
+    const reply = await rpc({
+      raw: `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":${JSON.stringify(userMessage('x'))},"metadata":{"id":12345678901234567890}}}`,
+    });
+    expect(reply.body).toMatchObject({ id: 1, result: { task: { id: expect.any(String) } } });
+  });
+
   it('a batch gets an array with -32600 for each request, under its own id (A2A defines no batches)', async () => {
     const reply = await rpc({
       body: [

@@ -60,6 +60,7 @@ export { A2A_METHODS, STREAMING_METHODS, isA2AMethod } from './types/methods.ts'
 export type { A2AMethod, A2AMethodRequest, A2AMethodResponse } from './types/methods.ts';
 export type {
   JsonRpcErrorObject,
+  ExactNumberId,
   JsonRpcErrorResponse,
   JsonRpcId,
   JsonRpcRequest,
@@ -133,6 +134,7 @@ export {
 } from './validation/http-query.ts';
 export type { QueryParams } from './validation/http-query.ts';
 export { jsonRpcIdOf, parseJsonRpcRequest } from './validation/json-rpc-envelope.ts';
+export { parseJsonRequest } from './validation/parse-json-request.ts';
 export type { JsonRpcRequestEnvelope } from './validation/json-rpc-envelope.ts';
 export { isBase64 } from './validation/scalars.ts';
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { A2AError, A2A_METHODS, isA2AMethod, jsonRpcIdOf, parseJsonRpcRequest } from '../src/index.ts';
+import {
+  A2AError,
+  A2A_METHODS,
+  isA2AMethod,
+  jsonRpcIdOf,
+  parseJsonRequest,
+  parseJsonRpcRequest,
+} from '../src/index.ts';
 
 function errorOf(fn: () => unknown): A2AError {
   try {
@@ -74,5 +81,23 @@ describe('§4.1 JSON-RPC envelope', () => {
     // An over-long id is not echoed: the error reply would carry it (JSON-RPC 2.0 §5: null).
     expect(jsonRpcIdOf({ id: 'x'.repeat(257) })).toBeNull();
     expect(jsonRpcIdOf('garbage')).toBeNull();
+  });
+
+  it('parseJsonRequest keeps an envelope id past 2^53 exact, and nothing else', () => {
+    const text =
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"GetTask","params":{"id":9007199254740993,"n":1.5}}';
+    const body = parseJsonRequest(text) as { id: unknown; params: unknown };
+    expect(JSON.stringify(jsonRpcIdOf(body))).toBe('9007199254740993');
+    expect(JSON.stringify(parseJsonRpcRequest(body).id)).toBe('9007199254740993');
+    expect(body.params).toEqual({ id: 9007199254740992, n: 1.5 });
+    // A safe or fractional id is an ordinary number.
+    expect(parseJsonRequest('{"jsonrpc":"2.0","id":1234567890123456}')).toEqual({
+      jsonrpc: '2.0',
+      id: 1234567890123456,
+    });
+    expect(parseJsonRequest('{"jsonrpc":"2.0","id":12345678901234567.5}')).toEqual({
+      jsonrpc: '2.0',
+      id: 12345678901234568,
+    });
   });
 });

@@ -1,5 +1,11 @@
 import type { Request } from 'express';
-import { invalidRequest, jsonParseError, jsonRpcIdOf, payloadTooLarge } from '@switchyard/protocol';
+import {
+  invalidRequest,
+  jsonParseError,
+  jsonRpcIdOf,
+  parseJsonRequest,
+  payloadTooLarge,
+} from '@switchyard/protocol';
 import { unsupportedMediaType } from './edge-error.ts';
 import { mayHoldUnstorableText, rejectUnstorableText } from './reject-unstorable-text.ts';
 import { stateOf } from './request-state.ts';
@@ -33,7 +39,7 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   }
   let value: unknown;
   try {
-    value = JSON.parse(text) as unknown;
+    value = parseJsonRequest(text);
   } catch (cause) {
     throw jsonParseError(cause);
   }

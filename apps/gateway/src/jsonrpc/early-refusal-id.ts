@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
-import { jsonRpcIdOf, type JsonRpcId } from '@switchyard/protocol';
+import { jsonRpcIdOf, parseJsonRequest, type JsonRpcId } from '@switchyard/protocol';
 import { collectBody, hasBody, isJsonMediaType } from '../http/read-json-body.ts';
 import { stateOf } from '../http/request-state.ts';
 
@@ -40,5 +40,5 @@ async function readUnreadId(req: Request, limitBytes: number): Promise<JsonRpcId
   if (!isJsonMediaType(req.headers['content-type'])) return undefined;
   if (Number(req.headers['content-length']) > limitBytes) return undefined;
   const raw = await collectBody(req, limitBytes);
-  return jsonRpcIdOf(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)));
+  return jsonRpcIdOf(parseJsonRequest(new TextDecoder('utf-8', { fatal: true }).decode(raw)));
 }

@@ -2,7 +2,15 @@ import type { ErrorDetail } from '../errors/error-details.ts';
 import type { A2AMethod, A2AMethodRequest, A2AMethodResponse } from './methods.ts';
 
 /** JSON-RPC 2.0 request id. `null` only appears in error replies to unreadable requests. */
-export type JsonRpcId = string | number | null;
+export type JsonRpcId = string | number | null | ExactNumberId;
+
+/**
+ * An integer id beyond a double's exact range, kept as its digits (a raw JSON number, which
+ * JSON.stringify writes back unchanged): see `parseJsonRequest`.
+ */
+export interface ExactNumberId {
+  readonly rawJSON: string;
+}
 
 export interface JsonRpcRequest<M extends A2AMethod = A2AMethod> {
   jsonrpc: '2.0';

@@ -2,6 +2,7 @@ import { invalidRequest, methodNotFound } from '../errors/factories.ts';
 import type { JsonRpcId } from '../types/json-rpc.ts';
 import { isA2AMethod, type A2AMethod } from '../types/methods.ts';
 import { isPlainObject } from './json-value.ts';
+import { isExactNumberId } from './parse-json-request.ts';
 
 /** A checked JSON-RPC 2.0 request; validate `params` next with `parseRequestParams(method, params)`. */
 export interface JsonRpcRequestEnvelope {
@@ -66,5 +67,5 @@ export const MAX_JSON_RPC_ID_LENGTH = 256;
 
 function isJsonRpcId(value: unknown): value is JsonRpcId {
   if (typeof value === 'string') return value.length <= MAX_JSON_RPC_ID_LENGTH;
-  return value === null || (typeof value === 'number' && Number.isFinite(value));
+  return value === null || (typeof value === 'number' && Number.isFinite(value)) || isExactNumberId(value);
 }
