@@ -7,6 +7,7 @@ import {
   MAX_SHUTDOWN_MS,
   msVar,
   parseEnv,
+  trustProxyVar,
   urlVar,
   z,
 } from '@switchyard/runtime';
@@ -43,6 +44,13 @@ export const consoleEnvSchema = commonEnvSchema
       .enum(['true', 'false', '1', '0', 'yes', 'no'])
       .optional()
       .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
+    /**
+     * express's `trust proxy`, as on the gateway: which proxies' X-Forwarded-For and
+     * X-Forwarded-Host to believe. The console logs the client address of every sign-in, and a
+     * form it accepts must come from the host the browser sees (X-Forwarded-Host behind a proxy
+     * that rewrites Host). Default unset: the socket's peer is the client.
+     */
+    TRUST_PROXY: trustProxyVar(),
     /** How often live pages re-read push deliveries and a context's task list, in ms. Default 2000. */
     CONSOLE_LIVE_POLL_MS: msVar(2000, 50),
     /** SSE keep-alive comment interval, in ms. Default 15000. */

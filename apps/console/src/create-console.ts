@@ -115,6 +115,8 @@ export function createConsole(deps: ConsoleDeps): Console {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Which hops' X-Forwarded-* to believe: the sign-in log's address and the same-origin check.
+  if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
   app.use(securityHeaders());
   const metrics = deps.metrics ?? createMetrics({ service: 'console', defaultMetrics: false });
   // Probes and metrics without auth (the console's own port). Redis is reported, not required:

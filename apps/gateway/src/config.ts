@@ -1,4 +1,3 @@
-import express from 'express';
 import {
   adminTokenProblem,
   boolVar,
@@ -11,6 +10,7 @@ import {
   MAX_SHUTDOWN_MS,
   msVar,
   parseEnv,
+  trustProxyVar,
   z,
 } from '@switchyard/runtime';
 
@@ -143,12 +143,7 @@ export const gatewayEnvSchema = commonEnvSchema
      * count, `true`, or a comma list of addresses/CIDRs/`loopback`/`uniquelocal`. Default unset: the
      * socket's peer is the client.
      */
-    TRUST_PROXY: optionalString
-      .transform((v) => parseTrustProxy(v))
-      .refine(
-        expressTakesTrustProxy,
-        'must be a hop count, true, false, or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal',
-      ),
+    TRUST_PROXY: trustProxyVar(),
     /** JWKS of the JWT issuer; JWT bearer auth is on when set. */
     JWT_JWKS_URL: optionalString.refine((v) => v === undefined || URL.canParse(v), 'must be a URL'),
     JWT_ISSUER: optionalString,
@@ -228,32 +223,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv) {
   });
 }
 
-function parseTrustProxy(value: string | undefined): boolean | number | string[] | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const v = value.trim();
-  if (v === 'true' || v === 'false') return v === 'true';
-  if (/^\d+$/.test(v)) return Number(v);
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 function isHttpUrl(value: string): boolean {
   return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
-}
-
-/**
- * Whether express takes the value as `trust proxy`. It compiles an address list only when the
- * setting is made (proxy-addr), so an entry it cannot read used to pass the start and then fail
- * every request's `req.ip` with `TypeError: invalid IP address`. Checked by that same compile.
- */
-function expressTakesTrustProxy(value: ReturnType<typeof parseTrustProxy>): boolean {
-  if (!Array.isArray(value)) return true;
-  try {
-    express().set('trust proxy', value);
-    return true;
-  } catch {
-    return false;
-  }
 }

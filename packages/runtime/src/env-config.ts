@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 
 /**
@@ -151,6 +152,43 @@ function isCidr(value: string): boolean {
   if (family === 0 || rest.length > 0) return false;
   if (bits === undefined) return true;
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * express's `trust proxy`: which proxies' X-Forwarded-* headers to believe for the client address
+ * (and host and scheme), as a hop count, `true`/`false`, or a comma list of addresses, CIDRs and
+ * the names `loopback`, `linklocal`, `uniquelocal`. Unset by default: the socket's peer is the
+ * client. A list is checked by proxy-addr's own compile, the one express runs when the setting is
+ * made: an entry it cannot read used to pass the start and then fail every request's `req.ip`.
+ */
+export const trustProxyVar = () =>
+  z
+    .string()
+    .optional()
+    .transform(parseTrustProxy)
+    .refine(
+      (value) => !Array.isArray(value) || compilesAsTrustList(value),
+      'must be a hop count, true, false, or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal',
+    );
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const v = value.trim();
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function compilesAsTrustList(list: string[]): boolean {
+  try {
+    proxyaddr.compile(list);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const urlVar = (fallback: string, protocols: string[]) =>

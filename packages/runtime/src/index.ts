@@ -12,6 +12,7 @@ export {
   boolVar,
   cidrListVar,
   listVar,
+  trustProxyVar,
   urlVar,
   commonEnvSchema,
   developmentValueOf,

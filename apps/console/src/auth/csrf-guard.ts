@@ -42,5 +42,6 @@ export function assertSameOrigin(req: Request): void {
   } catch {
     throw forbidden('cross-origin request refused');
   }
-  if (host !== req.get('host')) throw forbidden('cross-origin request refused');
+  // req.host: the Host header, or X-Forwarded-Host from a proxy TRUST_PROXY trusts.
+  if (host !== req.host) throw forbidden('cross-origin request refused');
 }
