@@ -35,6 +35,8 @@ export interface Fault {
   /** Epoch ms; `until` is when it ended (SIGCONT, server back); equal to `at` for a kill. */
   at: number;
   until: number;
+  /** A worker freeze: how many of its leased tasks another worker claimed while it was stopped. */
+  takenOver?: number;
   note?: string;
 }
 

@@ -62,7 +62,7 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
       const pid = d.fleet.freeze(member);
       // Past its lease and a reaper pass: its tasks are taken over while it sleeps.
       await sleep(LEASE_MS + d.rng.int(1500, 3000));
-      const taken = held.length - (await leasesOf(d, member)).length;
+      const takenOver = await claimedAgain(d, held);
       d.fleet.thaw(member);
       return {
         kind,
@@ -70,7 +70,8 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
         ...(pid ? { pid } : {}),
         at,
         until: Date.now(),
-        note: `held ${held.length} leases, ${taken} taken over while frozen`,
+        takenOver,
+        note: `held ${held.length} leases, ${takenOver} claimed by another worker while frozen`,
       };
     }
     case 'restart-redis':
@@ -100,15 +101,31 @@ async function inject(d: FaultDeps, kind: FaultKind): Promise<Fault> {
   }
 }
 
-async function leasesOf(d: FaultDeps, member: Member): Promise<string[]> {
-  const { rows } = await d.pool.query<{ id: string }>(
+interface HeldLease {
+  id: string;
+  attempts: number;
+}
+
+async function leasesOf(d: FaultDeps, member: Member): Promise<HeldLease[]> {
+  const { rows } = await d.pool.query<HeldLease>(
     // A lease owner is the worker's id and the claim's token: `<worker id>/<token>`.
     // Live tasks only: a canceled task keeps its lease until its run lets go of it.
-    `SELECT id FROM tasks WHERE starts_with(lease_owner, $1 || '/') AND lease_expires_at > now()
+    `SELECT id, attempts FROM tasks WHERE starts_with(lease_owner, $1 || '/') AND lease_expires_at > now()
         AND state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`,
     [`${member.name}-g${member.generation}`],
   );
-  return rows.map((r) => r.id);
+  return rows;
+}
+
+/** How many of `held` were claimed again since (every claim counts an attempt): taken over. */
+async function claimedAgain(d: FaultDeps, held: HeldLease[]): Promise<number> {
+  if (held.length === 0) return 0;
+  const { rows } = await d.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM tasks t JOIN unnest($1::uuid[], $2::int[]) AS h(id, attempts)
+        ON t.id = h.id WHERE t.attempts > h.attempts`,
+    [held.map((h) => h.id), held.map((h) => h.attempts)],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** The running worker holding the most leases, waiting a little for one that holds any. */

@@ -14,6 +14,9 @@ describe('fault-injection suite', () => {
       const text = formatReport(report);
       if (report.violations.length) console.log(text);
       expect(new Set(report.faults.map((f) => f.kind))).toEqual(new Set(FAULT_KINDS));
+      // The frozen worker's runs were really taken over (else "no write after a takeover" held
+      // vacuously for it): its writes after SIGCONT are what the fencing must refuse.
+      expect(report.faults.some((f) => f.kind === 'freeze-worker' && (f.takenOver ?? 0) > 0)).toBe(true);
       expect(report.stats.resumedStreams).toBeGreaterThan(0);
       expect(report.stats.pushTasks).toBeGreaterThan(0);
       expect(report.calls['GetTask (HTTP+JSON)']).toBeGreaterThan(0);
