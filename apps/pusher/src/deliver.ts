@@ -86,13 +86,18 @@ export async function deliver(
     }
     const status = sent.status === undefined ? {} : { status: sent.status };
     const base = { ...keyOf(delivery), workerId: deps.workerId, error: sent.error, ...status };
-    if (delivery.attempts >= deps.retry.maxAttempts) {
+    // 410 Gone is the receiver's final word (the endpoint no longer exists); the rest wait.
+    if (sent.gone || delivery.attempts >= deps.retry.maxAttempts) {
       const kept = await deps.outbox.markFailed({ ...base, dead: true });
       if (!kept) return lostClaim(deps, fields);
       deps.log.error({ ...fields, ...status, error: sent.error }, 'push delivery dead-lettered');
       return { outcome: 'dead', error: sent.error };
     }
-    const retryInMs = retryDelayMs(deps.retry, delivery.attempts, deps.random);
+    // A receiver that asked for a wait (429/503 Retry-After) gets it, up to the longest backoff.
+    const retryInMs = Math.max(
+      retryDelayMs(deps.retry, delivery.attempts, deps.random),
+      Math.min(sent.retryAfterMs ?? 0, deps.retry.maxMs),
+    );
     // Due again on the database's clock; this process's own only times its wake-up.
     const kept = await deps.outbox.markFailed({ ...base, retryInMs });
     const nextAttemptAt = new Date(Date.now() + retryInMs);

@@ -4,7 +4,17 @@ import type { WebhookRequest } from './webhook-request.ts';
 
 /** How one attempt ended. `error` is short and safe to store and show: never a URL, header or body. */
 export type PostOutcome =
-  { ok: true; status: number } | { ok: false; status?: number; error: string; aborted?: boolean };
+  | { ok: true; status: number }
+  | {
+      ok: false;
+      status?: number;
+      error: string;
+      aborted?: boolean;
+      /** 410 Gone: the receiver says this webhook no longer exists; no retry will reach it. */
+      gone?: boolean;
+      /** A 429 or 503 with Retry-After: the receiver's own wait before the next attempt, in ms. */
+      retryAfterMs?: number;
+    };
 
 export interface PostOptions {
   dispatcher: Dispatcher;
@@ -43,12 +53,34 @@ export async function postWebhook(req: WebhookRequest, options: PostOptions): Pr
     if (status >= 200 && status < 300) return { ok: true, status };
     if (status >= 300 && status < 400)
       return { ok: false, status, error: `HTTP ${status}: redirect not followed (webhooks must answer 2xx)` };
-    return { ok: false, status, error: `HTTP ${status}` };
+    if (status === 410)
+      return { ok: false, status, error: 'HTTP 410: the receiver says the webhook is gone', gone: true };
+    const retryAfterMs =
+      status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after']) : undefined;
+    return {
+      ok: false,
+      status,
+      error: `HTTP ${status}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
   } catch (err) {
     if (options.signal?.aborted) return { ok: false, error: 'aborted by shutdown', aborted: true };
     if (timeout.aborted) return { ok: false, error: `timed out after ${options.timeoutMs} ms` };
     return { ok: false, error: describeError(err) };
   }
+}
+
+/**
+ * Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date, in ms from now; undefined when
+ * absent or unreadable. A date in the past is no wait at all.
+ */
+export function retryAfterOf(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Every HTTP-date form starts with a day name; Date.parse alone would read '1.5' as a year.
+  const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 function checkScheme(raw: string, policy: UrlPolicy): string | undefined {

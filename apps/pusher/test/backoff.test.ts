@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../src/backoff.ts';
+import { retryAfterOf } from '../src/post-webhook.ts';
 
 const policy = { maxAttempts: 8, baseMs: 1000, maxMs: 300_000 };
 
@@ -19,5 +20,22 @@ describe('retryDelayMs (exponential backoff, full jitter)', () => {
     const samples = Array.from({ length: 200 }, () => retryDelayMs(policy, 3));
     expect(samples.every((d) => d >= 0 && d < 4000)).toBe(true);
     expect(new Set(samples).size).toBeGreaterThan(100);
+  });
+});
+
+describe('retryAfterOf (RFC 9110 §10.2.3)', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+  it.each([
+    ['120', 120_000],
+    ['0', 0],
+    [' 5 ', 5_000],
+    ['Thu, 03 Dec 2026 12:01:00 GMT', 60_000],
+    ['Thu, 03 Dec 2026 11:00:00 GMT', 0],
+  ])('%j waits %i ms', (header, ms) => {
+    expect(retryAfterOf(header, now)).toBe(ms);
+  });
+
+  it.each([undefined, '', 'soon', '-5', '1.5'])('%j is no wait asked', (header) => {
+    expect(retryAfterOf(header, now)).toBeUndefined();
   });
 });

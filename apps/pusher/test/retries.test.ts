@@ -138,6 +138,36 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     expect(row).toMatchObject({ status: 'dead', lastError: 'timed out after 150 ms', lastStatus: null });
   });
 
+  it('dead-letters at once on 410 Gone, which no retry would change', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    suite.receiver.respond = () => ({ status: 410 });
+    const [result] = await scope.pusher({ retry: { maxAttempts: 8, baseMs: 10, maxMs: 20 } }).deliverOnce();
+    expect(result).toMatchObject({ outcome: 'dead', error: expect.stringContaining('HTTP 410') });
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
+    expect(row).toMatchObject({ status: 'dead', attempts: 1, lastStatus: 410 });
+  });
+
+  it.each([
+    [429, '7'],
+    [503, new Date(Date.now() + 60_000).toUTCString()],
+  ])('waits as long as a %i asks with Retry-After, up to the longest backoff', async (status, retryAfter) => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    suite.receiver.respond = () => ({ status, headers: { 'retry-after': retryAfter } });
+    const before = Date.now();
+    const [result] = await scope
+      .pusher({ retry: { maxAttempts: 8, baseMs: 10, maxMs: 30_000 }, random: () => 0.5 })
+      .deliverOnce();
+    expect(result).toMatchObject({ outcome: 'retry' });
+    const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
+    const waitMs = row!.nextAttemptAt.getTime() - before;
+    // 7 s asked: about 7 s, not the 5 ms backoff; a minute asked: the 30 s longest backoff.
+    if (retryAfter === '7') expect(waitMs).toBeGreaterThan(6_000);
+    else expect(waitMs).toBeGreaterThan(25_000);
+    expect(waitMs).toBeLessThan(31_000);
+  });
+
   it('counts a refused connection as a failed attempt', async () => {
     const { tenantId } = await newTenant(suite.env);
     const closed = await startReceiver();
