@@ -32,7 +32,10 @@ export const pusherEnvSchema = commonEnvSchema
      * cannot hold every slot. Default a quarter of PUSHER_CONCURRENCY, at least 1.
      */
     PUSHER_MAX_IN_FLIGHT_PER_TENANT: optionalCap(),
-    /** Most deliveries to one receiver host:port this process sends at once. Default as above. */
+    /**
+     * Most deliveries to one receiver host:port this process sends at once. Default half the
+     * tenant cap, at least 1: one tenant's hanging receiver leaves its other receivers slots.
+     */
     PUSHER_MAX_IN_FLIGHT_PER_HOST: optionalCap(),
     /** Whole-attempt timeout per POST (connect, headers, body), in ms. Default 10000 (spec: 10–30 s). */
     PUSH_TIMEOUT_MS: msVar(10_000, 100, 120_000),
@@ -109,11 +112,13 @@ export type PusherConfig = ReturnType<typeof loadPusherConfig>;
 /** Parses and freezes the pusher's environment; throws ConfigError naming every bad variable. */
 export function loadPusherConfig(env: NodeJS.ProcessEnv) {
   const config = parseEnv(pusherEnvSchema, env);
-  const share = defaultShare(config.PUSHER_CONCURRENCY);
+  const perTenant = config.PUSHER_MAX_IN_FLIGHT_PER_TENANT ?? defaultShare(config.PUSHER_CONCURRENCY);
   return Object.freeze({
     ...config,
-    PUSHER_MAX_IN_FLIGHT_PER_TENANT: config.PUSHER_MAX_IN_FLIGHT_PER_TENANT ?? share,
-    PUSHER_MAX_IN_FLIGHT_PER_HOST: config.PUSHER_MAX_IN_FLIGHT_PER_HOST ?? share,
+    PUSHER_MAX_IN_FLIGHT_PER_TENANT: perTenant,
+    // Below the tenant's cap: at the same cap one hanging host could hold all of a tenant's slots.
+    PUSHER_MAX_IN_FLIGHT_PER_HOST:
+      config.PUSHER_MAX_IN_FLIGHT_PER_HOST ?? Math.max(1, Math.floor(perTenant / 2)),
   });
 }
 

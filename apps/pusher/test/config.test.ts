@@ -8,7 +8,7 @@ describe('loadPusherConfig', () => {
     expect(config).toMatchObject({
       PUSHER_CONCURRENCY: 64,
       PUSHER_MAX_IN_FLIGHT_PER_TENANT: 16,
-      PUSHER_MAX_IN_FLIGHT_PER_HOST: 16,
+      PUSHER_MAX_IN_FLIGHT_PER_HOST: 8,
       PUSH_TIMEOUT_MS: 10_000,
       PUSH_MAX_ATTEMPTS: 16,
       PUSH_RETRY_BASE_MS: 1000,
@@ -35,7 +35,7 @@ describe('loadPusherConfig', () => {
       workerId: 'pusher-a',
       concurrency: 64,
       maxInFlightPerTenant: 16,
-      maxInFlightPerHost: 16,
+      maxInFlightPerHost: 8,
       timeoutMs: 2000,
       lockMs: 4000,
       pollMs: 1000,
@@ -52,13 +52,14 @@ describe('loadPusherConfig', () => {
     expect(() => loadPusherConfig({ PUSH_TIMEOUT_MS: 'soon' })).toThrow(ConfigError);
   });
 
-  it('caps each tenant and each receiver host at a quarter of the concurrency unless told, at least 1', () => {
+  it('caps each tenant at a quarter of the concurrency and each receiver host at half that unless told, at least 1', () => {
     const caps = (env: NodeJS.ProcessEnv) => {
       const c = loadPusherConfig(env);
       return [c.PUSHER_MAX_IN_FLIGHT_PER_TENANT, c.PUSHER_MAX_IN_FLIGHT_PER_HOST];
     };
-    expect(caps({ PUSHER_CONCURRENCY: '16' })).toEqual([4, 4]);
+    expect(caps({ PUSHER_CONCURRENCY: '16' })).toEqual([4, 2]);
     expect(caps({ PUSHER_CONCURRENCY: '3' })).toEqual([1, 1]);
+    expect(caps({ PUSHER_MAX_IN_FLIGHT_PER_TENANT: '10' })).toEqual([10, 5]);
     expect(caps({ PUSHER_MAX_IN_FLIGHT_PER_TENANT: '2', PUSHER_MAX_IN_FLIGHT_PER_HOST: '16' })).toEqual([
       2, 16,
     ]);
