@@ -88,7 +88,13 @@ export async function deliver(
     const base = { ...keyOf(delivery), workerId: deps.workerId, error: sent.error, ...status };
     // 410 Gone is the receiver's final word (the endpoint no longer exists); the rest wait.
     if (sent.gone || delivery.attempts >= deps.retry.maxAttempts) {
-      const kept = await deps.outbox.markFailed({ ...base, dead: true });
+      // A whole budget spent (not a 410, whose later events may answer otherwise): the receiver
+      // stayed away ~20 minutes, and the events queued behind get one attempt each, not a budget.
+      const kept = await deps.outbox.markFailed({
+        ...base,
+        dead: true,
+        ...(sent.gone ? {} : { laterAttemptsFloor: deps.retry.maxAttempts - 1 }),
+      });
       if (!kept) return lostClaim(deps, fields);
       deps.log.error({ ...fields, ...status, error: sent.error }, 'push delivery dead-lettered');
       return { outcome: 'dead', error: sent.error };

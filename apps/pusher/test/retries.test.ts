@@ -126,6 +126,28 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     expect(suite.receiver.requests.map((r) => r.seq)).toEqual([1, 1, 2, 3]);
   });
 
+  it('once a receiver has used a whole budget, the events queued behind get one attempt each', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    await appendEvents(suite.env, tenantId, task, 3);
+    // Away for the first event's budget and the next event's one attempt; then back.
+    suite.receiver.respond = (_req, i) => ({ status: i < 4 ? 503 : 204 });
+    await scope.pusher({ retry: { maxAttempts: 3, baseMs: 10, maxMs: 20 } }).start();
+
+    await waitFor(
+      async () => (await deliveriesOf(suite.env, tenantId, task.taskId)).every((r) => r.status !== 'pending'),
+      { what: 'settled' },
+    );
+    const rows = await deliveriesOf(suite.env, tenantId, task.taskId);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['dead', 3],
+      ['dead', 3],
+      ['delivered', 3],
+      ['delivered', 3],
+    ]);
+    expect(suite.receiver.requests.map((r) => r.seq)).toEqual([1, 1, 1, 2, 3, 4]);
+  });
+
   it('counts a timeout as a failed attempt', async () => {
     const { tenantId } = await newTenant(suite.env);
     const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/slow` });

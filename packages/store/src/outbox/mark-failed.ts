@@ -12,6 +12,9 @@ const MAX_ERROR_LENGTH = 1000;
  * config: the per-task order only waits on pending rows, and the next one, if parked behind this
  * one (park-waiting.ts), is made due at once (releaseNext).
  *
+ * Dead after a whole budget (`laterAttemptsFloor`), it leaves the config's later pending
+ * deliveries one attempt each: see spendLaterAttempts.
+ *
  * Back to pending, it also moves the later pending deliveries of the same config that were due
  * before its retry time to that time: none of them can go before it, and left due they sat at the
  * front of every pusher's claim (oldest due first), read and refused on each claim while the
@@ -43,6 +46,11 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
       .select(gapAfter('r', input.tenantId).as('gap'))
       .execute();
     if (dead[0]?.gap) await releaseAfterGap(db, input);
+    // A statement of its own: releaseNext may have updated the next row in the one above, and
+    // a row updated twice in one statement keeps one of the two. A crash in between leaves the
+    // backlog its full budgets, which is only slower.
+    if (dead.length > 0 && input.laterAttemptsFloor !== undefined)
+      await spendLaterAttempts(db, input, input.laterAttemptsFloor);
     return dead.length > 0;
   }
   const rows = await db
@@ -66,4 +74,18 @@ export async function markFailed(db: Db, input: MarkFailedInput): Promise<boolea
     .select('seq')
     .execute();
   return rows.length > 0;
+}
+
+async function spendLaterAttempts(db: Db, key: MarkFailedInput, floor: number): Promise<void> {
+  await db
+    .updateTable('push_deliveries')
+    .set((eb) => ({ attempts: eb.fn('greatest', ['attempts', eb.val(floor)]) }))
+    .where('tenant_id', '=', key.tenantId)
+    .where('task_id', '=', key.taskId)
+    .where('config_id', '=', key.configId)
+    .where('seq', '>', key.seq)
+    .where('attempts', '<', floor)
+    // Pending, spelled so push_deliveries_pending_order serves the range.
+    .where('status', 'not in', NOT_PENDING)
+    .execute();
 }

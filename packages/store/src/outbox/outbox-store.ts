@@ -112,7 +112,15 @@ export type MarkFailedInput = DeliveryKey & {
         retryInMs: number;
         dead?: false;
       }
-    | { dead: true }
+    | {
+        dead: true;
+        /**
+         * The receiver used a whole attempt budget on this one: the config's later pending
+         * deliveries of the task start from at least this many attempts (the budget less one), so
+         * a receiver that stays away costs its backlog one attempt each, not a budget each.
+         */
+        laterAttemptsFloor?: number;
+      }
   );
 
 export interface DeliveryRecord extends DeliveryKey {
