@@ -109,10 +109,13 @@ export class RunContext implements AgentContext {
   /**
    * A newer record of the task written beside the run's own calls (the runner's quick-reply
    * upgrade): kept, so the run's next write and the runner's settle write do not start from a
-   * version that is already gone. An older one (the run wrote meanwhile) is ignored.
+   * version that is already gone. An older one (the run wrote meanwhile) is ignored, and so is
+   * one under another lease: makeVisible returns whatever record won, which after a takeover is
+   * the new owner's, and the runner's settle writes and hand-back take their lease from this
+   * record. Kept, it would let this run's retry or failure write under the new owner's lease.
    */
   adopt(record: TaskRecord): void {
-    if (record.version > this.record.version) this.record = record;
+    if (record.version > this.record.version && record.leaseOwner === this.o.leaseOwner) this.record = record;
   }
 
   /** A chunk passed the artifact limit: the run may only end FAILED (any ending becomes that). */
