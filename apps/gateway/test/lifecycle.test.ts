@@ -6,7 +6,8 @@ import { startHarness, type Harness } from './support/harness.ts';
 import { taskOf, userMessage } from './support/messages.ts';
 
 // STYLE.md rule 10: stop() drains. Blocking waits answer with the task as it stands, streams end
-// with a final comment (clients resume elsewhere with Last-Event-ID), then the server closes.
+// with Unavailable and a final comment (clients resume elsewhere with Last-Event-ID), then the
+// server closes.
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
@@ -16,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('graceful stop', () => {
-  it('answers blocking sends, ends streams with a comment and stops listening', async () => {
+  it('answers blocking sends, ends streams with Unavailable and a comment and stops listening', async () => {
     const replica = await h.startGateway();
     const client = new A2ATestClient('rest', `${replica.url}/agents/acme/sleepy`, h.fixtures.keys.alice);
     const blocking = client.call('SendMessage', { message: userMessage('wait for me') });
@@ -38,6 +39,7 @@ describe('graceful stop', () => {
     const stream = await streaming;
     if (!stream.ok) throw new Error(stream.reason);
     expect(stream.events[0]?.response?.task).toBeDefined();
+    expect(stream.events.at(-1)?.error?.reason).toBe('UNAVAILABLE');
     expect(stream.comments).toContain('server shutting down');
     await expect(fetch(`${replica.url}/healthz`)).rejects.toThrow();
     // Leave no agent running: the worker's stop is not under test here.

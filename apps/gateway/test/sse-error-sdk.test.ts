@@ -8,6 +8,7 @@ import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { OpenedStream } from '@switchyard/engine';
 import { TaskState, unsupportedOperation } from '@switchyard/protocol';
 import { silentLogger } from '@switchyard/telemetry';
+import { waitFor } from '@switchyard/testing';
 import { jsonRpcSseFormat, restSseFormat } from '../src/sse/binding-formats.ts';
 import { streamSse, type SseFormat } from '../src/sse/sse-stream.ts';
 import { StreamRegistry } from '../src/sse/stream-registry.ts';
@@ -28,12 +29,23 @@ const failingStream = (): OpenedStream => ({
   },
 });
 
-function write(res: express.Response, format: SseFormat): void {
-  streamSse(res, failingStream(), format, {
+/** One status update, then nothing: the stream stays open until the gateway cuts it. */
+const openStream = (): OpenedStream => ({ ...failingStream(), follow: () => () => undefined });
+
+/** The registry the gateway's shutdown closes every stream through (closeAll); one per test. */
+let shuttingDown = new StreamRegistry();
+
+function write(
+  res: express.Response,
+  format: SseFormat,
+  stream = failingStream(),
+  registry = new StreamRegistry(),
+): void {
+  streamSse(res, stream, format, {
     heartbeatMs: 60_000,
     maxBufferBytes: 1024 * 1024,
-    registry: new StreamRegistry(),
-    slot: new StreamRegistry().reserve({ tenantId: 'acme', credentialId: 'key:k1' }),
+    registry,
+    slot: registry.reserve({ tenantId: 'acme', credentialId: 'key:k1' }),
     log: { log: silentLogger() },
     onEnd: () => undefined,
   });
@@ -44,6 +56,12 @@ let base: string;
 beforeAll(async () => {
   const app = express();
   app.post('/rest/message:stream', (_req, res) => write(res, restSseFormat('v1.0.1')));
+  app.post('/shutdown/rest/message:stream', (_req, res) =>
+    write(res, restSseFormat('v1.0.1'), openStream(), shuttingDown),
+  );
+  app.post('/shutdown/rpc', express.json(), (req, res) => {
+    write(res, jsonRpcSseFormat((req.body as { id: string | number }).id), openStream(), shuttingDown);
+  });
   app.post('/rpc', express.json(), (req, res) => {
     write(res, jsonRpcSseFormat((req.body as { id: string | number }).id));
   });
@@ -87,5 +105,26 @@ describe('@a2a-js/sdk on a stream that fails after its first event', () => {
     const { seen, err } = await drain(transport.sendMessageStream(request()));
     expect(seen.map((e) => e.payload?.$case)).toEqual(['statusUpdate']);
     expect((err as Error).cause).toBeInstanceOf(UnsupportedOperationError);
+  });
+});
+
+// A stream the gateway cuts while the task goes on (its shutdown, a client too slow) must not end
+// like a finished one: the SDK returns normally at the end of the response, and its caller never
+// learns that the task went on. The Unavailable error event makes it raise, so the caller resumes.
+describe('@a2a-js/sdk on a stream cut by the gateway shutting down', () => {
+  it.each([
+    ['HTTP+JSON', () => new RestTransportFactory().create(`${base}/shutdown/rest`, card)],
+    ['JSON-RPC', () => new JsonRpcTransportFactory().create(`${base}/shutdown/rpc`, card)],
+  ])('%s: the SDK raises instead of ending as if the task were done', async (_binding, create) => {
+    shuttingDown = new StreamRegistry();
+    const transport = await create();
+    const reading = drain(transport.sendMessageStream(request()));
+    await waitFor(() => shuttingDown.size === 1, { what: 'the stream to open' });
+    shuttingDown.closeAll('server shutting down');
+    const { seen, err } = await reading;
+    expect(seen.map((e) => e.payload?.$case)).toEqual(['statusUpdate']);
+    expect(err).toBeInstanceOf(Error);
+    const message = `${(err as Error).message} ${String((err as Error).cause ?? '')}`;
+    expect(message).toContain('interrupted');
   });
 });

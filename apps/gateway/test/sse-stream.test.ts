@@ -41,6 +41,12 @@ function opened(first: StreamItem | undefined, follow: (sink: StreamSink) => () 
   return { first, follow };
 }
 
+/** The HTTP+JSON error event a stream the gateway cuts ends with (a shutdown, a slow client). */
+const UNAVAILABLE_EVENT = {
+  event: 'error',
+  data: { error: { code: 503, status: 'UNAVAILABLE', message: expect.stringContaining('Last-Event-ID') } },
+};
+
 async function serve(
   make: () => OpenedStream,
   options: {
@@ -288,14 +294,16 @@ describe('streamSse', () => {
     socket.destroy();
   });
 
-  it('shutdown ends every open stream with a final comment', async () => {
+  it('shutdown ends every open stream with Unavailable and a final comment', async () => {
     const registry = new StreamRegistry();
     const { url } = await serve(() => opened(item(1), () => () => undefined), { registry });
     const pending = openSse('GET', url, { noVersion: true });
     await waitFor(() => registry.size === 1);
     registry.closeAll('server shutting down');
     const reply = await pending;
-    expect(reply.events).toHaveLength(1);
+    // A response that just ends is a finished stream to A2A clients: the error tells them to resume.
+    expect(reply.events).toHaveLength(2);
+    expect(reply.events[1]).toMatchObject(UNAVAILABLE_EVENT);
     expect(reply.comments).toContain('server shutting down');
   });
 
@@ -441,7 +449,8 @@ describe('streamSse', () => {
       { registry },
     );
     const reply = await openSse('GET', url, { noVersion: true });
-    expect(reply.events).toHaveLength(1);
+    expect(reply.events).toHaveLength(2);
+    expect(reply.events[1]).toMatchObject(UNAVAILABLE_EVENT);
     expect(reply.comments).toContain('server shutting down');
     expect(followed).toBe(false);
   });

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
-import { unauthenticated, type A2AError } from '@switchyard/protocol';
+import { A2AError, unauthenticated } from '@switchyard/protocol';
 import type { OpenedStream, StreamItem, StreamSink } from '@switchyard/engine';
 import type { Logger } from '@switchyard/telemetry';
 import { releaseBody } from '../http/body-budget.ts';
@@ -91,6 +91,8 @@ class SseStream implements StreamSink {
   readonly #format: SseFormat;
   readonly #options: SseOptions;
   #ended = false;
+  /** Set once the stream is being cut as too slow: its final error's own write must not cut it again. */
+  #cutting = false;
   #stopFollowing: (() => void) | undefined;
   #stopHeartbeat: (() => void) | undefined;
   #unregister: (() => void) | undefined;
@@ -134,7 +136,7 @@ class SseStream implements StreamSink {
     // next event would find it still unread and cut a client that reads perfectly well.
     const flowing = opened.first ? this.item(opened.first, () => this.#follow(opened)) : true;
     this.#unregister = registry.add(
-      (reason, ending) => (ending === 'revoked' ? this.#unauthenticated(reason) : this.#close(reason)),
+      (reason, ending) => (ending === 'revoked' ? this.#unauthenticated(reason) : this.#interrupted(reason)),
       this.#options.slot,
     );
     if (flowing) this.#follow(opened);
@@ -196,6 +198,24 @@ class SseStream implements StreamSink {
     this.#fail(unauthenticated(`Authentication is no longer valid (${reason})`), reason);
   }
 
+  /**
+   * Ends a stream the gateway cuts while the task goes on (shutdown, a client too slow) with
+   * Unavailable as its final event, then the reason as a comment. The end of the response is the
+   * end of the stream to A2A clients (digest §2.3): ended with a comment alone, an a2a-js loop
+   * finished normally with the task still WORKING and never came back. An error that says
+   * "unavailable" is one every client retries: it resubscribes with Last-Event-ID and misses
+   * nothing.
+   */
+  #interrupted(reason: string): void {
+    this.#fail(
+      new A2AError('Unavailable', {
+        message: `The stream was interrupted (${reason}); subscribe again with Last-Event-ID to resume`,
+        retryAfterSeconds: 1,
+      }),
+      reason,
+    );
+  }
+
   /** Sends `error` as the stream's final event (the binding's error frame), then ends it. */
   #fail(error: A2AError, comment?: string): void {
     if (this.#ended) return;
@@ -220,12 +240,14 @@ class SseStream implements StreamSink {
   }
 
   #tooSlow(res: Response): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#cutting) return;
+    this.#cutting = true;
     this.#options.log.log.warn(
       { bufferedBytes: res.writableLength },
       'SSE client too slow; closing its stream',
     );
-    this.#close('slow consumer');
+    // After what it left unread: a client that reads again learns why its stream ended.
+    this.#interrupted('slow consumer');
     // A client that reads nothing at all would hold the buffer forever.
     setTimeout(() => {
       if (!res.writableFinished) res.destroy();
