@@ -16,6 +16,7 @@ import {
 import {
   createDb,
   databaseReadiness,
+  isStoreUnavailable,
   PostgresAdminStore,
   PostgresTaskStore,
   runRetention,
@@ -170,6 +171,8 @@ export function createWorkerRuntime(options: WorkerOptions) {
       ? { onParked: (tenant: string) => options.metrics!.tasks.runParked({ tenant }) }
       : {}),
     onError: (err) => log.error({ err }, 'queue consumer error'),
+    // Postgres away: the claim decides nothing, and the job comes back after a pause.
+    isTransient: isStoreUnavailable,
   });
   const maintenanceJobs: MaintenanceJob[] = [];
   if (options.retention !== false) {

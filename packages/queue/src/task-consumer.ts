@@ -44,6 +44,12 @@ export interface TaskConsumerOptions {
   };
   /** Told each job parked by the cap, with its tenant. */
   onParked?(tenantId: string): void;
+  /**
+   * Whether a handler's failure says a dependency is away (Postgres unreachable), not that the
+   * job is bad. Such a job is not failed: it goes back to the queue after a pause, and fetching
+   * pauses as long, so an outage does not run the whole queue through failing claims.
+   */
+  isTransient?(err: unknown): boolean;
 }
 
 interface RunningJob {
@@ -59,6 +65,9 @@ interface RunningJob {
 
 /** The longest pause between fetch attempts while Redis fails them. */
 const MAX_FETCH_BACKOFF_MS = 5_000;
+
+/** The first pause after a transient handler failure (isTransient); it doubles up to the above. */
+const FIRST_TRANSIENT_PAUSE_MS = 500;
 
 /**
  * The consumer side of task dispatch: takes run-task jobs off the BullMQ queue and hands each to
@@ -92,6 +101,9 @@ export class TaskConsumer {
   /** Wakes the fetch loop when a slot frees up. */
   #slotFreed: (() => void) | null = null;
   #tokenSeq = 0;
+  /** Fetching waits until then after a transient handler failure (Postgres away). */
+  #pausedUntil = 0;
+  #transientPauseMs = 0;
 
   constructor(options: TaskConsumerOptions) {
     this.#options = options;
@@ -153,6 +165,12 @@ export class TaskConsumer {
       if (this.#running.size >= this.#options.concurrency) {
         await new Promise<void>((resolve) => (this.#slotFreed = resolve));
         this.#slotFreed = null;
+        continue;
+      }
+      const pauseMs = this.#pausedUntil - Date.now();
+      if (pauseMs > 0) {
+        // Short steps, so close() is not held up by a whole pause.
+        await new Promise((r) => setTimeout(r, Math.min(pauseMs, 250)));
         continue;
       }
       const token = `${this.worker.id}:${this.#tokenSeq++}`;
@@ -243,10 +261,15 @@ export class TaskConsumer {
     running.finishing = true;
     this.#releaseSlot(running);
     try {
+      if (failure && this.#options.isTransient?.(failure)) {
+        await job.moveToDelayed(Date.now() + this.#pauseForTransient(), token);
+        return undefined;
+      }
       if (failure) {
         await job.moveToFailed(failure, token, false);
         return undefined;
       }
+      this.#transientPauseMs = 0;
       // The next job takes this one's slot, so the count never rises: the fetch loop only asks
       // while a slot is free, and a completion only replaces the run it ends.
       return this.#jobFrom(await job.moveToCompleted(null, token, !this.#stopped));
@@ -286,6 +309,21 @@ export class TaskConsumer {
     const { maxRunning = 0, capFor } = this.#options.tenantRunCap ?? {};
     const own = capFor ? await capFor(tenantId).catch(() => null) : null;
     return own ?? maxRunning;
+  }
+
+  /**
+   * A transient failure (Postgres away): fetching pauses, doubling from FIRST_TRANSIENT_PAUSE_MS
+   * up to MAX_FETCH_BACKOFF_MS while failures go on, and the job is due again after the pause.
+   * Failed instead, every queued job would be taken and failed in a few milliseconds each, and
+   * only the reaper's sweeps (500 tasks each) would bring them back.
+   */
+  #pauseForTransient(): number {
+    this.#transientPauseMs = Math.min(
+      MAX_FETCH_BACKOFF_MS,
+      Math.max(FIRST_TRANSIENT_PAUSE_MS, this.#transientPauseMs * 2),
+    );
+    this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + this.#transientPauseMs);
+    return this.#transientPauseMs;
   }
 
   #releaseSlot(running: RunningJob): void {

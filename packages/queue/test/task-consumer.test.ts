@@ -29,6 +29,7 @@ function setup() {
       idleWaitSeconds?: number;
       handleCanceled?: (job: TaskCanceledJob) => Promise<void>;
       onTaken?: (priority: number) => void;
+      isTransient?: (err: unknown) => boolean;
     } = {},
   ) => {
     const c = new TaskConsumer({
@@ -38,6 +39,7 @@ function setup() {
       handle,
       ...(options.handleCanceled ? { handleCanceled: options.handleCanceled } : {}),
       ...(options.onTaken ? { onTaken: options.onTaken } : {}),
+      ...(options.isTransient ? { isTransient: options.isTransient } : {}),
       onError: (err) => errors.push(err),
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
       ...(options.idleWaitSeconds ? { idleWaitSeconds: options.idleWaitSeconds } : {}),
@@ -315,6 +317,41 @@ describe('TaskConsumer', () => {
     await waitFor(async () => (await env.queue.queue.getJobCounts('failed')).failed === 1);
     const [failed] = await env.queue.queue.getJobs(['failed']);
     expect(failed?.failedReason).toBe('cannot claim');
+    await env.close();
+  });
+
+  it('a transient failure (Postgres away) pauses fetching and brings the job back, failing none', async () => {
+    const env = setup();
+    let away = true;
+    const ran: string[] = [];
+    const done = new Set<string>();
+    const c = env.consumer(
+      async (job) => {
+        ran.push(job.taskId);
+        if (away) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        done.add(job.taskId);
+      },
+      { isTransient: (err) => err instanceof Error && err.message.includes('ECONNREFUSED') },
+    );
+    for (let i = 0; i < 20; i++) await env.enqueue(`t${i}`);
+    c.start();
+    await sleep(1_200);
+    // Before: the 20 jobs were taken and failed within milliseconds. Now a few runs, then pauses.
+    expect(ran.length).toBeLessThan(12);
+    expect((await env.queue.queue.getJobCounts('failed')).failed).toBe(0);
+    away = false;
+    await waitFor(() => done.size === 20, {
+      what: 'every job to run once Postgres is back',
+      timeoutMs: 20_000,
+    });
+    // Completed jobs are removed (the queue's removeOnComplete): nothing failed, nothing left.
+    await waitFor(async () => (await env.queue.queue.getJobCounts('active')).active === 0);
+    expect(await env.queue.queue.getJobCounts('failed', 'wait', 'delayed', 'prioritized')).toEqual({
+      failed: 0,
+      wait: 0,
+      delayed: 0,
+      prioritized: 0,
+    });
     await env.close();
   });
 
