@@ -11,6 +11,7 @@ import { isTerminal, TaskState, type Message, type StreamResponse } from '@switc
 import {
   artifactChunkBytes,
   isConflict,
+  isStoreUnavailable,
   type ArtifactChunkInput,
   type ChangeTaskInput,
   type TaskPatch,
@@ -68,6 +69,11 @@ export class RunContext implements AgentContext {
   readonly log: AgentLogger;
   /** Set once the run wrote an ending (terminal or interrupted) state, or lost the right to write. */
   ended: 'finished' | 'canceled' | 'lease-lost' | null = null;
+  /**
+   * The run's last write failed because Postgres was away (isStoreUnavailable), and none has
+   * succeeded since: an agent that then throws failed for the platform's outage, not its own.
+   */
+  storeWasAway = false;
   private record: TaskRecord;
   private readonly o: RunContextOptions;
   private readonly emitted = new Map<string, number>();
@@ -370,7 +376,17 @@ export class RunContext implements AgentContext {
       `agent.${step}`,
       { 'switchyard.task_id': this.record.id, 'switchyard.tenant_id': this.record.tenantId },
       () => this.writeOnce(patch, event, artifactChunk, precededBy),
-    ).finally(() => this.writesInFlight--);
+    )
+      .then(
+        () => {
+          this.storeWasAway = false;
+        },
+        (err: unknown) => {
+          if (isStoreUnavailable(err)) this.storeWasAway = true;
+          throw err;
+        },
+      )
+      .finally(() => this.writesInFlight--);
   }
 
   private async writeOnce(

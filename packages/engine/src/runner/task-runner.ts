@@ -3,17 +3,14 @@ import {
   extractTraceContext,
   injectTraceContext,
   lazyChild,
-  recordActiveError,
   SpanKind,
   withSpan,
 } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import type { ClaimResult } from '@switchyard/store';
-import { retryDelayMs } from '../engine-config.ts';
+import { isStoreUnavailable, type ClaimResult } from '@switchyard/store';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
-import { statusEvent } from '../task-events.ts';
 import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
 import { buildRunContext } from './build-run-context.ts';
 import type { RunContext } from './run-context.ts';
@@ -23,10 +20,11 @@ import { watchForCancel } from './cancel-watch.ts';
 import { afterRefusedClaim } from './after-refused-claim.ts';
 import { noticeCanceled, releaseHeardCancel } from './cancel-notices.ts';
 import { failRunAndTell } from './agent-end-hooks.ts';
-import { failRun, settleWrite } from './settle-writes.ts';
+import { failRun } from './settle-writes.ts';
+import { retryOrFail } from './retry-or-fail.ts';
 
+export { FAILED_MESSAGE } from './retry-or-fail.ts';
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
-export const FAILED_MESSAGE = 'The agent failed while working on this task.';
 const NO_AGENT_MESSAGE = 'This agent is not available on this platform.';
 export { FAILURE_CODE_METADATA_KEY } from './settle-writes.ts';
 
@@ -240,6 +238,8 @@ export class TaskRunner {
       agentId: task.agentId,
       attempt: task.attempts,
     });
+    // Set when a renewal failed because Postgres was away: a self-fence then was the outage's doing.
+    let renewalFoundStoreAway = false;
     // Renew from the claim on: loading the agent can stall longer than the lease during an outage,
     // and a lease that lapses before the agent starts lets another worker run the task while this
     // one runs it too (found by the fault-injection suite).
@@ -252,7 +252,10 @@ export class TaskRunner {
         leaseMs: deps.config.leaseMs,
       },
       (reason) => stop(reason),
-      (err) => log.warn({ err }, 'lease renewal failed'),
+      (err) => {
+        if (isStoreUnavailable(err)) renewalFoundStoreAway = true;
+        log.warn({ err }, 'lease renewal failed');
+      },
       { from: claimSentAt },
     );
     let prepared: { agent: Agent; ctx: RunContext } | undefined;
@@ -280,7 +283,9 @@ export class TaskRunner {
       // with backoff like an agent error, and fails after the last attempt.
       log.warn({ err }, 'could not start the agent');
       stopLease();
-      await this.retryOrFail(claim.task, 'could not start the agent', log);
+      // Postgres away is no fault of the task's: it goes back without spending an attempt.
+      if (isStoreUnavailable(err)) await this.handBackOrLeave(claim.task, log);
+      else await retryOrFail(this.deps, claim.task, 'could not start the agent', log);
       return;
     } finally {
       if (!prepared) stopLease();
@@ -312,6 +317,8 @@ export class TaskRunner {
       (abandonTimer = setTimeout(() => resolveAbandoned('abandoned'), deps.config.stopGraceMs));
     if (controller.signal.aborted) startGrace();
     else controller.signal.addEventListener('abort', startGrace, { once: true });
+    // The agent failed because its writes found Postgres away (onRunError): handed back below.
+    let storeOutage = false;
     try {
       // Judged when the agent returns: one that returned before any stop has finished, and is
       // completed even if a shutdown lands while that write is under way. One that returned
@@ -333,12 +340,12 @@ export class TaskRunner {
         // worker. Like a stopped run, it gets the stop grace to return, under this run's lease.
         await Promise.race([execution.catch(() => undefined), abandoned]);
         await ctx.drain();
-        await this.retryOrFail(ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
+        await retryOrFail(this.deps, ctx.current, `run timed out after ${deps.config.runTimeoutMs} ms`, log);
       } else if (outcome === 'returned') await ctx.completeIfOpen();
     } catch (err) {
       // A chunk the agent emitted just before it threw is written (or refused) before the outcome.
       await ctx.drain();
-      await this.onRunError(ctx, err, stopReason(), log);
+      storeOutage = await this.onRunError(ctx, err, stopReason(), log);
     } finally {
       clearTimeout(runTimer);
       // A stop that comes after the race (during a hand-back, say) must arm no timer.
@@ -358,6 +365,15 @@ export class TaskRunner {
     // abandonment); one that finished within the grace keeps its ending. (A lease really lost
     // makes the release a no-op.)
     if (reason === 'shutdown' && ctx.ended === 'lease-lost') await this.handBack(ctx.current);
+    // A run cut short by a Postgres outage (its writes failed, or it fenced itself because its
+    // renewals did) gives its lease back with the attempt refunded once Postgres answers: left to
+    // lapse, the reaper would count the attempt, and a few short outages would fail a healthy
+    // task. A lease another worker took meanwhile makes the release a no-op.
+    else if (
+      ctx.ended === 'lease-lost' &&
+      (storeOutage || (reason === 'lease-lost' && renewalFoundStoreAway))
+    )
+      await this.handBackOrLeave(ctx.current, log);
   }
 
   /** Quick-reply window elapsed: the request becomes a visible Task (ARCHITECTURE.md §5). */
@@ -370,20 +386,28 @@ export class TaskRunner {
     if (fresh && fresh.visibility === 'pending') ctx.adopt(await makeVisible(this.deps, fresh, leaseOwner));
   }
 
+  /** Settles a run whose agent threw; true when Postgres's outage was the cause (to hand back). */
   private async onRunError(
     ctx: RunContext,
     err: unknown,
     reason: StopReason | null,
     log: RunnerDeps['log'],
-  ): Promise<void> {
-    if (reason) return; // logged once by execute()
+  ): Promise<boolean> {
+    if (reason) return false; // logged once by execute()
     if (err instanceof RunEndedError) {
       log.info({ reason: err.reason }, 'agent run stopped');
-      return;
+      return false;
     }
     if (ctx.ended) {
       log.warn({ err }, 'agent threw after ending its task');
-      return;
+      return false;
+    }
+    // Its last write found Postgres away and it gave up: the platform's outage, not the agent's
+    // failure (an agent's own connection errors do not count: only the run's store writes set it).
+    if (ctx.storeWasAway && !ctx.mustFail) {
+      log.warn({ err }, 'agent run ended by a store outage; the task goes back without spending an attempt');
+      ctx.close('lease-lost');
+      return true;
     }
     // Past the artifact limit, but the failure's write failed too (Postgres away) and the agent
     // let that error out: no retry, which would stream into the same limit; the failure again.
@@ -391,62 +415,31 @@ export class TaskRunner {
       await ctx
         .complete()
         .catch((e: unknown) => log.warn({ err: e }, 'could not fail the task at its artifact limit'));
-      return;
+      return false;
     }
     log.error({ err }, 'agent run failed');
-    await this.retryOrFail(
+    await retryOrFail(
+      this.deps,
       ctx.current,
       err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown',
       log,
       err instanceof AgentFailure ? err : undefined,
     );
-  }
-
-  /** An error (or a timeout) counts as an attempt: retry with backoff, or fail after the last one. */
-  private async retryOrFail(
-    record: ClaimResult['task'],
-    message: string,
-    log: RunnerDeps['log'],
-    failure?: AgentFailure,
-  ): Promise<void> {
-    // The run failed, though nothing is thrown through its span: the span says so itself.
-    recordActiveError(failure ?? new Error(message));
-    if (record.attempts >= this.deps.config.maxAttempts) {
-      const safeMessage = failure?.safeMessage ?? FAILED_MESSAGE;
-      return failRunAndTell(this.deps, record, safeMessage, message, log, failure?.code);
-    }
-    const delayMs = retryDelayMs(this.deps.config, record.attempts);
-    // The job's delay is only when to look again; the claim checks run_after on Postgres's clock.
-    const runAfter = new Date(Date.now() + delayMs);
-    try {
-      const retried = await settleWrite(this.deps, record, (current) => ({
-        tenantId: current.tenantId,
-        taskId: current.id,
-        expectedVersion: current.version,
-        fromStates: [TaskState.WORKING],
-        leaseOwner: leaseOwnerOf(current),
-        patch: { clearLease: true, runAfterMs: delayMs, lastError: message },
-        // The status does not change, so neither does its time (the row keeps it too).
-        event: statusEvent(current, TaskState.WORKING, current.statusMessage, current.statusTimestamp),
-      }));
-      await this.deps.dispatcher.enqueue({
-        tenantId: record.tenantId,
-        taskId: record.id,
-        version: retried.version,
-        attempts: retried.attempts,
-        runAfter,
-        // The next attempt's run joins this one's trace (this runs inside the run-task span).
-        ...injectTraceContext(),
-      });
-    } catch (e) {
-      // Lost the lease or the task moved on: the reaper or the new owner takes it from here.
-      log.warn({ err: e }, 'could not schedule the retry');
-    }
+    return false;
   }
 
   /** A task no run was working on was canceled (TaskCanceledJob): tell its agent (cancel-notices.ts). */
   canceled(job: TaskCanceledJob): Promise<void> {
     return noticeCanceled(this.deps, job);
+  }
+
+  /** handBack, for a run Postgres's outage ended: still away, the lease lapses (the reaper's turn). */
+  private async handBackOrLeave(record: ClaimResult['task'], log: RunnerDeps['log']): Promise<void> {
+    try {
+      await this.handBack(record);
+    } catch (err) {
+      log.warn({ err }, 'could not hand the task back; its lease lapses and the reaper dispatches it');
+    }
   }
 
   /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */
