@@ -112,7 +112,8 @@ function explain(prev: Execution, next: Execution, input: CheckInput): string | 
   );
   const lostConnection = notes.some(
     (n) =>
-      n.msg === 'agent run failed' &&
+      // 'agent run failed', or its store-outage form (handed back with the attempt refunded).
+      n.msg.startsWith('agent run failed') &&
       CONNECTION_ERROR.test(n.err ?? '') &&
       pgRestarts.some((f) => f.at <= n.at && f.until >= from - LEASE_MS),
   );

@@ -405,7 +405,10 @@ export class TaskRunner {
     // Its last write found Postgres away and it gave up: the platform's outage, not the agent's
     // failure (an agent's own connection errors do not count: only the run's store writes set it).
     if (ctx.storeWasAway && !ctx.mustFail) {
-      log.warn({ err }, 'agent run ended by a store outage; the task goes back without spending an attempt');
+      log.warn(
+        { err },
+        'agent run failed: Postgres was away; the task goes back without spending an attempt',
+      );
       ctx.close('lease-lost');
       return true;
     }
