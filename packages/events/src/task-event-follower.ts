@@ -32,7 +32,7 @@ export interface FollowOptions {
    * The process's shared version sweep: when given, it replaces the per-feed timer, and the log is
    * read only when the sweep saw the task past what this feed delivered.
    */
-  sweep?: Pick<VersionSweep, 'track'>;
+  sweep?: Pick<VersionSweep, 'track' | 'soon'>;
   /**
    * The seq of the task's last event, when the task is terminal: its log can no longer grow, so a
    * read that ends before this seq means events were pruned, reported to `sink.gap` rather than
@@ -158,6 +158,10 @@ export class TaskEventFollower {
         inlined = true;
       }
     }
+    // A resync (Redis reconnected: any hint may be lost) asks the shared sweep, which reads one
+    // version per task in batches, rather than this feed's log: after a Redis restart thousands
+    // of streams reading their logs at once would queue behind a pool of ten and stall requests.
+    if (hint === 'resync' && this.#options.sweep) return this.#options.sweep.soon();
     if (!inlined) this.#dirty = true;
     this.#run();
   }

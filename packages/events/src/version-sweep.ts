@@ -37,6 +37,9 @@ export class VersionSweep {
   >();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  /** A sweep was asked for (soon) while one ran: it runs again once that one ends. */
+  #again = false;
+  #soon: NodeJS.Immediate | undefined;
 
   constructor(options: VersionSweepOptions) {
     this.#options = { batchSize: 1000, ...options };
@@ -66,10 +69,29 @@ export class VersionSweep {
     return this.#tracked.size;
   }
 
+  /**
+   * A sweep at the next turn of the event loop, however many ask in this one: after a Redis
+   * reconnect every open stream may have missed hints, and one sweep (a statement per 1,000
+   * tasks) finds which did, where each stream reading its own log would queue thousands of reads
+   * on the pool at once. One asked for while a sweep runs follows it, since that one may have
+   * read a version before the missed event.
+   */
+  soon(): void {
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#soon ??= setImmediate(() => {
+      this.#soon = undefined;
+      void this.sweep();
+    });
+  }
+
   /** One sweep now (the timer calls this; tests may too). */
   async sweep(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
+    this.#again = false;
     try {
       const entries = [...this.#tracked.values()];
       for (let i = 0; i < entries.length; i += this.#options.batchSize) {
@@ -85,11 +107,15 @@ export class VersionSweep {
     } finally {
       this.#running = false;
     }
+    if (this.#again) this.soon();
   }
 
   close(): void {
     this.#tracked.clear();
     this.#cancel();
+    if (this.#soon) clearImmediate(this.#soon);
+    this.#soon = undefined;
+    this.#again = false;
   }
 
   #schedule(): void {

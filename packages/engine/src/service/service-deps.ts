@@ -14,7 +14,7 @@ export interface ServiceDeps {
   dispatcher: Dispatcher;
   hub: HintSource;
   /** The streams' shared safety net for lost hints; without it each stream polls its own log. */
-  sweep?: Pick<VersionSweep, 'track'>;
+  sweep?: Pick<VersionSweep, 'track' | 'soon'>;
   agents: AgentDirectory;
   config: EngineConfig;
   urlPolicy: UrlPolicy;
