@@ -112,3 +112,27 @@ describe('taskEventFeed with two-event hints', () => {
     expect(decoded).toEqual({ tenantId: 't', taskId: 'x', seq: 3, state: TaskState.COMPLETED });
   });
 });
+
+describe('taskEventFeed on a pruned log', () => {
+  // Found in review: it had no gap handler, so on a finished task whose log retention pruned it
+  // waited for events that would never come, reading the log again at every poll.
+  it("ends once the log does not continue to the task's final event", async () => {
+    const { hub } = fakeHub();
+    let reads = 0;
+    const feed = taskEventFeed({
+      hub,
+      readEvents: async () => {
+        reads += 1;
+        return [];
+      },
+      tenantId: 't',
+      taskId: 'x',
+      afterSeq: 2,
+      // Its last event is 9; 3 to 9 were pruned.
+      finalSeq: 9,
+      pollIntervalMs: 10,
+    });
+    expect((await feed.next()).done).toBe(true);
+    expect(reads).toBe(1);
+  });
+});

@@ -8,13 +8,16 @@ export interface TaskEventFeedOptions extends FollowOptions {
  * The task's events after `afterSeq` as an async generator, until the signal aborts or the
  * consumer stops: a TaskEventFollower read one event at a time. It is pull-based: the follower is
  * paused after each event and resumed when the consumer asks for the next, so a slow consumer never
- * makes it read or buffer more than one event ahead.
+ * makes it read or buffer more than one event ahead. It ends when the log does not continue
+ * (a finished task's events were pruned, FeedSink.gap), rather than waiting for events that
+ * will never come.
  */
 export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenerator<FeedEvent> {
   const { signal } = options;
   let held: FeedEvent | undefined;
   let failure: { err: unknown } | undefined;
   let wake: (() => void) | undefined;
+  let pruned = false;
   const follower = new TaskEventFollower(options, {
     event(event) {
       held = event;
@@ -23,6 +26,10 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
     },
     failed(err) {
       failure = { err };
+      wake?.();
+    },
+    gap() {
+      pruned = true;
       wake?.();
     },
   });
@@ -39,6 +46,7 @@ export async function* taskEventFeed(options: TaskEventFeedOptions): AsyncGenera
         continue;
       }
       if (failure) throw failure.err;
+      if (pruned) return;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }
