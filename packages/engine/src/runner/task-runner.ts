@@ -355,7 +355,9 @@ export class TaskRunner {
       stopLease();
       unwatch();
     }
-    const reason = stopReason();
+    // A run that wrote its own ending is not stopped by what follows it: a renewal racing that
+    // write, or the run's own ending hint, sees the terminal state and stops it as 'canceled'.
+    const reason = ctx.ended === 'finished' ? null : stopReason();
     if (reason) {
       ctx.close(reason === 'canceled' ? 'canceled' : 'lease-lost');
       log.info({ reason }, 'agent run stopped');
