@@ -65,6 +65,29 @@ describe('a run that cannot start its agent', () => {
   });
 });
 
+describe('a task whose executor this worker was not built with', () => {
+  // Found in review: it was failed at once, though another worker (a newer build in a rolling
+  // upgrade) may have the executor. It is retried like an agent error, then failed.
+  it('is retried for another worker, and fails with the safe message after the last attempt', async () => {
+    const taskId = await queuedTask();
+    const { runner: r, dispatched } = runner({ findAgent: () => undefined });
+    await r.run({ tenantId: 'acme', taskId });
+    expect(await p.store.getTaskRecord('acme', taskId)).toMatchObject({
+      state: TaskState.WORKING,
+      leaseOwner: null,
+      lastError: 'executor echo is not built into this worker',
+    });
+    expect(dispatched).toMatchObject([{ taskId }]);
+    for (let attempt = 2; attempt <= p.config.maxAttempts; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+      await r.run({ tenantId: 'acme', taskId });
+    }
+    const failed = (await p.store.getTaskRecord('acme', taskId))!;
+    expect(failed.state).toBe(TaskState.FAILED);
+    expect(failed.statusMessage?.parts).toEqual([{ text: 'This agent is not available on this platform.' }]);
+  });
+});
+
 describe('a claim still in flight when the worker drains', () => {
   it('is waited for, and once the grace period is over its task is handed back, its agent never started', async () => {
     const taskId = await queuedTask();

@@ -268,9 +268,20 @@ export class TaskRunner {
       const agent = registration ? deps.findAgent(registration.executor) : undefined;
       if (!registration || !agent) {
         log.error({ executor: registration?.executor }, 'no agent implementation for this task');
-        await failRun(this.deps, claim.task, NO_AGENT_MESSAGE, 'agent not available').catch((err: unknown) =>
-          log.warn({ err }, 'could not fail task'),
-        );
+        // Registered, but not built into this worker: another may have it (a rolling upgrade that
+        // adds an executor, a fleet of mixed builds). Retried like an agent error, then failed.
+        if (registration)
+          await retryOrFail(
+            this.deps,
+            claim.task,
+            `executor ${registration.executor} is not built into this worker`,
+            log,
+            new AgentFailure(NO_AGENT_MESSAGE),
+          ).catch((err: unknown) => log.warn({ err }, 'could not retry or fail the task'));
+        else
+          await failRun(this.deps, claim.task, NO_AGENT_MESSAGE, 'agent not available').catch(
+            (err: unknown) => log.warn({ err }, 'could not fail task'),
+          );
         return;
       }
       // A shutdown stop leaves the run its writes: it holds its lease until handBack releases it.
