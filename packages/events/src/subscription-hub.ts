@@ -51,10 +51,15 @@ export class SubscriptionHub {
       // then gets 'resync' and reads the log; ioredis re-subscribes what was asked before.
       if (!isRedisAway(this.sub)) {
         this.subscribed.add(channel);
+        const asked = set;
         this.sub.subscribe(channel).catch(() => {
-          // Not subscribed after all: the next reconnect asks again.
+          // Not subscribed after all: the next reconnect asks again. Only while the channel is
+          // still the one this SUBSCRIBE was for: unwatched and watched again meanwhile, it has
+          // a newer SUBSCRIBE of its own, which this failure must not mark as not subscribed.
+          if (this.watchers.get(channel) !== asked) return;
           this.subscribed.delete(channel);
-          listener('resync');
+          // Everyone watching it may have missed hints, not only the first watcher.
+          for (const watcher of asked) watcher('resync');
         });
       }
     }
