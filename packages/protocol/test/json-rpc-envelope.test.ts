@@ -90,6 +90,17 @@ describe('§4.1 JSON-RPC envelope', () => {
     expect(JSON.stringify(jsonRpcIdOf(body))).toBe('9007199254740993');
     expect(JSON.stringify(parseJsonRpcRequest(body).id)).toBe('9007199254740993');
     expect(body.params).toEqual({ id: 9007199254740992, n: 1.5 });
+    // A nested object with a jsonrpc member (a data part carrying an envelope) is not the envelope.
+    const nested = parseJsonRequest(
+      '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"data":{"jsonrpc":"2.0","id":9007199254740993}}}',
+    ) as { params: { data: { id: unknown } } };
+    expect(nested.params.data.id).toBe(9007199254740992);
+    // Past the string id's limit a number id is a double again: every reply would repeat it.
+    const huge = `{"jsonrpc":"2.0","id":${'9'.repeat(300)}}`;
+    expect(typeof (parseJsonRequest(huge) as { id: unknown }).id).toBe('number');
+    // Each request of a batch keeps its own.
+    const batch = parseJsonRequest('[{"jsonrpc":"2.0","id":9007199254740993},{"jsonrpc":"2.0","id":2}]');
+    expect(JSON.stringify(batch)).toBe('[{"jsonrpc":"2.0","id":9007199254740993},{"jsonrpc":"2.0","id":2}]');
     // A safe or fractional id is an ordinary number.
     expect(parseJsonRequest('{"jsonrpc":"2.0","id":1234567890123456}')).toEqual({
       jsonrpc: '2.0',

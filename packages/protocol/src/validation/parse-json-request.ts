@@ -1,4 +1,5 @@
 import type { ExactNumberId } from '../types/json-rpc.ts';
+import { MAX_JSON_RPC_ID_LENGTH } from './json-rpc-envelope.ts';
 
 /**
  * A number id written with 16 or more digits: the shortest that a double may not hold exactly
@@ -16,22 +17,36 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): ExactNumberId }).ra
  * its exact digits. JSON-RPC 2.0 §5 asks a reply to carry the request's id unchanged: parsed as a
  * double, 9007199254740993 came back as 9007199254740992, and a client matching replies by id
  * (int64 counters, snowflake ids) lost the reply. Such an id is kept as a raw JSON number, which
- * JSON.stringify writes back digit for digit. Only an `id` beside a `jsonrpc` member is kept that
- * way; every other number parses as usual.
+ * JSON.stringify writes back digit for digit.
+ *
+ * Only the envelope's own `id` is kept that way (the body's, or each of a batch's requests'):
+ * an `id` inside params stays an ordinary number, so the message an agent sees holds no raw
+ * values. And only up to MAX_JSON_RPC_ID_LENGTH digits, the limit a string id has, since every
+ * reply and stream event repeats it; a longer one parses as a double, as it always did.
  */
 export function parseJsonRequest(text: string): unknown {
   if (!LONG_NUMBER_ID.test(text)) return JSON.parse(text) as unknown;
-  return JSON.parse(text, function (
-    this: Record<string, unknown>,
-    key,
-    value: unknown,
-    context?: ReviverContext,
-  ) {
+  const exact = new Map<object, string>();
+  const reviver = function (this: object, key: string, value: unknown, context?: ReviverContext) {
+    if (key === '') return keepExactIds(value, exact);
     if (key !== 'id' || typeof value !== 'number' || Number.isSafeInteger(value)) return value;
     const source = context?.source;
-    if (source === undefined || !/^-?\d+$/.test(source) || !('jsonrpc' in this)) return value;
-    return rawJSON(source);
-  } as (key: string, value: unknown) => unknown) as unknown;
+    if (source !== undefined && source.length <= MAX_JSON_RPC_ID_LENGTH && /^-?\d+$/.test(source))
+      exact.set(this, source);
+    return value;
+  };
+  return JSON.parse(text, reviver as (key: string, value: unknown) => unknown) as unknown;
+}
+
+/** At the root: the envelope (or each request of a batch) gets its exact id. */
+function keepExactIds(root: unknown, exact: Map<object, string>): unknown {
+  const envelopes = Array.isArray(root) ? (root as unknown[]) : [root];
+  for (const envelope of envelopes) {
+    if (typeof envelope !== 'object' || envelope === null) continue;
+    const source = exact.get(envelope);
+    if (source !== undefined) (envelope as { id: unknown }).id = rawJSON(source);
+  }
+  return root;
 }
 
 /** Whether a value is an id `parseJsonRequest` kept as its digits. */
