@@ -88,12 +88,12 @@ export async function deliver(
     const base = { ...keyOf(delivery), workerId: deps.workerId, error: sent.error, ...status };
     // 410 Gone is the receiver's final word (the endpoint no longer exists); the rest wait.
     if (sent.gone || delivery.attempts >= deps.retry.maxAttempts) {
-      // A whole budget spent (not a 410, whose later events may answer otherwise): the receiver
-      // stayed away ~20 minutes, and the events queued behind get one attempt each, not a budget.
+      // A whole budget spent with the receiver away (~20 minutes): the events queued behind get
+      // one attempt each, not a budget each.
       const kept = await deps.outbox.markFailed({
         ...base,
         dead: true,
-        ...(sent.gone ? {} : { laterAttemptsFloor: deps.retry.maxAttempts - 1 }),
+        ...(receiverAway(sent) ? { laterAttemptsFloor: deps.retry.maxAttempts - 1 } : {}),
       });
       if (!kept) return lostClaim(deps, fields);
       deps.log.error({ ...fields, ...status, error: sent.error }, 'push delivery dead-lettered');
@@ -117,6 +117,17 @@ export async function deliver(
     deps.log.error({ ...fields, err }, 'could not record a push delivery outcome; it will be sent again');
     return { outcome: 'abandoned', reason: 'store error' };
   }
+}
+
+/**
+ * Whether a failure says the receiver is away: no answer (a timeout, a refused connection, a
+ * name that does not resolve) or a 5xx that asked for no wait. Not a failure of the pusher's own
+ * (its Postgres, a signing secret), nor a receiver that answered 4xx, 429 or Retry-After: it is
+ * there, and the events behind may fare otherwise or must wait as it asked.
+ */
+function receiverAway(sent: Extract<PostOutcome, { ok: false }>): boolean {
+  if (sent.local || sent.gone || sent.retryAfterMs !== undefined) return false;
+  return sent.status === undefined || sent.status >= 500;
 }
 
 async function claimedTooOften(delivery: ClaimedDelivery, deps: DeliverDeps): Promise<DeliveryResult> {
@@ -164,7 +175,7 @@ async function attempt(
     } catch (err) {
       // Postgres away: an attempt that failed before sending, retried with the others.
       deps.log.warn({ ...keyFields(delivery), err }, 'could not read the task for a 0.3 push delivery');
-      return { ok: false, error: 'could not read the task to send' };
+      return { ok: false, error: 'could not read the task to send', local: true };
     }
     // The read may wait for a pool connection and Postgres: the deadline is checked again.
     if (Date.now() > sendBy) return 'too late';
@@ -175,7 +186,7 @@ async function attempt(
   } catch (err) {
     // A signing secret that does not decode: an operator must rotate it; retrying shows the error.
     deps.log.error({ ...keyFields(delivery), err }, 'could not sign a push delivery');
-    return { ok: false, error: 'could not sign the delivery (invalid tenant webhook secret)' };
+    return { ok: false, error: 'could not sign the delivery (invalid tenant webhook secret)', local: true };
   }
   return postWebhook(request, deps);
 }

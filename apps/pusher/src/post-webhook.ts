@@ -14,6 +14,8 @@ export type PostOutcome =
       gone?: boolean;
       /** A 429 or 503 with Retry-After: the receiver's own wait before the next attempt, in ms. */
       retryAfterMs?: number;
+      /** Failed before anything was sent, on the pusher's side (its Postgres, a signing secret). */
+      local?: boolean;
     };
 
 export interface PostOptions {

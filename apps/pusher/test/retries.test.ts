@@ -148,6 +148,26 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     expect(suite.receiver.requests.map((r) => r.seq)).toEqual([1, 1, 1, 2, 3, 4]);
   });
 
+  it('a receiver that is there (429 with Retry-After) leaves the events behind their budgets', async () => {
+    const { tenantId } = await newTenant(suite.env);
+    const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/x` });
+    await appendEvents(suite.env, tenantId, task, 1);
+    // Shedding load for the first event's budget and the next event's first attempt; then back.
+    suite.receiver.respond = (_req, i) =>
+      i < 3 ? { status: 429, headers: { 'retry-after': '0' } } : { status: 204 };
+    await scope.pusher({ retry: { maxAttempts: 2, baseMs: 10, maxMs: 20 } }).start();
+
+    await waitFor(
+      async () => (await deliveriesOf(suite.env, tenantId, task.taskId)).every((r) => r.status !== 'pending'),
+      { what: 'settled' },
+    );
+    const rows = await deliveriesOf(suite.env, tenantId, task.taskId);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['dead', 2],
+      ['delivered', 2],
+    ]);
+  });
+
   it('counts a timeout as a failed attempt', async () => {
     const { tenantId } = await newTenant(suite.env);
     const task = await createTask(suite.env, tenantId, { id: 'hook', url: `${suite.receiver.origin}/slow` });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { msFromNow } from '../tasks/sql-time.ts';
 import { NOT_PENDING } from './not-pending.ts';
@@ -85,6 +86,8 @@ async function spendLaterAttempts(db: Db, key: MarkFailedInput, floor: number): 
     .where('config_id', '=', key.configId)
     .where('seq', '>', key.seq)
     .where('attempts', '<', floor)
+    // Not a row a pusher has claimed since releaseNext made it due: its attempt is under way.
+    .where((eb) => eb.or([eb('locked_by', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
     // Pending, spelled so push_deliveries_pending_order serves the range.
     .where('status', 'not in', NOT_PENDING)
     .execute();
