@@ -29,22 +29,27 @@ export function checkExecutions(
   const explained: Record<string, number> = {};
   const runs = groupBy(input.executions, (e) => `${e.taskId} ${e.messageId}`);
   for (const list of runs.values()) {
-    // Claim order: every claim bumps the attempt. Not the recording time, since a worker frozen
-    // between its claim and its agent's start records its execution after its successor's.
+    // Claim order: a claim bumps the attempt. Not the recording time, since a worker frozen
+    // between its claim and its agent's start records its execution after its successor's. A run
+    // handed back with its attempt refunded (Postgres away: its writes or renewals failed) is
+    // followed by one of the same attempt, later in time; it needs its explanation like any other.
     list.sort((a, b) => a.attempt - b.attempt || a.at - b.at);
     for (let i = 1; i < list.length; i++) {
       const prev = list[i - 1]!;
       const next = list[i]!;
-      if (prev.attempt === next.attempt) {
+      // The same attempt twice is a refund, which only a Postgres outage gives: a killed or
+      // frozen worker's run is claimed again with its attempt counted.
+      const refunded = prev.attempt === next.attempt;
+      const why = explain(prev, next, input, refunded);
+      if (why) explained[why] = (explained[why] ?? 0) + 1;
+      else if (refunded)
         add(
           'unexplained-reexecution',
-          `run of message ${prev.messageId} claimed twice as attempt ${prev.attempt} (pids ${prev.pid}, ${next.pid})`,
+          `run of message ${prev.messageId} claimed twice as attempt ${prev.attempt} (pids ${prev.pid}, ${next.pid}) ` +
+            `with no Postgres outage to explain a refunded hand-back` +
+            notesOf(input, prev),
           prev.taskId,
         );
-        continue;
-      }
-      const why = explain(prev, next, input);
-      if (why) explained[why] = (explained[why] ?? 0) + 1;
       else
         add(
           'unexplained-reexecution',
@@ -76,18 +81,23 @@ export function checkExecutions(
   return explained;
 }
 
-/** `later` took the task over from `earlier`: a later claim of the same run, or a later run. */
+/**
+ * `later` took the task over from `earlier`: a later claim of the same run (a higher attempt, or
+ * the same one after a refunded hand-back), or a later run.
+ */
 function follows(later: Execution, earlier: Execution): boolean {
-  return later.messageId === earlier.messageId ? later.attempt > earlier.attempt : later.at > earlier.at;
+  if (later.messageId !== earlier.messageId) return later.at > earlier.at;
+  return later.attempt > earlier.attempt || (later.attempt === earlier.attempt && later.at > earlier.at);
 }
 
-function explain(prev: Execution, next: Execution, input: CheckInput): string | null {
+function explain(prev: Execution, next: Execution, input: CheckInput, refundOnly = false): string | null {
   // prev may have recorded itself after next did (frozen before its agent started): the window
   // runs from the earlier of the two.
   const from = Math.min(prev.at, next.at) - SLACK_MS;
   const to = Math.max(prev.at, next.at) + SLACK_MS;
   const during = (f: Fault) => f.until >= from && f.at <= to;
   for (const f of input.faults) {
+    if (refundOnly) break;
     if ((f.kind === 'kill-worker' || f.kind === 'freeze-worker') && f.pid === prev.pid && during(f))
       return f.kind;
   }
@@ -106,7 +116,7 @@ function explain(prev: Execution, next: Execution, input: CheckInput): string | 
   if (notes.some((n) => n.reason === 'lease-lost')) return 'lease lost (logged by the worker)';
   // A pooled connection that died with the server fails its next statement, possibly a while
   // after the restart, and a statement that outlived a freeze drops its connection: the run
-  // fails and is retried (errors count as attempts).
+  // fails and is retried, or handed back with its attempt refunded.
   const pgRestarts = input.faults.filter(
     (f) => f.kind === 'restart-postgres' || f.kind === 'freeze-postgres',
   );

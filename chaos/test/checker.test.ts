@@ -163,10 +163,26 @@ describe('the chaos checker', () => {
     expect(kinds(lateNote)).toContain('unexplained-reexecution');
   });
 
-  it('detects two claims of the same attempt', () => {
+  it('detects two claims of the same attempt, unless a Postgres outage explains a refunded hand-back', () => {
+    // A killed worker's run is claimed again with its attempt counted: no refund to explain it.
     const input = rerun(clean(), { attempt: 1, at: t0 + 45 });
     input.faults.push({ kind: 'kill-worker', pid: 100, at: t0 + 41, until: t0 + 41 });
     expect(kinds(input)).toEqual(['unexplained-reexecution']);
+    // The runner hands a run Postgres's restart ended back with its attempt refunded.
+    const refunded = rerun(clean(), { attempt: 1, at: t0 + 45 });
+    refunded.faults.push({ kind: 'restart-postgres', at: t0 + 30, until: t0 + 44 });
+    expect(check(refunded).reexecutions).toEqual({ 'restart-postgres': 1 });
+    expect(kinds(refunded)).toEqual([]);
+  });
+
+  it('sees a write after a refunded hand-back took over (the same attempt, later)', () => {
+    // pid 100 wrote seqs 4 and 5 after pid 200 had started as the same attempt.
+    const input = rerun(clean(), { attempt: 1, at: t0 + 25 });
+    input.faults.push({ kind: 'restart-postgres', at: t0 + 20, until: t0 + 24 });
+    expect(check(input).violations.map((v) => v.kind)).toEqual([
+      'write-after-takeover',
+      'write-after-takeover',
+    ]);
   });
 
   it('detects a frozen worker writing after its successor started, even when the rerun is explained', () => {

@@ -102,6 +102,42 @@ describe('a run ended by a Postgres outage', () => {
     expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.COMPLETED);
   });
 
+  it('a write that timed out (an overloaded Postgres, not a gone one) still counts: the task fails', async () => {
+    const taskId = await queuedTask('outage-chunker');
+    const timedOut = () =>
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    const store = storeWith(p.store, 'changeTask', (changeTask) => async (input) => {
+      // The agent's writes time out; the runner's failure goes through.
+      if (input.artifactChunk || input.patch.state === TaskState.COMPLETED) throw timedOut();
+      return changeTask(input);
+    });
+    const dispatched: Dispatch[] = [];
+    await runner({ maxAttempts: 1 }, dispatched, store).run({ tenantId: 'acme', taskId });
+    expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.FAILED);
+    expect(dispatched).toEqual([]);
+  });
+
+  it('is refunded five times in a row at most, with a growing wait; the sixth counts', async () => {
+    const taskId = await queuedTask('outage-chunker');
+    const store = storeWith(p.store, 'changeTask', (changeTask) => async (input) => {
+      // Every write of the agent's fails; the runner's own settle writes (no event) go through.
+      if (input.artifactChunk || input.patch.state === TaskState.COMPLETED) throw refused();
+      return changeTask(input);
+    });
+    const dispatched: Dispatch[] = [];
+    for (let refunds = 0; refunds <= 5; refunds++)
+      await runner({ maxAttempts: 1 }, dispatched, store).run({
+        tenantId: 'acme',
+        taskId,
+        outageRefunds: refunds,
+      });
+    expect(dispatched.map((d) => d.outageRefunds)).toEqual([1, 2, 3, 4, 5]);
+    const waits = dispatched.map((d) => d.runAfter!.getTime());
+    expect(waits).toEqual([...waits].sort((a, b) => a - b));
+    // The sixth run's outage counts as an error: on the last attempt, the task fails.
+    expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.FAILED);
+  });
+
   it("an agent's own connection error still counts: on the last attempt the task fails", async () => {
     const taskId = await queuedTask('own-outage');
     const dispatched: Dispatch[] = [];

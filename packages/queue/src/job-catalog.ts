@@ -13,6 +13,12 @@ export interface RunTaskJob {
    * from then on was the cap's, not the fleet's (the dispatch-latency metric leaves it out).
    */
   parkedAt?: number;
+  /**
+   * How many times in a row a run of this task was handed back with its attempt refunded because
+   * Postgres went away during it (engine: task-runner.ts): capped, so that a run whose own write
+   * brings Postgres down cannot be refunded forever.
+   */
+  outageRefunds?: number;
 }
 
 /**

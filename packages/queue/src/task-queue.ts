@@ -221,6 +221,7 @@ export class TaskQueue {
     const data: RunTaskJob = { tenantId: dispatch.tenantId, taskId: dispatch.taskId };
     if (dispatch.traceparent) data.traceparent = dispatch.traceparent;
     if (dispatch.tracestate) data.tracestate = dispatch.tracestate;
+    if (dispatch.outageRefunds) data.outageRefunds = dispatch.outageRefunds;
     await this.#add({
       name: JOB_NAMES.runTask,
       data,

@@ -13,7 +13,7 @@ export { waitForCurrentSchema, type SchemaWaitOptions } from './migrations/wait-
 
 export { createDb, createPool, type Db, type DbOptions } from './db.ts';
 export { StatementTimeoutError } from './statement-timeout.ts';
-export { isStoreUnavailable } from './store-unavailable.ts';
+export { isStoreGone, isStoreUnavailable } from './store-unavailable.ts';
 export type * from './database.ts';
 export { createSecretBox, type SecretBox } from './secret-box.ts';
 export { resealSecrets, type ResealReport } from './secrets/reseal-secrets.ts';

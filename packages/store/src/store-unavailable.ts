@@ -66,8 +66,24 @@ const TRANSIENT_MESSAGES = [
  * was wrong or the platform has a bug. Clients get Unavailable with Retry-After for these, which
  * their retry policies act on, instead of a permanent-looking Internal error.
  */
-export function isStoreUnavailable(error: unknown, depth = 0): boolean {
-  if (typeof error !== 'object' || error === null || depth > 3) return false;
+export function isStoreUnavailable(error: unknown): boolean {
+  return unavailableCause(error, 0) !== undefined;
+}
+
+/**
+ * Whether Postgres went away (down, restarting, failing over): a connection refused, lost or
+ * ended by the server. Not a statement or connect timeout, nor a pool or server out of
+ * connections: those say it is overloaded, and what failed there may fail the same way each time
+ * it is tried. The runner refunds the attempt of a run only this ended (task-runner.ts).
+ */
+export function isStoreGone(error: unknown): boolean {
+  const cause = unavailableCause(error, 0);
+  return cause !== undefined && !isLoad(cause);
+}
+
+/** The error (or cause) that makes `error` a store outage; undefined when it is none. */
+function unavailableCause(error: unknown, depth: number): object | undefined {
+  if (typeof error !== 'object' || error === null || depth > 3) return undefined;
   const { code, message, cause, errors } = error as {
     code?: unknown;
     message?: unknown;
@@ -75,11 +91,30 @@ export function isStoreUnavailable(error: unknown, depth = 0): boolean {
     errors?: unknown;
   };
   if (typeof code === 'string' && (TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SOCKET_CODES.has(code)))
-    return true;
+    return error;
   if (code === '08P01' && typeof message === 'string' && POOLER_MESSAGES.some((m) => message.includes(m)))
-    return true;
-  if (typeof message === 'string' && TRANSIENT_MESSAGES.some((m) => message.includes(m))) return true;
+    return error;
+  if (typeof message === 'string' && TRANSIENT_MESSAGES.some((m) => message.includes(m))) return error;
   // A connection refused on every address of a host is an AggregateError of the attempts.
-  if (Array.isArray(errors) && errors.some((e) => isStoreUnavailable(e, depth + 1))) return true;
-  return isStoreUnavailable(cause, depth + 1);
+  if (Array.isArray(errors)) {
+    for (const e of errors) {
+      const found = unavailableCause(e, depth + 1);
+      if (found) return found;
+    }
+  }
+  return unavailableCause(cause, depth + 1);
+}
+
+/** Timeouts and exhausted connections: Postgres (or its pooler) is there, but overloaded. */
+const LOAD_CODES = new Set(['57014', '53300', 'ETIMEDOUT', 'SY_STATEMENT_TIMEOUT']);
+const LOAD_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'query_wait_timeout',
+  'no more connections allowed',
+];
+
+function isLoad(error: object): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && LOAD_CODES.has(code)) return true;
+  return typeof message === 'string' && LOAD_MESSAGES.some((m) => message.includes(m));
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, freePort, type TestDatabase } from '@switchyard/testing';
-import { isStoreUnavailable, StatementTimeoutError } from '../src/index.ts';
+import { isStoreGone, isStoreUnavailable, StatementTimeoutError } from '../src/index.ts';
 
 // Which failures the gateway answers as Unavailable (503 + Retry-After) rather than Internal: the
 // errors real Postgres and node-postgres raise when the server is away, not request or code bugs.
@@ -86,5 +86,42 @@ describe('isStoreUnavailable', () => {
     );
     expect(isStoreUnavailable(undefined)).toBe(false);
     expect(isStoreUnavailable('Connection terminated')).toBe(false);
+  });
+});
+
+describe('isStoreGone (the runner refunds a run only this ended)', () => {
+  it.each([
+    [
+      'a refused connection',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    ],
+    ['a terminated connection', new Error('Connection terminated unexpectedly')],
+    [
+      'an admin shutdown',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ],
+    [
+      'a failover to a replica',
+      Object.assign(new Error('cannot execute UPDATE in a read-only transaction'), { code: '25006' }),
+    ],
+  ])('%s is gone', (_what, err) => {
+    expect(isStoreGone(err)).toBe(true);
+    expect(isStoreGone(new Error('wrapped', { cause: err }))).toBe(true);
+  });
+
+  it.each([
+    [
+      'a statement timeout',
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+    ],
+    ['a full pool', new Error('timeout exceeded when trying to connect')],
+    ['too many connections', Object.assign(new Error('sorry, too many clients already'), { code: '53300' })],
+    [
+      'our own statement deadline',
+      Object.assign(new Error('statement took too long'), { code: 'SY_STATEMENT_TIMEOUT' }),
+    ],
+    ['a bug', new Error('column "x" does not exist')],
+  ])('%s is not (overload, or no outage at all)', (_what, err) => {
+    expect(isStoreGone(err)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { isTerminal, TaskState, type Message, type StreamResponse } from '@switc
 import {
   artifactChunkBytes,
   isConflict,
-  isStoreUnavailable,
+  isStoreGone,
   type ArtifactChunkInput,
   type ChangeTaskInput,
   type TaskPatch,
@@ -70,7 +70,7 @@ export class RunContext implements AgentContext {
   /** Set once the run wrote an ending (terminal or interrupted) state, or lost the right to write. */
   ended: 'finished' | 'canceled' | 'lease-lost' | null = null;
   /**
-   * The run's last write failed because Postgres was away (isStoreUnavailable), and none has
+   * The run's last write failed because Postgres was away (isStoreGone), and none has
    * succeeded since: an agent that then throws failed for the platform's outage, not its own.
    */
   storeWasAway = false;
@@ -382,7 +382,7 @@ export class RunContext implements AgentContext {
           this.storeWasAway = false;
         },
         (err: unknown) => {
-          if (isStoreUnavailable(err)) this.storeWasAway = true;
+          if (isStoreGone(err)) this.storeWasAway = true;
           throw err;
         },
       )

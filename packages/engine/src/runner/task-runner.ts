@@ -8,7 +8,7 @@ import {
 } from '@switchyard/telemetry';
 import { TaskState } from '@switchyard/protocol';
 import type { Dispatch, RunTaskJob, TaskCanceledJob } from '@switchyard/queue';
-import { isStoreUnavailable, type ClaimResult } from '@switchyard/store';
+import { isStoreGone, type ClaimResult } from '@switchyard/store';
 import { LEASE_EXHAUSTED_MESSAGE } from '../reaper.ts';
 import { makeVisible } from '../service/make-visible.ts';
 import { keepLease, leaseOwnerOf } from './lease-keeper.ts';
@@ -22,11 +22,15 @@ import { noticeCanceled, releaseHeardCancel } from './cancel-notices.ts';
 import { failRunAndTell } from './agent-end-hooks.ts';
 import { failRun } from './settle-writes.ts';
 import { retryOrFail } from './retry-or-fail.ts';
+import { settleRunError } from './settle-run-error.ts';
 
 export { FAILED_MESSAGE } from './retry-or-fail.ts';
 /** Safe status texts: the real error goes to logs and traces only (ARCHITECTURE.md §3 rule 7). */
 const NO_AGENT_MESSAGE = 'This agent is not available on this platform.';
 export { FAILURE_CODE_METADATA_KEY } from './settle-writes.ts';
+
+/** Outage hand-backs with the attempt refunded in a row before one counts (afterOutage). */
+const MAX_OUTAGE_REFUNDS = 5;
 
 /** How recent a "tenant disabled" read must be to turn a run away (waitsForTenant). */
 const REFUSAL_READ_MAX_AGE_MS = 1_000;
@@ -169,7 +173,7 @@ export class TaskRunner {
     const entry = { stop, done };
     this.active.set(key, entry);
     try {
-      await this.execute(claim, controller, () => stopReason, stop, claimSentAt);
+      await this.execute(claim, controller, () => stopReason, stop, claimSentAt, job.outageRefunds ?? 0);
     } finally {
       if (this.active.get(key) === entry) this.active.delete(key);
       finish();
@@ -229,6 +233,8 @@ export class TaskRunner {
     stop: (reason: StopReason) => void,
     /** performance.now() before the claim was sent (the lease keeper counts from it). */
     claimSentAt: number,
+    /** Outage hand-backs of this task in a row before this run (RunTaskJob.outageRefunds). */
+    outageRefunds: number,
   ): Promise<void> {
     const { deps } = this;
     const task = claim.task;
@@ -253,7 +259,7 @@ export class TaskRunner {
       },
       (reason) => stop(reason),
       (err) => {
-        if (isStoreUnavailable(err)) renewalFoundStoreAway = true;
+        if (isStoreGone(err)) renewalFoundStoreAway = true;
         log.warn({ err }, 'lease renewal failed');
       },
       { from: claimSentAt },
@@ -295,7 +301,7 @@ export class TaskRunner {
       log.warn({ err }, 'could not start the agent');
       stopLease();
       // Postgres away is no fault of the task's: it goes back without spending an attempt.
-      if (isStoreUnavailable(err)) await this.handBackOrLeave(claim.task, log);
+      if (isStoreGone(err)) await this.afterOutage(claim.task, log, outageRefunds);
       else await retryOrFail(this.deps, claim.task, 'could not start the agent', log);
       return;
     } finally {
@@ -328,7 +334,7 @@ export class TaskRunner {
       (abandonTimer = setTimeout(() => resolveAbandoned('abandoned'), deps.config.stopGraceMs));
     if (controller.signal.aborted) startGrace();
     else controller.signal.addEventListener('abort', startGrace, { once: true });
-    // The agent failed because its writes found Postgres away (onRunError): handed back below.
+    // The agent failed because its writes found Postgres away (settleRunError): handed back below.
     let storeOutage = false;
     try {
       // Judged when the agent returns: one that returned before any stop has finished, and is
@@ -356,7 +362,7 @@ export class TaskRunner {
     } catch (err) {
       // A chunk the agent emitted just before it threw is written (or refused) before the outcome.
       await ctx.drain();
-      storeOutage = await this.onRunError(ctx, err, stopReason(), log);
+      storeOutage = await settleRunError(this.deps, ctx, err, stopReason() !== null, log);
     } finally {
       clearTimeout(runTimer);
       // A stop that comes after the race (during a hand-back, say) must arm no timer.
@@ -386,7 +392,7 @@ export class TaskRunner {
       ctx.ended === 'lease-lost' &&
       (storeOutage || (reason === 'lease-lost' && renewalFoundStoreAway))
     )
-      await this.handBackOrLeave(ctx.current, log);
+      await this.afterOutage(ctx.current, log, outageRefunds);
   }
 
   /** Quick-reply window elapsed: the request becomes a visible Task (ARCHITECTURE.md §5). */
@@ -399,67 +405,42 @@ export class TaskRunner {
     if (fresh && fresh.visibility === 'pending') ctx.adopt(await makeVisible(this.deps, fresh, leaseOwner));
   }
 
-  /** Settles a run whose agent threw; true when Postgres's outage was the cause (to hand back). */
-  private async onRunError(
-    ctx: RunContext,
-    err: unknown,
-    reason: StopReason | null,
-    log: RunnerDeps['log'],
-  ): Promise<boolean> {
-    if (reason) return false; // logged once by execute()
-    if (err instanceof RunEndedError) {
-      log.info({ reason: err.reason }, 'agent run stopped');
-      return false;
-    }
-    if (ctx.ended) {
-      log.warn({ err }, 'agent threw after ending its task');
-      return false;
-    }
-    // Its last write found Postgres away and it gave up: the platform's outage, not the agent's
-    // failure (an agent's own connection errors do not count: only the run's store writes set it).
-    if (ctx.storeWasAway && !ctx.mustFail) {
-      log.warn(
-        { err },
-        'agent run failed: Postgres was away; the task goes back without spending an attempt',
-      );
-      ctx.close('lease-lost');
-      return true;
-    }
-    // Past the artifact limit, but the failure's write failed too (Postgres away) and the agent
-    // let that error out: no retry, which would stream into the same limit; the failure again.
-    if (ctx.mustFail) {
-      await ctx
-        .complete()
-        .catch((e: unknown) => log.warn({ err: e }, 'could not fail the task at its artifact limit'));
-      return false;
-    }
-    log.error({ err }, 'agent run failed');
-    await retryOrFail(
-      this.deps,
-      ctx.current,
-      err instanceof Error ? err.message.slice(0, 500) : 'non-error thrown',
-      log,
-      err instanceof AgentFailure ? err : undefined,
-    );
-    return false;
-  }
-
   /** A task no run was working on was canceled (TaskCanceledJob): tell its agent (cancel-notices.ts). */
   canceled(job: TaskCanceledJob): Promise<void> {
     return noticeCanceled(this.deps, job);
   }
 
-  /** handBack, for a run Postgres's outage ended: still away, the lease lapses (the reaper's turn). */
-  private async handBackOrLeave(record: ClaimResult['task'], log: RunnerDeps['log']): Promise<void> {
+  /**
+   * A run Postgres going away ended: handed back with its attempt refunded, dispatched again after
+   * a backoff. After MAX_OUTAGE_REFUNDS such hand-backs in a row it is retried as an error, its
+   * attempt counted, so that a run whose own write brings Postgres down (a backend crash) cannot
+   * be refunded forever. Postgres still away, the lease lapses (the reaper's turn).
+   */
+  private async afterOutage(
+    record: ClaimResult['task'],
+    log: RunnerDeps['log'],
+    refunds: number,
+  ): Promise<void> {
+    if (refunds >= MAX_OUTAGE_REFUNDS)
+      return retryOrFail(this.deps, record, `Postgres went away during ${refunds + 1} runs in a row`, log);
     try {
-      await this.handBack(record);
+      await this.handBack(record, {
+        outageRefunds: refunds + 1,
+        runAfter: new Date(Date.now() + Math.min(30_000, 500 * 2 ** refunds)),
+      });
     } catch (err) {
       log.warn({ err }, 'could not hand the task back; its lease lapses and the reaper dispatches it');
     }
   }
 
-  /** Graceful shutdown: give the lease back (no attempt counted) and re-dispatch once the consumer has closed. */
-  private async handBack(record: ClaimResult['task']): Promise<void> {
+  /**
+   * Gives the lease back (no attempt counted) and re-dispatches (on shutdown, once the consumer
+   * has closed); `outage` carries an outage hand-back's count and backoff.
+   */
+  private async handBack(
+    record: ClaimResult['task'],
+    outage?: Pick<Dispatch, 'outageRefunds' | 'runAfter'>,
+  ): Promise<void> {
     const released = await this.deps.store.releaseLease({
       tenantId: record.tenantId,
       taskId: record.id,
@@ -473,6 +454,7 @@ export class TaskRunner {
       version: record.version,
       attempts: Math.max(0, record.attempts - 1),
       nonce: `h${Date.now()}`,
+      ...outage,
       ...injectTraceContext(),
     };
     if (this.draining) this.heldBack.push(dispatch);
