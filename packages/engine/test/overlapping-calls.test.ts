@@ -28,6 +28,24 @@ async function runWith(execute: Agent['execute'], store = p.store) {
   return task;
 }
 
+describe('a chunk whose parts the agent reuses after emitting it', () => {
+  // Found in review: a chunk is written one step behind the call, and the run kept the agent's
+  // parts array: an agent that refilled it for its next chunk had the first stored with the
+  // second's content (and past the artifact limit, counted before the change).
+  it('is stored as it was when emitted', async () => {
+    const task = await runWith(async (ctx) => {
+      const parts = [{ text: 'first' }];
+      const metadata: Record<string, unknown> = { n: 1 };
+      await ctx.emitArtifact({ artifactId: 'a', parts, metadata });
+      parts[0] = { text: 'second' };
+      metadata['n'] = 2;
+      await ctx.emitArtifact({ artifactId: 'a', parts, metadata, append: true, lastChunk: true });
+      await ctx.complete();
+    });
+    expect(task?.artifacts?.[0]?.parts).toEqual([{ text: 'first' }, { text: 'second' }]);
+  });
+});
+
 describe("an agent's calls made without waiting for each other", () => {
   it('two emits at once: both chunks are stored, in the order they were made', async () => {
     const task = await runWith(async (ctx) => {

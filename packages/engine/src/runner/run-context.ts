@@ -205,14 +205,17 @@ export class RunContext implements AgentContext {
     this.emitted.set(chunk.artifactId, k + 1);
     // At-least-once execution, exactly-once chunks: an earlier attempt already stored this one.
     if (k < (this.o.storedChunks.get(chunk.artifactId) ?? 0)) return;
+    // Copied: the chunk is written one step behind the call that returned (below), and an agent
+    // that reuses its parts array or metadata object for the next chunk must not rewrite this one
+    // (nor pass the artifact limit, counted here, by growing it afterwards).
     const input: ArtifactChunkInput = {
       artifactId: chunk.artifactId,
       append: chunk.append ?? false,
       lastChunk: chunk.lastChunk ?? false,
-      parts: chunk.parts,
+      parts: structuredClone(chunk.parts),
       ...(chunk.name !== undefined ? { name: chunk.name } : {}),
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
-      ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
+      ...(chunk.metadata ? { metadata: structuredClone(chunk.metadata) } : {}),
     };
     const bytes = artifactChunkBytes(input);
     if (this.artifactBytes + bytes > this.o.maxArtifactBytes) {
