@@ -1,5 +1,6 @@
 import { TaskState, type Part } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
+import { reconcile } from '../src/agents/invoice/reconcile.ts';
 import {
   AgentHarness,
   MATCHES_ARTIFACT_ID,
@@ -195,5 +196,31 @@ describe('invoice reconciler', () => {
       expect(rerun.calls.map((call) => call.kind)).toEqual(['complete']);
       expect(rerun.task.artifacts).toEqual(crashed.task.artifacts);
     });
+  });
+});
+
+describe('reconcile', () => {
+  // Found in review: amount matching scanned every open invoice for each payment, and the
+  // duplicate-id check every invoice so far for each invoice: quadratic in a ledger of the 90,000
+  // invoices a request body holds, seconds of a worker's event loop. Now maps by id and amount.
+  it('matches equal amounts in invoice order, skipping those a reference settled, over a large ledger', () => {
+    const invoices = Array.from({ length: 20_000 }, (_, i) => ({
+      id: `i${i}`,
+      amount: i % 2 === 0 ? 10 : 10 + i / 100,
+      currency: 'EUR',
+    }));
+    const payments = [
+      { id: 'ref', invoiceId: 'i0', amount: 10 },
+      ...Array.from({ length: 3 }, (_, i) => ({ id: `p${i}`, amount: 10 })),
+    ];
+    const result = reconcile({ invoices, payments });
+    expect(result.matches.map((m) => [m.invoiceId, m.paymentId])).toEqual([
+      ['i0', 'ref'],
+      ['i2', 'p0'],
+      ['i4', 'p1'],
+      ['i6', 'p2'],
+    ]);
+    expect(result.unmatchedInvoices).toHaveLength(20_000 - 4);
+    expect(result.unmatchedPayments).toEqual([]);
   });
 });

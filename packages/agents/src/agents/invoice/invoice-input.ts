@@ -33,12 +33,14 @@ function validate(value: unknown, source: InputSource): ReadInputResult {
     return { ok: false, problem: 'Expected an object with "invoices" and "payments" arrays.' };
   }
   const invoices: Invoice[] = [];
+  const ids = new Set<string>();
   for (const [i, item] of value.invoices.entries()) {
     if (!isRecord(item) || !isId(item.id) || !isAmount(item.amount) || !isId(item.currency)) {
       return { ok: false, problem: `invoices[${i}] needs a string id, a finite amount and a currency.` };
     }
-    if (invoices.some((invoice) => invoice.id === item.id))
-      return { ok: false, problem: `invoices[${i}] repeats an id.` };
+    // A set, not a scan of those so far: 90,000 invoices fit in a request body.
+    if (ids.has(item.id)) return { ok: false, problem: `invoices[${i}] repeats an id.` };
+    ids.add(item.id);
     invoices.push({ id: item.id, amount: item.amount, currency: item.currency.toUpperCase() });
   }
   const payments: Payment[] = [];

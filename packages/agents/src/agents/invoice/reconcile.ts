@@ -20,9 +20,19 @@ export function reconcile(input: ReconcileInput): Reconciliation {
     if (invoice === undefined) leftover.push(payment);
     else matched.set(invoice.id, settle(invoice, payment, 'reference', open));
   }
+  // Open invoices by amount, in invoice order: the first still open with a payment's amount is
+  // found without a scan of every open invoice per payment (quadratic in a 4 MiB ledger).
+  const byAmount = new Map<number, { invoices: Invoice[]; next: number }>();
+  for (const invoice of open.values()) {
+    const bucket = byAmount.get(cents(invoice.amount));
+    if (bucket) bucket.invoices.push(invoice);
+    else byAmount.set(cents(invoice.amount), { invoices: [invoice], next: 0 });
+  }
   const unmatchedPayments: Payment[] = [];
   for (const payment of leftover) {
-    const invoice = [...open.values()].find((candidate) => cents(candidate.amount) === cents(payment.amount));
+    const bucket = byAmount.get(cents(payment.amount));
+    const invoice = bucket?.invoices[bucket.next];
+    if (bucket && invoice) bucket.next += 1;
     if (invoice === undefined) unmatchedPayments.push(payment);
     else matched.set(invoice.id, settle(invoice, payment, 'amount', open));
   }
