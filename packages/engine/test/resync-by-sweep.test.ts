@@ -68,4 +68,39 @@ describe('a resync with the shared version sweep', () => {
     for (const follower of followers) follower.close();
     sweep.close();
   });
+
+  it('a resync sweep that fails (Postgres away too) is tried again soon, not after the interval', async () => {
+    let failures = 2;
+    let version = 1;
+    const sweep = new VersionSweep({
+      intervalMs: 3_600_000,
+      readVersions: async (keys) => {
+        if (failures-- > 0) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return keys.map((k) => ({ ...k, version }));
+      },
+    });
+    let hinted: HintListener = () => undefined;
+    const seqs: number[] = [];
+    const follower = new TaskEventFollower(
+      {
+        hub: { watch: (_t, _id, listener) => ((hinted = listener), () => undefined) },
+        sweep,
+        tenantId: 'acme',
+        taskId: 't1',
+        afterSeq: 0,
+        readEvents: async (_tenant, taskId, after) =>
+          Array.from({ length: version - after }, (_, k) => ({
+            seq: after + k + 1,
+            payload: { statusUpdate: { taskId, contextId: 'c', status: { state: TaskState.WORKING } } },
+          })),
+      },
+      { event: (e) => (seqs.push(e.seq), true), failed: () => undefined },
+    ).start();
+    await waitFor(() => seqs.length === 1, { what: 'the first read' });
+    version = 2;
+    hinted('resync');
+    await waitFor(() => seqs.includes(2), { what: 'the event after two failed sweeps' });
+    follower.close();
+    sweep.close();
+  });
 });

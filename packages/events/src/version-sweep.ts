@@ -39,6 +39,10 @@ export class VersionSweep {
   #running = false;
   /** A sweep was asked for (soon) while one ran: it runs again once that one ends. */
   #again = false;
+  /** A sweep asked for by soon() failed: the next one comes after this wait, not the interval. */
+  #urgent = false;
+  #retryMs = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
   #soon: NodeJS.Immediate | undefined;
 
   constructor(options: VersionSweepOptions) {
@@ -77,6 +81,7 @@ export class VersionSweep {
    * read a version before the missed event.
    */
   soon(): void {
+    this.#urgent = true;
     if (this.#running) {
       this.#again = true;
       return;
@@ -102,8 +107,20 @@ export class VersionSweep {
           for (const listener of entry?.listeners ?? []) listener(version);
         }
       }
+      this.#urgent = false;
+      this.#retryMs = 0;
     } catch (err) {
       this.#options.onError?.(err);
+      // A resync's sweep (Redis reconnected) that failed (Postgres away too) is tried again soon,
+      // 250 ms doubling up to the interval, instead of leaving streams behind for a whole interval.
+      if (this.#urgent && this.#tracked.size > 0 && !this.#retryTimer) {
+        this.#retryMs = Math.min(this.#options.intervalMs, Math.max(250, this.#retryMs * 2));
+        this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = undefined;
+          this.soon();
+        }, this.#retryMs);
+        this.#retryTimer.unref();
+      }
     } finally {
       this.#running = false;
     }
@@ -116,6 +133,9 @@ export class VersionSweep {
     if (this.#soon) clearImmediate(this.#soon);
     this.#soon = undefined;
     this.#again = false;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#urgent = false;
   }
 
   #schedule(): void {
