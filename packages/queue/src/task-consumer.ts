@@ -69,6 +69,9 @@ const MAX_FETCH_BACKOFF_MS = 5_000;
 /** The first pause after a transient handler failure (isTransient); it doubles up to the above. */
 const FIRST_TRANSIENT_PAUSE_MS = 500;
 
+/** A pause ended longer ago than this is forgotten: the next transient failure starts over. */
+const TRANSIENT_PAUSE_FORGOTTEN_MS = 30_000;
+
 /**
  * The consumer side of task dispatch: takes run-task jobs off the BullMQ queue and hands each to
  * `handle`. The job stays active while the agent runs, so `concurrency` bounds the runs per
@@ -318,6 +321,9 @@ export class TaskConsumer {
    * only the reaper's sweeps (500 tasks each) would bring them back.
    */
   #pauseForTransient(): number {
+    // An outage that ended long ago says nothing about this one: long runs may keep any job from
+    // completing (which resets the pause) for minutes, and a lone blip must not pause 5 s.
+    if (Date.now() - this.#pausedUntil > TRANSIENT_PAUSE_FORGOTTEN_MS) this.#transientPauseMs = 0;
     this.#transientPauseMs = Math.min(
       MAX_FETCH_BACKOFF_MS,
       Math.max(FIRST_TRANSIENT_PAUSE_MS, this.#transientPauseMs * 2),
