@@ -138,6 +138,36 @@ describe('a run ended by a Postgres outage', () => {
     expect((await p.store.getTaskRecord('acme', taskId))?.state).toBe(TaskState.FAILED);
   });
 
+  it('a memory write that found Postgres gone counts as the outage it is', async () => {
+    const taskId = await queuedTask('outage-chunker');
+    const remembers: Agent = {
+      executor: 'outage-chunker',
+      card: card('outage-chunker'),
+      async execute(ctx) {
+        await ctx.memory.set('k', 'v');
+        await ctx.complete();
+      },
+    };
+    const store = storeWith(p.store, 'setRunMemory', () => () => Promise.reject(refused()));
+    const dispatched: Dispatch[] = [];
+    await new TaskRunner({
+      store,
+      writer: quietWriter(store),
+      dispatcher: { enqueue: async (d) => void dispatched.push(d) },
+      hub: { watch: () => () => undefined },
+      agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
+      findAgent: () => remembers,
+      config: { ...p.config, maxAttempts: 1 },
+      workerId: 'w',
+      log: silentLogger(),
+    }).run({ tenantId: 'acme', taskId });
+    expect(await p.store.getTaskRecord('acme', taskId)).toMatchObject({
+      state: TaskState.WORKING,
+      attempts: 0,
+    });
+    expect(dispatched).toMatchObject([{ taskId, outageRefunds: 1 }]);
+  });
+
   it("an agent's own connection error still counts: on the last attempt the task fails", async () => {
     const taskId = await queuedTask('own-outage');
     const dispatched: Dispatch[] = [];

@@ -103,7 +103,12 @@ export class RunContext implements AgentContext {
     this.signal = options.signal;
     this.settings = options.settings;
     this.acceptedOutputModes = options.acceptedOutputModes;
-    this.memory = options.memory;
+    // Memory calls are the run's store calls too: one that found Postgres gone counts as a write's.
+    const memory = options.memory;
+    this.memory = {
+      get: (key) => this.noteStore(memory.get(key)),
+      set: (key, value) => this.noteStore(memory.set(key, value)),
+    };
     this.log = options.log;
     this.artifactBytes = options.storedArtifactBytes;
   }
@@ -362,6 +367,20 @@ export class RunContext implements AgentContext {
     if (this.o.refused()) throw new RunEndedError('canceled');
   }
 
+  /** Notes whether a store call of the run found Postgres gone (storeWasAway), and passes it on. */
+  private noteStore<T>(call: Promise<T>): Promise<T> {
+    return call.then(
+      (value) => {
+        this.storeWasAway = false;
+        return value;
+      },
+      (err: unknown) => {
+        if (isStoreGone(err)) this.storeWasAway = true;
+        throw err;
+      },
+    );
+  }
+
   /** One fenced CAS write; on conflict re-read and retry while we still hold the lease. */
   private write(
     patch: TaskPatch,
@@ -375,21 +394,13 @@ export class RunContext implements AgentContext {
         ? 'reply'
         : `status ${patch.state ?? ''}`.trim();
     this.writesInFlight++;
-    return withSpan(
-      `agent.${step}`,
-      { 'switchyard.task_id': this.record.id, 'switchyard.tenant_id': this.record.tenantId },
-      () => this.writeOnce(patch, event, artifactChunk, precededBy),
-    )
-      .then(
-        () => {
-          this.storeWasAway = false;
-        },
-        (err: unknown) => {
-          if (isStoreGone(err)) this.storeWasAway = true;
-          throw err;
-        },
-      )
-      .finally(() => this.writesInFlight--);
+    return this.noteStore(
+      withSpan(
+        `agent.${step}`,
+        { 'switchyard.task_id': this.record.id, 'switchyard.tenant_id': this.record.tenantId },
+        () => this.writeOnce(patch, event, artifactChunk, precededBy),
+      ),
+    ).finally(() => this.writesInFlight--);
   }
 
   private async writeOnce(
