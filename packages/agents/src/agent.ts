@@ -22,8 +22,9 @@ export interface Agent {
   /**
    * When set, the agent may answer with a single Message; if it has neither replied nor taken a
    * task action within this window, the platform makes the request a visible Task in WORKING and
-   * the answer lands in that task (ARCHITECTURE.md §5). Unit: ms. Default: undefined, meaning the
-   * agent always answers with a Task unless it replies at once.
+   * the answer lands in that task (ARCHITECTURE.md §5). Unit: ms. Unset, the worker's default
+   * window applies (the engine's defaultQuickReplyMs, 250 ms): an agent that replies within it
+   * answers with a Message, else with a Task.
    */
   quickReplyWindowMs?: number;
   execute(ctx: AgentContext): Promise<void>;
