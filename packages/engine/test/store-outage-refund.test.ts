@@ -4,6 +4,7 @@ import { TaskState } from '@switchyard/protocol';
 import type { Dispatch } from '@switchyard/queue';
 import { silentLogger } from '@switchyard/telemetry';
 import { TaskRunner, type EngineConfig } from '../src/index.ts';
+import type { RunnerDeps } from '../src/runner/runner-deps.ts';
 import {
   alice,
   quietWriter,
@@ -60,14 +61,19 @@ beforeAll(async () => {
 const refused = () =>
   Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
-function runner(config: Partial<EngineConfig>, dispatched: Dispatch[], store = p.store): TaskRunner {
+function runner(
+  config: Partial<EngineConfig>,
+  dispatched: Dispatch[],
+  store = p.store,
+  options: { agent?: Agent; getAgent?: RunnerDeps['agents']['getAgent'] } = {},
+): TaskRunner {
   return new TaskRunner({
     store,
     writer: quietWriter(store),
     dispatcher: { enqueue: async (d) => void dispatched.push(d) },
     hub: { watch: () => () => undefined },
-    agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
-    findAgent: (executor) => [chunker, ownOutage].find((a) => a.executor === executor),
+    agents: { getAgent: options.getAgent ?? ((tenantId, agentId) => p.admin.getAgent(tenantId, agentId)) },
+    findAgent: (executor) => options.agent ?? [chunker, ownOutage].find((a) => a.executor === executor),
     config: { ...p.config, ...config },
     workerId: 'w',
     log: silentLogger(),
@@ -150,17 +156,10 @@ describe('a run ended by a Postgres outage', () => {
     };
     const store = storeWith(p.store, 'setRunMemory', () => () => Promise.reject(refused()));
     const dispatched: Dispatch[] = [];
-    await new TaskRunner({
-      store,
-      writer: quietWriter(store),
-      dispatcher: { enqueue: async (d) => void dispatched.push(d) },
-      hub: { watch: () => () => undefined },
-      agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
-      findAgent: () => remembers,
-      config: { ...p.config, maxAttempts: 1 },
-      workerId: 'w',
-      log: silentLogger(),
-    }).run({ tenantId: 'acme', taskId });
+    await runner({ maxAttempts: 1 }, dispatched, store, { agent: remembers }).run({
+      tenantId: 'acme',
+      taskId,
+    });
     expect(await p.store.getTaskRecord('acme', taskId)).toMatchObject({
       state: TaskState.WORKING,
       attempts: 0,
@@ -187,18 +186,8 @@ describe('a run ended by a Postgres outage', () => {
     };
     const store = storeWith(p.store, 'renewLease', () => () => Promise.reject(refused()));
     const dispatched: Dispatch[] = [];
-    const fenced = new TaskRunner({
-      store,
-      writer: quietWriter(store),
-      dispatcher: { enqueue: async (d) => void dispatched.push(d) },
-      hub: { watch: () => () => undefined },
-      agents: { getAgent: (tenantId, agentId) => p.admin.getAgent(tenantId, agentId) },
-      findAgent: () => stopped,
-      // A short lease, so the fence (3/4 of it) comes soon.
-      config: { ...p.config, maxAttempts: 1, leaseMs: 400 },
-      workerId: 'w',
-      log: silentLogger(),
-    });
+    // A short lease, so the fence (3/4 of it) comes soon.
+    const fenced = runner({ maxAttempts: 1, leaseMs: 400 }, dispatched, store, { agent: stopped });
     await fenced.run({ tenantId: 'acme', taskId });
     expect(await p.store.getTaskRecord('acme', taskId)).toMatchObject({
       state: TaskState.WORKING,
@@ -211,16 +200,9 @@ describe('a run ended by a Postgres outage', () => {
   it('one that could not even look its agent up goes back without spending an attempt', async () => {
     const taskId = await queuedTask('outage-chunker');
     const dispatched: Dispatch[] = [];
-    const lookingUp = new TaskRunner({
-      store: p.store,
-      writer: quietWriter(p.store),
-      dispatcher: { enqueue: async (d) => void dispatched.push(d) },
-      hub: { watch: () => () => undefined },
-      agents: { getAgent: () => Promise.reject(refused()) },
-      findAgent: () => chunker,
-      config: { ...p.config, maxAttempts: 1 },
-      workerId: 'w',
-      log: silentLogger(),
+    const lookingUp = runner({ maxAttempts: 1 }, dispatched, p.store, {
+      agent: chunker,
+      getAgent: () => Promise.reject(refused()),
     });
     await lookingUp.run({ tenantId: 'acme', taskId });
     expect(await p.store.getTaskRecord('acme', taskId)).toMatchObject({
