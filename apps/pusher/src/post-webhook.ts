@@ -1,4 +1,5 @@
 import { UrlRefusedError, type UrlPolicy } from '@switchyard/engine';
+import { retryAfterMs as readRetryAfter } from '@switchyard/protocol';
 import { request, type Dispatcher } from 'undici';
 import type { WebhookRequest } from './webhook-request.ts';
 
@@ -58,7 +59,7 @@ export async function postWebhook(req: WebhookRequest, options: PostOptions): Pr
     if (status === 410)
       return { ok: false, status, error: 'HTTP 410: the receiver says the webhook is gone', gone: true };
     const retryAfterMs =
-      status === 429 || status === 503 ? retryAfterOf(res.headers['retry-after']) : undefined;
+      status === 429 || status === 503 ? readRetryAfter(res.headers['retry-after']) : undefined;
     return {
       ok: false,
       status,
@@ -70,19 +71,6 @@ export async function postWebhook(req: WebhookRequest, options: PostOptions): Pr
     if (timeout.aborted) return { ok: false, error: `timed out after ${options.timeoutMs} ms` };
     return { ok: false, error: describeError(err) };
   }
-}
-
-/**
- * Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date, in ms from now; undefined when
- * absent or unreadable. A date in the past is no wait at all.
- */
-export function retryAfterOf(header: string | string[] | undefined, now = Date.now()): number | undefined {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  // Every HTTP-date form starts with a day name; Date.parse alone would read '1.5' as a year.
-  const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 function checkScheme(raw: string, policy: UrlPolicy): string | undefined {

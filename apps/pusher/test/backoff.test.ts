@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../src/backoff.ts';
-import { retryAfterOf } from '../src/post-webhook.ts';
+import { retryAfterMs } from '@switchyard/protocol';
 
 const policy = { maxAttempts: 8, baseMs: 1000, maxMs: 300_000 };
 
@@ -23,7 +23,7 @@ describe('retryDelayMs (exponential backoff, full jitter)', () => {
   });
 });
 
-describe('retryAfterOf (RFC 9110 §10.2.3)', () => {
+describe('retryAfterMs (RFC 9110 §10.2.3)', () => {
   const now = Date.parse('2026-12-03T12:00:00Z');
   it.each([
     ['120', 120_000],
@@ -32,10 +32,10 @@ describe('retryAfterOf (RFC 9110 §10.2.3)', () => {
     ['Thu, 03 Dec 2026 12:01:00 GMT', 60_000],
     ['Thu, 03 Dec 2026 11:00:00 GMT', 0],
   ])('%j waits %i ms', (header, ms) => {
-    expect(retryAfterOf(header, now)).toBe(ms);
+    expect(retryAfterMs(header, now)).toBe(ms);
   });
 
   it.each([undefined, '', 'soon', '-5', '1.5'])('%j is no wait asked', (header) => {
-    expect(retryAfterOf(header, now)).toBeUndefined();
+    expect(retryAfterMs(header, now)).toBeUndefined();
   });
 });

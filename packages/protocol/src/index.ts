@@ -139,3 +139,4 @@ export type { JsonRpcRequestEnvelope } from './validation/json-rpc-envelope.ts';
 export { isBase64 } from './validation/scalars.ts';
 
 export * from './compat-v03/index.ts';
+export { retryAfterMs } from './retry-after.ts';
