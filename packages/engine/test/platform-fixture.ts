@@ -184,6 +184,16 @@ export async function startPlatform(
   };
 }
 
+/** A minimal agent card for a test agent named `name`. */
+export const testCard = (name: string) => ({
+  name,
+  description: name,
+  version: '1.0.0',
+  skills: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+});
+
 export function userMessage(text: string, extra: Record<string, unknown> = {}) {
   return { messageId: crypto.randomUUID(), role: 'ROLE_USER' as const, parts: [{ text }], ...extra };
 }

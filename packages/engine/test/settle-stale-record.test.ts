@@ -11,6 +11,7 @@ import {
   quietWriter,
   startPlatform,
   storeWith,
+  testCard,
   userMessage,
   type Platform,
 } from './platform-fixture.ts';
@@ -29,14 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-const card = (name: string) => ({
-  name,
-  description: name,
-  version: '1.0.0',
-  skills: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-});
+const card = testCard;
 const failure = () => new AgentFailure('the upstream answered nonsense', { code: 'InvalidAgentResponse' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

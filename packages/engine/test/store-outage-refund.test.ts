@@ -10,6 +10,7 @@ import {
   quietWriter,
   startPlatform,
   storeWith,
+  testCard,
   userMessage,
   type Platform,
 } from './platform-fixture.ts';
@@ -24,14 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-const card = (name: string) => ({
-  name,
-  description: name,
-  version: '1.0.0',
-  skills: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-});
+const card = testCard;
 
 /** Emits one chunk (its write may find Postgres away and throw), then completes. */
 const chunker: Agent = {
