@@ -27,11 +27,12 @@ describe('retries (digest §8: retries with exponential backoff; ARCHITECTURE.md
     expect(new Set(suite.receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
     const at = suite.receiver.requests.map((r) => r.at);
     const gaps = at.slice(1).map((t, i) => t - at[i]!);
-    // Lower bounds only (a retry can never come early); the doubling shows between the ends.
+    // Lower bounds only (a retry can never come early): each retry waits at least its own doubled
+    // backoff. No comparison between gaps: on a loaded machine the first can take longer than the
+    // last (it did in CI: 267 ms against 227).
     expect(gaps[0]).toBeGreaterThanOrEqual(45);
     expect(gaps[1]).toBeGreaterThanOrEqual(95);
     expect(gaps[2]).toBeGreaterThanOrEqual(195);
-    expect(gaps[2]).toBeGreaterThan(gaps[0]!);
     const [row] = await deliveriesOf(suite.env, tenantId, task.taskId);
     expect(row).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
   });
